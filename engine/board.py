@@ -467,11 +467,21 @@ class Board:
     def __hash__(self) -> int:
         return hash((self.width, self.height, self.k, self._x, self._o))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuild through the geometry cache so that a board sent to a worker process
+        # shares its Geometry (equality compares geometries by identity).
+        return (_restore, (self.width, self.height, self.k, self._x, self._o, self._moves))
+
     def _check_index(self, cell: int) -> None:
         if isinstance(cell, bool) or not isinstance(cell, int):
             raise InvalidMoveError(f"{cell!r} is not a cell index")
         if not 0 <= cell < self.size:
             raise InvalidMoveError(f"cell {cell + 1} is out of range (1-{self.size})")
+
+
+def _restore(width: int, height: int, k: int, x: int, o: int, moves: tuple[int, ...]) -> Board:
+    geo = geometry(width, height, k)
+    return Board._make(geo, x, o, moves, _validate(geo, x, o))
 
 
 def _validate(geo: Geometry, x: int, o: int) -> Outcome | None:
