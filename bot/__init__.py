@@ -1,0 +1,1 @@
+"""The Discord application: settings, storage, the game service, commands and views."""

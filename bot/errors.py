@@ -1,0 +1,157 @@
+"""Errors the game service raises for things a user did that cannot be done.
+
+Each carries a message written for the user who caused it; the Discord layer shows it
+in an ephemeral reply and changes nothing. Anything that is not a ``GameError`` is a bug
+and gets a generic "something went wrong" plus a logged traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AlreadyPlaying",
+    "BotChallenge",
+    "CellTaken",
+    "ChallengeExpired",
+    "ChallengeNotFound",
+    "ChallengePending",
+    "ChannelBusy",
+    "GameError",
+    "GameNotFound",
+    "GameOver",
+    "InvalidCell",
+    "InvalidSettings",
+    "NotAPlayer",
+    "NotChallenged",
+    "NotChallenger",
+    "NotYourTurn",
+    "PermissionDenied",
+    "RematchUnavailable",
+    "SelfChallenge",
+    "StaleBoard",
+    "StorageError",
+]
+
+
+class GameError(Exception):
+    """Base of the errors a user can cause; ``str(error)`` is the message shown to them."""
+
+    default_message = "That can't be done."
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.default_message)
+
+    @property
+    def user_message(self) -> str:
+        return str(self)
+
+
+class GameNotFound(GameError):
+    """No such game (or it belongs to another server)."""
+
+    default_message = "That game doesn't exist any more."
+
+
+class NotAPlayer(GameError):
+    """The user is not one of the game's players."""
+
+    default_message = "This isn't your game. Start your own with /tictactoe."
+
+
+class NotYourTurn(GameError):
+    """A player moved out of turn."""
+
+    default_message = "It's not your turn."
+
+
+class GameOver(GameError):
+    """The game has already ended."""
+
+    default_message = "This game is already over."
+
+
+class CellTaken(GameError):
+    """The cell already holds a mark."""
+
+    default_message = "That cell is already taken."
+
+
+class InvalidCell(GameError):
+    """The cell does not exist on this board (a forged or malformed click)."""
+
+    default_message = "That isn't a cell of this board."
+
+
+class StaleBoard(GameError):
+    """The move number the player saw is not the game's current one."""
+
+    default_message = "The board changed since you saw it; look again and make your move."
+
+
+class InvalidSettings(GameError):
+    """Board size, win length, level or starting side out of range or inconsistent."""
+
+
+class ChannelBusy(GameError):
+    """The channel already has a game (or a pending challenge) in progress."""
+
+    default_message = "There's already a game in this channel. Finish it or use /tictactoe-stop."
+
+
+class AlreadyPlaying(GameError):
+    """The challenged or challenging member is already busy in this channel."""
+
+
+class SelfChallenge(GameError):
+    """A member challenged themselves."""
+
+    default_message = "You can't challenge yourself. Leave out the opponent to play me instead."
+
+
+class BotChallenge(GameError):
+    """A member challenged a bot account other than this one."""
+
+    default_message = "Bots can't accept challenges. Leave out the opponent to play me instead."
+
+
+class ChallengePending(GameError):
+    """One of the two members already has a challenge waiting for an answer."""
+
+
+class ChallengeNotFound(GameError):
+    """No such challenge, or it was already answered."""
+
+    default_message = "That challenge is no longer open."
+
+
+class ChallengeExpired(GameError):
+    """The challenge ran out before it was answered."""
+
+    default_message = "That challenge has expired."
+
+
+class NotChallenged(GameError):
+    """Someone other than the challenged member tried to accept or decline."""
+
+    default_message = "Only the challenged member can answer this challenge."
+
+
+class NotChallenger(GameError):
+    """Someone other than the challenger tried to withdraw a challenge."""
+
+    default_message = "Only the challenger can withdraw this challenge."
+
+
+class PermissionDenied(GameError):
+    """The user may not do this (for example stop a game they are not in)."""
+
+    default_message = "Only the players or a moderator (Manage Messages) can do that."
+
+
+class RematchUnavailable(GameError):
+    """A rematch was asked for a game that cannot have one."""
+
+    default_message = "A rematch isn't possible for this game."
+
+
+class StorageError(Exception):
+    """The database cannot be used (newer schema, failed migration); stops start-up."""

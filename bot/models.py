@@ -1,0 +1,193 @@
+"""Plain data the game service hands to the Discord layer: frozen, no I/O.
+
+A ``None`` player id stands for this bot in games against it. Times are Unix seconds
+(floats) from the service's clock.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from engine import Board, Mark
+
+__all__ = [
+    "Challenge",
+    "ChallengeStatus",
+    "First",
+    "Game",
+    "GameStatus",
+    "LeaderboardEntry",
+    "LeaderboardPage",
+    "LevelRecord",
+    "PlayerStats",
+    "Record",
+    "Result",
+]
+
+
+class GameStatus(enum.StrEnum):
+    ACTIVE = "active"  # waiting for a human move
+    BOT_TO_MOVE = "bot_to_move"  # the bot owes a move; completed as soon as it runs
+    FINISHED = "finished"  # won, drawn, forfeited or timed out (rated if between members)
+    ABANDONED = "abandoned"  # stopped by a player or moderator; unrated
+
+    @property
+    def is_live(self) -> bool:
+        return self in (GameStatus.ACTIVE, GameStatus.BOT_TO_MOVE)
+
+
+class Result(enum.StrEnum):
+    WIN = "win"
+    DRAW = "draw"
+    FORFEIT = "forfeit"
+    TIMEOUT = "timeout"
+    ABANDONED = "abandoned"
+
+
+class First(enum.StrEnum):
+    """Who moves first, from the point of view of the member who started the game."""
+
+    ME = "me"
+    OPPONENT = "opponent"
+    RANDOM = "random"
+
+
+class ChallengeStatus(enum.StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    EXPIRED = "expired"
+    WITHDRAWN = "withdrawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    x_id: int | None
+    o_id: int | None
+    bot_level: str | None
+    width: int
+    height: int
+    k: int
+    moves: tuple[int, ...]
+    status: GameStatus
+    result: Result | None
+    winner_id: int | None
+    winner_mark: Mark | None
+    created_at: float
+    updated_at: float
+    turn_deadline: float | None
+    rematch_of: int | None = None
+
+    @property
+    def move_no(self) -> int:
+        """Moves made so far; a click must carry this to be accepted."""
+        return len(self.moves)
+
+    @property
+    def board(self) -> Board:
+        return Board.from_moves(self.moves, self.width, self.height, self.k)
+
+    @property
+    def is_bot_game(self) -> bool:
+        return self.bot_level is not None
+
+    @property
+    def is_live(self) -> bool:
+        return self.status.is_live
+
+    @property
+    def turn(self) -> Mark:
+        return Mark.X if len(self.moves) % 2 == 0 else Mark.O
+
+    @property
+    def current_player_id(self) -> int | None:
+        """Whose turn it is (None: the bot's, or nobody's once the game is over)."""
+        if not self.is_live:
+            return None
+        return self.player_of(self.turn)
+
+    def player_of(self, mark: Mark) -> int | None:
+        return self.x_id if mark is Mark.X else self.o_id
+
+    def mark_of(self, user_id: int) -> Mark | None:
+        if user_id == self.x_id:
+            return Mark.X
+        if user_id == self.o_id:
+            return Mark.O
+        return None
+
+    @property
+    def human_ids(self) -> tuple[int, ...]:
+        return tuple(p for p in (self.x_id, self.o_id) if p is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int
+    width: int
+    height: int
+    k: int
+    first: First
+    status: ChallengeStatus
+    created_at: float
+    expires_at: float
+    game_id: int | None = None
+    rematch_of: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+
+@dataclass(frozen=True, slots=True)
+class LevelRecord:
+    level: str
+    record: Record
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    rank: int
+    user_id: int
+    rating: float
+    record: Record
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    entries: tuple[LeaderboardEntry, ...]
+    page: int  # 1-based, clamped to the existing pages
+    pages: int  # at least 1, even when empty
+    total_players: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    guild_id: int
+    user_id: int
+    rating: float
+    provisional: bool
+    rank: int | None  # None until the player has a rated game
+    versus_members: Record
+    versus_bot: tuple[LevelRecord, ...]
+    current_streak: int  # >0: wins in a row, <0: losses in a row, 0: last game drawn / none
+    best_streak: int
+    recent: tuple[Game, ...] = field(default_factory=tuple)
