@@ -1,0 +1,71 @@
+"""A Discord emulator for tests and local play: REST API v10 and gateway on 127.0.0.1.
+
+Run the real discord.py client against it, act as Discord users (run slash commands, click
+buttons), and inspect what the bot did::
+
+    async with Emulator() as emu:
+        guild = emu.add_guild("Arcade")
+        channel = emu.add_text_channel(guild, "games")
+        alice = emu.add_user("alice")
+        emu.add_member(guild, alice)
+        # point discord.py at emu.api_base / emu.gateway_url, start it with emu.bot_token
+        await emu.wait_for_ready()
+        await emu.wait_for_commands("play")
+        handle = await emu.run_command(alice, channel, "play", size=3)
+        response = await handle.response()
+        click = await emu.click(alice, response.message, row=0, col=0)
+"""
+
+from .commands import OptionType
+from .components import Button, ButtonStyle, ComponentType
+from .emulator import Emulator
+from .errors import APIError, UserActionError
+from .gateway import GatewayFrame, Intent
+from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
+from .server import Fault, RecordedRequest
+from .world import (
+    ALL_PERMISSIONS,
+    DEFAULT_BOT_PERMISSIONS,
+    DEFAULT_EVERYONE_PERMISSIONS,
+    Channel,
+    ChannelType,
+    Guild,
+    Member,
+    Message,
+    MessageFlag,
+    Permission,
+    Pings,
+    Role,
+    User,
+)
+
+__all__ = [
+    "ALL_PERMISSIONS",
+    "DEFAULT_BOT_PERMISSIONS",
+    "DEFAULT_EVERYONE_PERMISSIONS",
+    "APIError",
+    "Button",
+    "ButtonStyle",
+    "CallbackType",
+    "Channel",
+    "ChannelType",
+    "ComponentType",
+    "Emulator",
+    "Fault",
+    "GatewayFrame",
+    "Guild",
+    "Intent",
+    "InteractionHandle",
+    "InteractionResponse",
+    "InteractionType",
+    "Member",
+    "Message",
+    "MessageFlag",
+    "OptionType",
+    "Permission",
+    "Pings",
+    "RecordedRequest",
+    "Role",
+    "User",
+    "UserActionError",
+]

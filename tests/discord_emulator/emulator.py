@@ -1,0 +1,672 @@
+"""The :class:`Emulator`: a Discord world served over HTTP + gateway, driven by tests."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any, Self
+
+from .commands import CommandRegistry, build_command_data, check_command_access
+from .components import Button, assign_ids
+from .errors import APIError, UserActionError
+from .gateway import Gateway, GatewayFrame, Intent, Session
+from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
+from .mentions import resolve_pings
+from .messages import Draft, parse_message_payload
+from .rest import RestApi
+from .server import ApiServer, Fault, RecordedRequest, Router
+from .world import Channel, Guild, Message, MessageFlag, Permission, Pings, Role, User, World
+
+__all__ = ["Emulator"]
+
+
+class Emulator(World):
+    """A small Discord: REST API v10 and gateway on 127.0.0.1, plus the test-side actions.
+
+    Build the world (guilds, channels, users) before or after :meth:`start`; point the bot at
+    :attr:`api_base` and :attr:`gateway_url` with :attr:`bot_token`. ``ack_deadline`` is how long
+    the bot has to acknowledge an interaction (3 s on Discord) and ``token_lifetime`` how long
+    an interaction token stays valid for webhook calls (15 minutes), both on :attr:`clock`.
+    Every ``wait_*`` helper gives up with :class:`TimeoutError` after ``wait_timeout`` seconds
+    (wrap it in ``asyncio.timeout`` for a tighter bound).
+    """
+
+    def __init__(
+        self,
+        *,
+        ack_deadline: float = 3.0,
+        token_lifetime: float = 15 * 60.0,
+        heartbeat_interval: float = 41.25,
+        bot_name: str = "TestBot",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        locale: str = "en-US",
+        wait_timeout: float = 10.0,
+    ) -> None:
+        super().__init__(bot_name=bot_name)
+        self.ack_deadline = ack_deadline
+        self.token_lifetime = token_lifetime
+        self.locale = locale
+        self.wait_timeout = wait_timeout
+        self.host = host
+        self._port = port
+        self.commands = CommandRegistry(self.application_id, self.snowflakes.next)
+        self.interactions: dict[int, InteractionHandle] = {}
+        self._by_token: dict[str, InteractionHandle] = {}
+        self.command_syncs = 0
+        self._waiters: list[asyncio.Future[None]] = []
+        self.gateway = Gateway(
+            check_token=lambda token: token == self.bot_token,
+            ready=self._ready_payload,
+            guilds=self._guild_payloads,
+            changed=self._changed,
+            heartbeat_interval=heartbeat_interval,
+        )
+        router = Router()
+        RestApi(self).register(router)
+        self.server = ApiServer(
+            router=router,
+            gateway=self.gateway.handle,
+            check_auth=lambda header: header == f"Bot {self.bot_token}",
+            changed=self._changed,
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> Self:
+        """Bind ``host`` (a free port unless one was given) and start serving."""
+        await self.server.start(self.host, self._port)
+        return self
+
+    async def stop(self) -> None:
+        await self.gateway.close_all()
+        await self.server.stop()
+        for handle in self.interactions.values():
+            if handle._timer is not None:
+                handle._timer.cancel()
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        if self.server.port is None:
+            raise RuntimeError("the emulator is not started")
+        return self.server.port
+
+    @property
+    def api_base(self) -> str:
+        """Use as ``discord.http.Route.BASE``."""
+        return f"http://{self.host}:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        """Use as ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` (as a ``yarl.URL``)."""
+        return f"ws://{self.host}:{self.port}/gateway"
+
+    # -- records ---------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every REST request, in arrival order."""
+        return self.server.requests
+
+    @property
+    def unrouted(self) -> list[RecordedRequest]:
+        """Requests no route matched (answered 404 ``{"code": 0}``); should stay empty."""
+        return self.server.unrouted
+
+    @property
+    def gateway_log(self) -> list[GatewayFrame]:
+        """Every gateway payload sent to (``"out"``) or received from (``"in"``) the bot."""
+        return self.gateway.frames
+
+    def dispatched(self, event: str) -> list[Any]:
+        """The ``d`` of every dispatch named ``event`` sent to the bot, replays included."""
+        return [f.d for f in self.gateway.frames if f.direction == "out" and f.t == event]
+
+    @property
+    def failed_interactions(self) -> list[InteractionHandle]:
+        return [handle for handle in self.interactions.values() if handle.failed]
+
+    # -- waiting ---------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
+
+    async def wait_for(self, predicate: Callable[[], bool]) -> None:
+        """Wait until ``predicate()`` holds. It is re-checked after every emulator change and
+        every 50 ms, so it may also look at the bot's side."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.wait_timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"condition not met within {self.wait_timeout} s")
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(future)
+            try:
+                await asyncio.wait([future], timeout=min(remaining, 0.05))
+            finally:
+                if future in self._waiters:
+                    self._waiters.remove(future)
+
+    async def wait_for_ready(self) -> None:
+        """Wait until the bot has a live gateway session (READY or RESUMED sent)."""
+        await self.wait_for(lambda: self.gateway.connected)
+
+    async def wait_for_commands(
+        self, *names: str, guild: Guild | None = None
+    ) -> list[dict[str, Any]]:
+        """Wait until the bot synced commands for a scope (global unless ``guild``), including
+        every name in ``names`` if any are given; returns that scope's commands."""
+        scope = None if guild is None else guild.id
+
+        def synced() -> bool:
+            if scope not in self.commands.scopes:
+                return False
+            present = {c["name"] for c in self.commands.scopes[scope]}
+            return all(name in present for name in names)
+
+        await self.wait_for(synced)
+        return self.commands.list(scope)
+
+    async def wait_for_message(
+        self,
+        channel: Channel,
+        predicate: Callable[[Message], bool] | None = None,
+        *,
+        viewer: User | None = None,
+        after: Message | int | None = None,
+    ) -> Message:
+        """Wait for a message in ``channel`` (newer than ``after``) matching ``predicate``."""
+        floor = after.id if isinstance(after, Message) else (after or 0)
+        found: list[Message] = []
+
+        def check() -> bool:
+            for message in reversed(self.messages(channel, viewer=viewer)):
+                if message.id > floor and (predicate is None or predicate(message)):
+                    found.append(message)
+                    return True
+            return False
+
+        await self.wait_for(check)
+        return found[-1]
+
+    # -- user actions ------------------------------------------------------------------------
+
+    async def run_command(
+        self, user: User, channel: Channel, name: str, /, **options: Any
+    ) -> InteractionHandle:
+        """``user`` runs ``/name`` (``"game start"`` for subcommands) in ``channel``.
+
+        Options are checked against what the bot synced, as the Discord client does; users and
+        members go in as :class:`User`, roles as :class:`Role`, channels as :class:`Channel`.
+        Raises :class:`UserActionError` for anything the client would refuse.
+        """
+        self._check_can_act(user, channel)
+        parts = name.strip().removeprefix("/").split()
+        if not parts:
+            raise UserActionError("empty command name")
+        guild = channel.guild
+        command = self.commands.find(parts[0], guild.id if guild else None)
+        if command is None:
+            raise UserActionError(
+                f"/{parts[0]} is not a command {user.name} can see in #{channel.name}"
+            )
+        check_command_access(command, guild=guild, user=user)
+        data = build_command_data(command, parts[1:], options, guild=guild)
+        return self._new_interaction(user, channel, InteractionType.APPLICATION_COMMAND, data, None)
+
+    async def click(
+        self,
+        user: User,
+        message: Message | int,
+        *,
+        custom_id: str | None = None,
+        row: int | None = None,
+        col: int | None = None,
+        index: int | None = None,
+        label: str | None = None,
+    ) -> InteractionHandle:
+        """``user`` clicks a button, chosen by ``custom_id``, ``row``+``col``, ``index`` (document
+        order) or ``label``. Refuses disabled, link and missing buttons, and messages the user
+        cannot see (someone else's ephemeral message)."""
+        current = message if isinstance(message, Message) else self.message(message)
+        if current is None or current.deleted:
+            raise UserActionError("that message does not exist (any more)")
+        if not current.visible_for(user):
+            raise UserActionError(f"{user.name} cannot see that ephemeral message")
+        self._check_can_act(user, current.channel)
+        button = self._find_button(
+            current, custom_id=custom_id, row=row, col=col, index=index, label=label
+        )
+        if button.disabled:
+            raise UserActionError(f"button {button.label or button.custom_id!r} is disabled")
+        if not button.clickable:
+            raise UserActionError(
+                f"button {button.label!r} does not send interactions (link or premium)"
+            )
+        data = {"custom_id": button.custom_id, "component_type": 2}
+        return self._new_interaction(
+            user, current.channel, InteractionType.MESSAGE_COMPONENT, data, current
+        )
+
+    async def send_raw_interaction(
+        self,
+        user: User,
+        channel: Channel,
+        *,
+        type: int,
+        data: dict[str, Any],
+        message: Message | None = None,
+        overrides: dict[str, Any] | None = None,
+    ) -> InteractionHandle:
+        """Send an interaction without any client-side checks (forged ids, foreign guilds...).
+
+        ``overrides`` replaces top-level envelope keys; a ``None`` value removes the key.
+        """
+        return self._new_interaction(user, channel, InteractionType(type), data, message, overrides)
+
+    async def send_message(
+        self, user: User, channel: Channel, content: str, **fields: Any
+    ) -> Message:
+        """``user`` posts a plain message (the bot gets MESSAGE_CREATE, intents permitting).
+
+        ``fields`` are more message payload keys, e.g. ``message_reference`` for a reply."""
+        if not self.can_view(user, channel):
+            raise UserActionError(f"{user.name} cannot see #{channel.name}")
+        guild = channel.guild
+        if guild is not None and not guild.permissions_of(user) & Permission.SEND_MESSAGES:
+            raise UserActionError(f"{user.name} may not send messages in #{channel.name}")
+        draft = parse_message_payload({"content": content, **fields})
+        return self._post(channel, user, draft)
+
+    def dispatch_event(self, event: str, data: dict[str, Any]) -> bool:
+        """Send an arbitrary gateway dispatch to the bot's session."""
+        return self.gateway.dispatch(event, data)
+
+    def _check_can_act(self, user: User, channel: Channel) -> None:
+        if not self.can_view(user, channel):
+            raise UserActionError(f"{user.name} cannot see #{channel.name}")
+        if channel.guild is not None and self.bot.id not in channel.guild.members:
+            raise UserActionError(f"the bot is not in {channel.guild.name}")
+
+    def _find_button(
+        self,
+        message: Message,
+        *,
+        custom_id: str | None,
+        row: int | None,
+        col: int | None,
+        index: int | None,
+        label: str | None,
+    ) -> Button:
+        chosen = [
+            custom_id is not None,
+            row is not None or col is not None,
+            index is not None,
+            label is not None,
+        ]
+        if sum(chosen) != 1:
+            raise TypeError("choose the button by exactly one of custom_id, row+col, index, label")
+        if message.loading:
+            raise UserActionError("the message is still loading")
+        all_buttons = message.buttons()
+        if custom_id is not None:
+            found = [b for b in all_buttons if b.custom_id == custom_id]
+        elif label is not None:
+            found = [b for b in all_buttons if b.label == label]
+        elif index is not None:
+            found = [b for b in all_buttons if b.index == index]
+        else:
+            if row is None or col is None:
+                raise TypeError("row and col go together")
+            found = [b for b in all_buttons if b.row == row and b.col == col]
+        if not found:
+            raise UserActionError(f"no such button on message {message.id}")
+        return found[0]
+
+    def _new_interaction(
+        self,
+        user: User,
+        channel: Channel,
+        kind: InteractionType,
+        data: dict[str, Any],
+        message: Message | None,
+        overrides: dict[str, Any] | None = None,
+    ) -> InteractionHandle:
+        interaction_id = self.snowflakes.next()
+        token = "emu." + secrets.token_urlsafe(48)
+        payload = envelope(
+            emulator=self,
+            interaction_id=interaction_id,
+            token=token,
+            type=kind,
+            data=data,
+            user=user,
+            channel=channel,
+            message=message,
+            locale=self.locale,
+        )
+        for key, value in (overrides or {}).items():
+            if value is None:
+                payload.pop(key, None)
+            else:
+                payload[key] = value
+        handle = InteractionHandle(
+            self,
+            id=interaction_id,
+            token=token,
+            type=kind,
+            user=user,
+            channel=channel,
+            payload=payload,
+            source_message=message,
+            created_at=self.clock.now(),
+        )
+        self.interactions[interaction_id] = handle
+        self._by_token[token] = handle
+        handle._arm_deadline(self.ack_deadline)
+        self.gateway.dispatch("INTERACTION_CREATE", payload)
+        self._changed()
+        return handle
+
+    # -- faults ------------------------------------------------------------------------------
+
+    def fail_requests(
+        self, method: str, path: str | re.Pattern[str], *, status: int = 500, times: int = 1
+    ) -> Fault:
+        """Answer the next ``times`` matching requests with ``status`` (see :class:`Fault`)."""
+        return self._add_fault(Fault(method, path, times=times, status=status))
+
+    def rate_limit_requests(
+        self,
+        method: str,
+        path: str | re.Pattern[str],
+        *,
+        retry_after: float = 0.1,
+        times: int = 1,
+        is_global: bool = False,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests with a well-formed 429."""
+        return self._add_fault(
+            Fault(
+                method, path, times=times, status=429, retry_after=retry_after, is_global=is_global
+            )
+        )
+
+    def delay_requests(
+        self, method: str, path: str | re.Pattern[str], seconds: float, *, times: int = 1
+    ) -> Fault:
+        """Hold the next ``times`` matching requests ``seconds`` before handling them."""
+        return self._add_fault(Fault(method, path, times=times, delay=seconds))
+
+    def _add_fault(self, fault: Fault) -> Fault:
+        self.server.faults.append(fault)
+        return fault
+
+    def drop_connection(self, *, resumable: bool = True, code: int = 4000) -> None:
+        """Close the bot's gateway socket (close ``code``). A resumable drop keeps the session:
+        the client RESUMEs and gets what it missed replayed. Otherwise the session is
+        invalidated, its RESUME is answered with INVALID_SESSION and it identifies afresh."""
+        self.gateway.drop(resumable=resumable, code=code)
+
+    @asynccontextmanager
+    async def disconnected(self, *, resumable: bool = True) -> AsyncIterator[None]:
+        """Drop the bot's connection and keep it out for the block: events dispatched inside
+        are buffered (replayed on RESUME) or lost (``resumable=False``). On exit the bot is let
+        back in and this waits until it is connected again."""
+        self.gateway.hold()
+        try:
+            self.drop_connection(resumable=resumable)
+            await self.wait_for(lambda: not self.gateway.connected)
+            yield
+        finally:
+            self.gateway.release()
+        await self.wait_for_ready()
+
+    def advance(self, seconds: float) -> None:
+        """Move the emulator clock forward (interaction deadlines and token lifetimes)."""
+        self.clock.advance(seconds)
+        for handle in self.interactions.values():
+            if handle.pending:
+                handle._expire_if_late()
+
+    # -- core message operations (used by the REST handlers) ---------------------------------
+
+    def _pings_for(
+        self,
+        channel: Channel,
+        author: User,
+        content: str,
+        allowed: dict[str, Any] | None,
+        replied: int | None,
+    ) -> Pings:
+        guild = channel.guild
+        return resolve_pings(
+            content,
+            allowed,
+            guild=guild,
+            author_permissions=guild.permissions_of(author) if guild else 0,
+            user_exists=lambda uid: uid in self.users,
+            replied_author=replied,
+        )
+
+    def _post(
+        self,
+        channel: Channel,
+        author: User,
+        draft: Draft,
+        *,
+        ephemeral_for: User | None = None,
+        interaction: InteractionHandle | None = None,
+        message_type: int = 0,
+    ) -> Message:
+        """Store a validated message and tell the bot about it."""
+        reference = None
+        replied: int | None = None
+        if draft.reference is not None:
+            target = self.message(draft.reference["message_id"])
+            if (
+                target is None
+                or target.deleted
+                or target.channel is not channel
+                or target.visible_to is not None
+            ):
+                if draft.reference.get("fail_if_not_exists", True):
+                    raise APIError.invalid_field(
+                        ("message_reference",),
+                        "MESSAGE_REFERENCE_UNKNOWN_MESSAGE",
+                        "Unknown message",
+                    )
+            else:
+                reference = {"type": 0, "message_id": str(target.id), "channel_id": str(channel.id)}
+                if channel.guild is not None:
+                    reference["guild_id"] = str(channel.guild.id)
+                replied = target.author.id
+                message_type = 19
+        flags = draft.flags & ~MessageFlag.EPHEMERAL
+        if ephemeral_for is not None:
+            flags |= MessageFlag.EPHEMERAL
+        components = copy.deepcopy(draft.components)
+        assign_ids(components)
+        message = Message(
+            id=self.snowflakes.next(),
+            channel=channel,
+            author=author,
+            content=draft.content,
+            embeds=copy.deepcopy(draft.embeds),
+            components=components,
+            attachments=[self._attachment(f) for f in draft.attachments],
+            flags=flags,
+            type=message_type,
+            tts=draft.tts,
+            created_at=self.clock.utcnow(),
+            visible_to=ephemeral_for.id if ephemeral_for else None,
+            allowed_mentions=draft.allowed_mentions,
+            reference=reference,
+            nonce=draft.nonce,
+        )
+        message.mentions = self._pings_for(
+            channel, author, message.content, draft.allowed_mentions, replied
+        )
+        if not message.ephemeral and not message.loading:
+            message.pings = message.mentions
+        if interaction is not None:
+            message.webhook_id = self.application_id
+            message.application_id = self.application_id
+            message.interaction_metadata = interaction_metadata(interaction)
+        channel.messages.append(message)
+        self.message_index[message.id] = message
+        if not message.ephemeral:
+            self._message_event("MESSAGE_CREATE", message)
+        self._changed()
+        return message
+
+    def _attachment(self, file: dict[str, Any]) -> dict[str, Any]:
+        if "url" in file:
+            return file
+        attachment_id = str(self.snowflakes.next())
+        return {
+            "id": attachment_id,
+            "filename": file["filename"],
+            "size": file["size"],
+            "content_type": file.get("content_type"),
+            "url": f"http://{self.host}:{self.server.port}/attachments/{attachment_id}/{file['filename']}",
+            "proxy_url": f"http://{self.host}:{self.server.port}/attachments/{attachment_id}/{file['filename']}",
+        }
+
+    def _edit(self, message: Message, draft: Draft) -> None:
+        """Apply a validated edit; filling a deferred "thinking" message counts as posting it."""
+        was_loading = message.loading
+        components = copy.deepcopy(draft.components)
+        assign_ids(components)
+        message.content = draft.content
+        message.embeds = copy.deepcopy(draft.embeds)
+        message.components = components
+        message.attachments = [self._attachment(f) for f in draft.attachments]
+        message.flags = draft.flags & ~MessageFlag.LOADING
+        message.allowed_mentions = draft.allowed_mentions
+        if not was_loading:
+            message.edited_at = self.clock.utcnow()
+        message.edits += 1
+        replied = None
+        if message.reference is not None:
+            target = self.message(message.reference["message_id"])
+            replied = target.author.id if target else None
+        message.mentions = self._pings_for(
+            message.channel, message.author, message.content, message.allowed_mentions, replied
+        )
+        if was_loading and not message.ephemeral:
+            message.pings = message.mentions
+        if not message.ephemeral:
+            self._message_event("MESSAGE_UPDATE", message)
+        self._changed()
+
+    def _delete(self, message: Message) -> None:
+        message.deleted = True
+        if not message.ephemeral:
+            data = {"id": str(message.id), "channel_id": str(message.channel.id)}
+            if message.guild is not None:
+                data["guild_id"] = str(message.guild.id)
+            intent = Intent.GUILD_MESSAGES if message.guild else Intent.DIRECT_MESSAGES
+            self.gateway.dispatch("MESSAGE_DELETE", data, intent=intent)
+        self._changed()
+
+    def _message_event(self, event: str, message: Message) -> None:
+        guild = message.guild
+        payload = message.to_payload(self.users)
+        member = guild.member(message.author) if guild else None
+        if member is not None:
+            payload["member"] = member.to_payload(with_user=False)
+        privileged = (
+            guild is not None
+            and message.author is not self.bot
+            and self.bot.id not in message.mentions.users
+        )
+        if privileged and not self.gateway.intents & Intent.MESSAGE_CONTENT:
+            payload.update(content="", embeds=[], attachments=[], components=[])
+        intent = Intent.GUILD_MESSAGES if guild else Intent.DIRECT_MESSAGES
+        self.gateway.dispatch(event, payload, intent=intent)
+
+    # -- gateway payloads --------------------------------------------------------------------
+
+    def bot_guilds(self) -> list[Guild]:
+        """The guilds the bot is a member of."""
+        return [g for g in self.guilds.values() if self.bot.id in g.members]
+
+    def _ready_payload(self, session: Session) -> dict[str, Any]:
+        user = {
+            **self.bot.to_payload(),
+            "verified": True,
+            "mfa_enabled": False,
+            "flags": 0,
+            "email": None,
+        }
+        payload: dict[str, Any] = {
+            "v": 10,
+            "user": user,
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.bot_guilds()],
+            "session_id": session.id,
+            "session_type": "normal",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+        }
+        if session.shard is not None:
+            payload["shard"] = session.shard
+        return payload
+
+    def _guild_payloads(self, session: Session) -> list[dict[str, Any]]:
+        return [self._guild_payload(g, session.intents) for g in self.bot_guilds()]
+
+    def _guild_payload(self, guild: Guild, intents: int) -> dict[str, Any]:
+        members = None if intents & Intent.GUILD_MEMBERS else [guild.members[self.bot.id]]
+        return guild.to_payload(members=members)
+
+    def _world_changed(self, kind: str, obj: Any) -> None:
+        gateway: Gateway | None = getattr(self, "gateway", None)
+        if gateway is None:
+            return
+        if kind == "guild_join":
+            gateway.dispatch("GUILD_CREATE", self._guild_payload(obj, gateway.intents))
+            return
+        guild = (
+            obj.guild if kind in ("member_join", "channel_create") else self.guilds[obj.guild_id]
+        )
+        if self.bot.id not in guild.members:
+            return
+        if kind == "channel_create":
+            gateway.dispatch("CHANNEL_CREATE", obj.to_payload(), intent=Intent.GUILDS)
+        elif kind == "role_create" and isinstance(obj, Role):
+            gateway.dispatch(
+                "GUILD_ROLE_CREATE",
+                {"guild_id": str(guild.id), "role": obj.to_payload()},
+                intent=Intent.GUILDS,
+            )
+        elif kind == "member_join":
+            data = {**obj.to_payload(), "guild_id": str(guild.id)}
+            gateway.dispatch("GUILD_MEMBER_ADD", data, intent=Intent.GUILD_MEMBERS)
+        self._changed()

@@ -1,0 +1,332 @@
+"""The gateway websocket: HELLO, IDENTIFY/READY, RESUME with replay, heartbeats, faults.
+
+One bot session is modelled (no sharding). Dispatches are numbered and kept in the session so
+a RESUME can replay what the client missed; while no connection is attached they are only
+buffered. Frames go out as plain JSON text (discord.py asks for zlib-stream but accepts text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Literal
+
+from aiohttp import WSMsgType, web
+
+__all__ = ["Gateway", "GatewayFrame", "GatewayOp", "Intent", "Session"]
+
+
+class GatewayOp(IntEnum):
+    DISPATCH = 0
+    HEARTBEAT = 1
+    IDENTIFY = 2
+    PRESENCE_UPDATE = 3
+    VOICE_STATE_UPDATE = 4
+    RESUME = 6
+    RECONNECT = 7
+    REQUEST_GUILD_MEMBERS = 8
+    INVALID_SESSION = 9
+    HELLO = 10
+    HEARTBEAT_ACK = 11
+
+
+class Intent(IntEnum):
+    GUILDS = 1 << 0
+    GUILD_MEMBERS = 1 << 1
+    GUILD_MESSAGES = 1 << 9
+    DIRECT_MESSAGES = 1 << 12
+    MESSAGE_CONTENT = 1 << 15
+
+
+@dataclass(frozen=True)
+class GatewayFrame:
+    """One gateway payload, as sent to the bot (``"out"``) or received from it (``"in"``)."""
+
+    direction: Literal["in", "out"]
+    op: int
+    t: str | None
+    s: int | None
+    d: Any
+    session_id: str | None
+
+
+@dataclass
+class _Close:
+    code: int
+    reason: str
+
+
+@dataclass(eq=False)
+class _Connection:
+    ws: web.WebSocketResponse
+    queue: asyncio.Queue[dict[str, Any] | _Close] = field(default_factory=asyncio.Queue)
+    session: Session | None = None
+    closing: bool = False
+
+
+@dataclass(eq=False)
+class Session:
+    id: str
+    intents: int
+    shard: list[int] | None
+    seq: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+    connection: _Connection | None = None
+    resumable: bool = True
+
+
+class Gateway:
+    """Serves ``/gateway`` and routes dispatches to the bot's session.
+
+    ``check_token`` validates IDENTIFY/RESUME tokens; ``ready`` and ``guilds`` build the READY
+    payload and the GUILD_CREATE payloads for a new session; ``changed`` is called after every
+    state change so waiters can re-check.
+    """
+
+    def __init__(
+        self,
+        *,
+        check_token: Callable[[str], bool],
+        ready: Callable[[Session], dict[str, Any]],
+        guilds: Callable[[Session], list[dict[str, Any]]],
+        changed: Callable[[], None],
+        heartbeat_interval: float,
+    ) -> None:
+        self._check_token = check_token
+        self._ready = ready
+        self._guilds = guilds
+        self._changed = changed
+        self.heartbeat_interval = heartbeat_interval
+        self.session: Session | None = None
+        self.frames: list[GatewayFrame] = []
+        self.identifies = 0
+        self.resumes = 0
+        self.invalid_sessions = 0
+        self.heartbeats = 0
+        self._open = asyncio.Event()
+        self._open.set()
+        self._connections: set[_Connection] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """True when a session is live: identified or resumed, and its socket is open."""
+        session = self.session
+        return session is not None and session.resumable and session.connection is not None
+
+    @property
+    def intents(self) -> int:
+        return self.session.intents if self.session else 0
+
+    # -- dispatching -----------------------------------------------------------------------
+
+    def dispatch(self, event: str, data: dict[str, Any], *, intent: int | None = None) -> bool:
+        """Send (or buffer for replay) a DISPATCH to the bot's session.
+
+        Returns False when it was dropped: no valid session, or the session lacks ``intent``.
+        """
+        session = self.session
+        if session is None or not session.resumable:
+            return False
+        if intent is not None and not session.intents & intent:
+            return False
+        self._emit(session, event, data)
+        return True
+
+    def _emit(self, session: Session, event: str, data: Any) -> None:
+        session.seq += 1
+        payload = {"op": GatewayOp.DISPATCH.value, "t": event, "s": session.seq, "d": data}
+        session.events.append(payload)
+        if session.connection is not None:
+            self._send(session.connection, payload)
+
+    def _send(self, conn: _Connection, payload: dict[str, Any]) -> None:
+        if conn.closing:
+            return
+        session_id = conn.session.id if conn.session else None
+        self.frames.append(
+            GatewayFrame(
+                "out",
+                payload["op"],
+                payload.get("t"),
+                payload.get("s"),
+                payload.get("d"),
+                session_id,
+            )
+        )
+        conn.queue.put_nowait(payload)
+
+    def _close(self, conn: _Connection, code: int, reason: str) -> None:
+        if conn.closing:
+            return
+        conn.queue.put_nowait(_Close(code, reason))
+        conn.closing = True
+        session = conn.session
+        if session is not None and session.connection is conn:
+            session.connection = None
+        self._changed()
+
+    # -- faults ----------------------------------------------------------------------------
+
+    def drop(self, *, resumable: bool = True, code: int = 4000) -> None:
+        """Close the bot's socket. A resumable drop keeps the session for RESUME; otherwise
+        the session is invalidated and the client's RESUME is answered with INVALID_SESSION."""
+        session = self.session
+        if session is None:
+            raise RuntimeError("the bot has no gateway session")
+        if not resumable:
+            session.resumable = False
+        if session.connection is not None:
+            self._close(session.connection, code, "emulated disconnect")
+
+    def request_reconnect(self) -> None:
+        """Send op 7 RECONNECT; the client closes and RESUMEs."""
+        if self.session is None or self.session.connection is None:
+            raise RuntimeError("the bot is not connected")
+        self._send(self.session.connection, {"op": GatewayOp.RECONNECT.value, "d": None})
+
+    def hold(self) -> None:
+        """Accept new sockets but keep them waiting before HELLO until :meth:`release`."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    async def close_all(self) -> None:
+        for conn in list(self._connections):
+            self._close(conn, 1001, "emulator stopping")
+        self.release()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=2)
+
+    # -- the websocket ---------------------------------------------------------------------
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True, max_msg_size=0)
+        await ws.prepare(request)
+        conn = _Connection(ws)
+        self._connections.add(conn)
+        writer = asyncio.create_task(self._writer(conn))
+        self._tasks.add(writer)
+        writer.add_done_callback(self._tasks.discard)
+        try:
+            await self._open.wait()
+            if not conn.closing:
+                interval_ms = int(self.heartbeat_interval * 1000)
+                self._send(
+                    conn, {"op": GatewayOp.HELLO.value, "d": {"heartbeat_interval": interval_ms}}
+                )
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    continue
+                try:
+                    frame = json.loads(msg.data)
+                except ValueError:
+                    frame = None
+                if not isinstance(frame, dict):
+                    self._close(conn, 4002, "Decode error")
+                    break
+                self._receive(conn, frame)
+        finally:
+            self._connections.discard(conn)
+            session = conn.session
+            if session is not None and session.connection is conn:
+                session.connection = None
+            conn.closing = True
+            conn.queue.put_nowait(_Close(1000, ""))
+            self._changed()
+        return ws
+
+    async def _writer(self, conn: _Connection) -> None:
+        while True:
+            item = await conn.queue.get()
+            if conn.ws.closed:
+                return
+            try:
+                if isinstance(item, _Close):
+                    await conn.ws.close(code=item.code, message=item.reason.encode())
+                    return
+                await conn.ws.send_str(json.dumps(item))
+            except (ConnectionError, RuntimeError):
+                return
+
+    def _receive(self, conn: _Connection, frame: dict[str, Any]) -> None:
+        op = frame.get("op")
+        data = frame.get("d")
+        session_id = conn.session.id if conn.session else None
+        self.frames.append(
+            GatewayFrame("in", op if isinstance(op, int) else -1, None, None, data, session_id)
+        )
+        if op == GatewayOp.HEARTBEAT:
+            self.heartbeats += 1
+            self._send(conn, {"op": GatewayOp.HEARTBEAT_ACK.value})
+        elif op == GatewayOp.IDENTIFY:
+            self._identify(conn, data if isinstance(data, dict) else {})
+        elif op == GatewayOp.RESUME:
+            self._resume(conn, data if isinstance(data, dict) else {})
+        elif op in (
+            GatewayOp.PRESENCE_UPDATE,
+            GatewayOp.VOICE_STATE_UPDATE,
+            GatewayOp.REQUEST_GUILD_MEMBERS,
+        ):
+            if conn.session is None:
+                self._close(conn, 4003, "Not authenticated.")
+        else:
+            self._close(conn, 4001, "Unknown opcode.")
+
+    def _identify(self, conn: _Connection, data: dict[str, Any]) -> None:
+        if conn.session is not None:
+            self._close(conn, 4005, "Already authenticated.")
+            return
+        if not self._check_token(str(data.get("token", ""))):
+            self._close(conn, 4004, "Authentication failed.")
+            return
+        intents = data.get("intents")
+        if not isinstance(intents, int) or intents < 0:
+            self._close(conn, 4013, "Invalid intent(s).")
+            return
+        old = self.session
+        if old is not None:
+            old.resumable = False
+            if old.connection is not None and old.connection is not conn:
+                self._close(old.connection, 4009, "Session replaced.")
+        session = Session(id=secrets.token_hex(16), intents=intents, shard=data.get("shard"))
+        self.session = session
+        conn.session = session
+        session.connection = conn
+        self._emit(session, "READY", self._ready(session))
+        for guild in self._guilds(session):
+            self._emit(session, "GUILD_CREATE", guild)
+        self.identifies += 1
+        self._changed()
+
+    def _resume(self, conn: _Connection, data: dict[str, Any]) -> None:
+        session = self.session
+        valid = (
+            session is not None
+            and session.resumable
+            and data.get("session_id") == session.id
+            and self._check_token(str(data.get("token", "")))
+        )
+        if not valid or session is None:
+            self.invalid_sessions += 1
+            self._send(conn, {"op": GatewayOp.INVALID_SESSION.value, "d": False})
+            self._changed()
+            return
+        if session.connection is not None and session.connection is not conn:
+            self._close(session.connection, 4009, "Session resumed elsewhere.")
+        conn.session = session
+        session.connection = conn
+        last_seen = data.get("seq") or 0
+        for payload in session.events:
+            if payload["s"] > last_seen:
+                self._send(conn, payload)
+        self._emit(session, "RESUMED", {})
+        self.resumes += 1
+        self._changed()

@@ -1,0 +1,293 @@
+"""Interactions as the emulator tracks them, and the handle tests await results through.
+
+An interaction must be acknowledged once, within the deadline (3 s on Discord). Otherwise the
+user sees "This interaction failed". After an acknowledgement its token works for webhook
+edits and follow-ups for 15 minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from .world import DM_APP_PERMISSIONS, Channel, Message, MessageFlag, User
+
+if TYPE_CHECKING:
+    from .emulator import Emulator
+
+__all__ = ["CallbackType", "InteractionHandle", "InteractionResponse", "InteractionType"]
+
+FAILED_TEXT = "This interaction failed"
+
+
+class InteractionType(IntEnum):
+    PING = 1
+    APPLICATION_COMMAND = 2
+    MESSAGE_COMPONENT = 3
+    APPLICATION_COMMAND_AUTOCOMPLETE = 4
+    MODAL_SUBMIT = 5
+
+
+class CallbackType(IntEnum):
+    PONG = 1
+    CHANNEL_MESSAGE_WITH_SOURCE = 4
+    DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5
+    DEFERRED_UPDATE_MESSAGE = 6
+    UPDATE_MESSAGE = 7
+    APPLICATION_COMMAND_AUTOCOMPLETE_RESULT = 8
+    MODAL = 9
+
+
+@dataclass(frozen=True)
+class InteractionResponse:
+    """How the bot answered: the callback type, and the message it created or updated.
+
+    ``failed`` means no valid callback arrived within the deadline; ``type`` and ``message``
+    are then None. For a modal, ``modal`` holds its payload.
+    """
+
+    type: CallbackType | None
+    message: Message | None
+    failed: bool
+    modal: dict[str, Any] | None = None
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.message is not None and self.message.ephemeral
+
+    @property
+    def deferred(self) -> bool:
+        return self.type in (
+            CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
+            CallbackType.DEFERRED_UPDATE_MESSAGE,
+        )
+
+
+class InteractionHandle:
+    """One interaction sent to the bot; await :meth:`response` for its outcome.
+
+    ``original`` is the response message: the one a type 4/5 callback created, or for a
+    component interaction answered with type 6/7, the message the button is on.
+    """
+
+    def __init__(
+        self,
+        emulator: Emulator,
+        *,
+        id: int,
+        token: str,
+        type: InteractionType,
+        user: User,
+        channel: Channel,
+        payload: dict[str, Any],
+        source_message: Message | None,
+        created_at: float,
+    ) -> None:
+        self._emulator = emulator
+        self.id = id
+        self.token = token
+        self.type = type
+        self.user = user
+        self.channel = channel
+        self.payload = payload
+        self.source_message = source_message
+        self.created_at = created_at
+        self.callback_type: CallbackType | None = None
+        self.callback_data: dict[str, Any] | None = None
+        self.original: Message | None = None
+        self.followups: list[Message] = []
+        self.original_edits = 0
+        self.failed = False
+        self.failure_text: str | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __repr__(self) -> str:
+        state = "failed" if self.failed else (self.callback_type or "pending")
+        return f"<InteractionHandle id={self.id} type={self.type.name} {state}>"
+
+    @property
+    def acknowledged(self) -> bool:
+        return self.callback_type is not None
+
+    @property
+    def pending(self) -> bool:
+        return not self.acknowledged and not self.failed
+
+    # -- lifecycle (driven by the emulator) -------------------------------------------------
+
+    def _arm_deadline(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(seconds, self._expire_if_late)
+
+    def _expire_if_late(self) -> None:
+        if not self.pending:
+            return
+        remaining = self.created_at + self._emulator.ack_deadline - self._emulator.clock.now()
+        if remaining > 0:
+            self._arm_deadline(remaining)
+            return
+        self._fail()
+
+    def _fail(self) -> None:
+        self.failed = True
+        self.failure_text = FAILED_TEXT
+        self._emulator._changed()
+
+    def _acknowledge(
+        self, callback_type: CallbackType, data: dict[str, Any] | None, message: Message | None
+    ) -> None:
+        self.callback_type = callback_type
+        self.callback_data = data
+        self.original = message
+        if self._timer is not None:
+            self._timer.cancel()
+        self._emulator._changed()
+
+    # -- what tests await -----------------------------------------------------------------
+
+    def _result(self) -> InteractionResponse:
+        modal = self.callback_data if self.callback_type == CallbackType.MODAL else None
+        return InteractionResponse(
+            type=self.callback_type,
+            message=self.original,
+            failed=self.failed,
+            modal=modal,
+        )
+
+    async def response(self) -> InteractionResponse:
+        """Wait until the bot acknowledged the interaction or the deadline passed."""
+        await self._emulator.wait_for(lambda: not self.pending)
+        return self._result()
+
+    async def edited_original(self, *, edits: int = 1) -> Message:
+        """After a deferral (or any response), wait for the bot's ``edits``-th edit of the
+        original response through the interaction webhook (a first follow-up that fills a
+        deferred "thinking" message counts too) and return the message."""
+        await self.response()
+        await self._emulator.wait_for(lambda: self.original_edits >= edits or self.failed)
+        if self.original is None:
+            raise AssertionError(f"{self!r} has no original response")
+        return self.original
+
+    async def wait_followups(self, count: int = 1) -> list[Message]:
+        """Wait until the bot sent at least ``count`` follow-up messages; returns them all.
+
+        A follow-up that fills a deferred "thinking" message is the original response, not a
+        follow-up (see :meth:`edited_original`)."""
+        await self._emulator.wait_for(lambda: len(self.followups) >= count)
+        return list(self.followups)
+
+    # -- helpers for the emulator ---------------------------------------------------------
+
+    def owns(self, message: Message) -> bool:
+        return message is self.original or message in self.followups
+
+
+def envelope(
+    *,
+    emulator: Emulator,
+    interaction_id: int,
+    token: str,
+    type: InteractionType,
+    data: dict[str, Any],
+    user: User,
+    channel: Channel,
+    message: Message | None,
+    locale: str,
+) -> dict[str, Any]:
+    """The INTERACTION_CREATE payload for ``user`` acting in ``channel``."""
+    world = emulator
+    guild = channel.guild
+    channel_payload = channel.to_payload()
+    payload: dict[str, Any] = {
+        "id": str(interaction_id),
+        "application_id": str(world.application_id),
+        "type": int(type),
+        "data": data,
+        "channel": channel_payload,
+        "channel_id": str(channel.id),
+        "token": token,
+        "version": 1,
+        "locale": locale,
+        "entitlements": [],
+        "entitlement_sku_ids": [],
+        "attachment_size_limit": 10 * 1024 * 1024,
+    }
+    if guild is not None:
+        member = guild.member(user)
+        perms = guild.permissions_of(user)
+        if member is not None:
+            member_payload = member.to_payload(with_permissions=True)
+        else:
+            member_payload = {
+                "user": user.to_payload(),
+                "roles": [],
+                "nick": None,
+                "avatar": None,
+                "joined_at": None,
+                "premium_since": None,
+                "deaf": False,
+                "mute": False,
+                "pending": False,
+                "flags": 0,
+                "permissions": str(perms),
+            }
+        channel_payload["permissions"] = str(perms)
+        payload.update(
+            guild_id=str(guild.id),
+            guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+            guild_locale=guild.locale,
+            member=member_payload,
+            app_permissions=str(guild.permissions_of(world.bot)),
+            authorizing_integration_owners={"0": str(guild.id)},
+            context=0,
+        )
+    else:
+        payload.update(
+            user=user.to_payload(),
+            app_permissions=str(DM_APP_PERMISSIONS),
+            authorizing_integration_owners={"0": "0"},
+            context=1,
+        )
+    if message is not None:
+        payload["message"] = message.to_payload(world.users)
+    return payload
+
+
+def interaction_metadata(handle: InteractionHandle) -> dict[str, Any]:
+    """The ``interaction_metadata`` Discord attaches to messages that answer ``handle``."""
+    meta: dict[str, Any] = {
+        "id": str(handle.id),
+        "type": int(handle.type),
+        "user": handle.user.to_payload(),
+        "authorizing_integration_owners": handle.payload.get("authorizing_integration_owners", {}),
+    }
+    if handle.type == InteractionType.APPLICATION_COMMAND:
+        meta["name"] = handle.payload.get("data", {}).get("name", "")
+    if handle.source_message is not None:
+        meta["interacted_message_id"] = str(handle.source_message.id)
+    return meta
+
+
+def callback_body(handle: InteractionHandle, message: Message | None) -> dict[str, Any]:
+    """The ``with_response`` answer of an interaction callback."""
+    body: dict[str, Any] = {
+        "interaction": {
+            "id": str(handle.id),
+            "type": int(handle.type),
+            "activity_instance_id": None,
+            "response_message_id": None if message is None else str(message.id),
+            "response_message_loading": bool(message is not None and message.loading),
+            "response_message_ephemeral": bool(
+                message is not None and message.flags & MessageFlag.EPHEMERAL
+            ),
+        }
+    }
+    if handle.callback_type is not None and handle.callback_type != CallbackType.MODAL:
+        resource: dict[str, Any] = {"type": int(handle.callback_type)}
+        if message is not None:
+            resource["message"] = message.to_payload(handle._emulator.users)
+        body["resource"] = resource
+    return body

@@ -1,0 +1,678 @@
+"""The emulated Discord world: users, guilds, roles, members, channels and messages.
+
+Objects here are plain data with ``to_payload`` methods giving the JSON shapes of Discord API v10.
+The :class:`World` owns them, hands out snowflake ids and keeps the clock that the emulator
+measures deadlines and token lifetimes with.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import IntEnum, IntFlag
+from typing import Any
+
+from . import components as _components
+from .components import Button
+
+__all__ = [
+    "ALL_PERMISSIONS",
+    "DEFAULT_BOT_PERMISSIONS",
+    "DEFAULT_EVERYONE_PERMISSIONS",
+    "Channel",
+    "ChannelType",
+    "Clock",
+    "Guild",
+    "Member",
+    "Message",
+    "MessageFlag",
+    "Permission",
+    "Pings",
+    "Role",
+    "User",
+    "World",
+]
+
+DISCORD_EPOCH_MS = 1_420_070_400_000
+
+
+class Permission(IntFlag):
+    """The permission bits the emulator looks at (any other bit may still be set and is kept)."""
+
+    CREATE_INSTANT_INVITE = 1 << 0
+    KICK_MEMBERS = 1 << 1
+    BAN_MEMBERS = 1 << 2
+    ADMINISTRATOR = 1 << 3
+    MANAGE_CHANNELS = 1 << 4
+    MANAGE_GUILD = 1 << 5
+    ADD_REACTIONS = 1 << 6
+    VIEW_CHANNEL = 1 << 10
+    SEND_MESSAGES = 1 << 11
+    MANAGE_MESSAGES = 1 << 13
+    EMBED_LINKS = 1 << 14
+    ATTACH_FILES = 1 << 15
+    READ_MESSAGE_HISTORY = 1 << 16
+    MENTION_EVERYONE = 1 << 17
+    USE_EXTERNAL_EMOJIS = 1 << 18
+    MANAGE_ROLES = 1 << 28
+    USE_APPLICATION_COMMANDS = 1 << 31
+
+
+ALL_PERMISSIONS = (1 << 51) - 1
+DEFAULT_EVERYONE_PERMISSIONS = int(
+    Permission.VIEW_CHANNEL
+    | Permission.SEND_MESSAGES
+    | Permission.READ_MESSAGE_HISTORY
+    | Permission.ADD_REACTIONS
+    | Permission.EMBED_LINKS
+    | Permission.ATTACH_FILES
+    | Permission.USE_EXTERNAL_EMOJIS
+    | Permission.USE_APPLICATION_COMMANDS
+)
+DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS
+# What Discord reports as the app's permissions in a DM with the bot.
+DM_APP_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS
+
+
+class MessageFlag(IntFlag):
+    CROSSPOSTED = 1 << 0
+    SUPPRESS_EMBEDS = 1 << 2
+    EPHEMERAL = 1 << 6
+    LOADING = 1 << 7
+    SUPPRESS_NOTIFICATIONS = 1 << 12
+    IS_COMPONENTS_V2 = 1 << 15
+
+
+class ChannelType(IntEnum):
+    GUILD_TEXT = 0
+    DM = 1
+
+
+class Clock:
+    """Monotonic seconds that tests can move forward with :meth:`advance`.
+
+    The emulator measures the acknowledgement deadline and interaction token lifetimes on this
+    clock, and stamps messages with the wall-clock time shifted by the same offset.
+    """
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self.offset
+
+    def utcnow(self) -> datetime.datetime:
+        return datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=self.offset)
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("the clock only moves forward")
+        self.offset += seconds
+
+
+class Snowflakes:
+    """Generates unique, increasing snowflakes whose timestamp part is the current time."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._last = 0
+
+    def next(self) -> int:
+        millis = int(self._clock.utcnow().timestamp() * 1000) - DISCORD_EPOCH_MS
+        value = max(millis << 22, self._last + 1)
+        self._last = value
+        return value
+
+
+def iso(moment: datetime.datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+@dataclass(eq=False)
+class User:
+    id: int
+    name: str
+    bot: bool = False
+    global_name: str | None = None
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+    def to_payload(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "id": str(self.id),
+            "username": self.name,
+            "discriminator": "0",
+            "global_name": self.global_name,
+            "avatar": None,
+            "public_flags": 0,
+        }
+        if self.bot:
+            payload["bot"] = True
+        return payload
+
+
+@dataclass(eq=False)
+class Role:
+    id: int
+    guild_id: int
+    name: str
+    permissions: int = 0
+    position: int = 0
+    mentionable: bool = False
+    managed: bool = False
+
+    @property
+    def mention(self) -> str:
+        return f"<@&{self.id}>"
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "permissions": str(self.permissions),
+            "position": self.position,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "managed": self.managed,
+            "mentionable": self.mentionable,
+            "flags": 0,
+        }
+
+
+@dataclass(eq=False)
+class Member:
+    user: User
+    guild: Guild = field(repr=False)
+    roles: list[Role] = field(default_factory=list)
+    nick: str | None = None
+    joined_at: datetime.datetime = field(
+        default_factory=lambda: datetime.datetime.now(datetime.UTC)
+    )
+
+    @property
+    def permissions(self) -> int:
+        return self.guild.permissions_of(self.user)
+
+    def to_payload(
+        self, *, with_user: bool = True, with_permissions: bool = False
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "roles": [str(role.id) for role in self.roles],
+            "nick": self.nick,
+            "avatar": None,
+            "banner": None,
+            "joined_at": iso(self.joined_at),
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "pending": False,
+            "flags": 0,
+            "communication_disabled_until": None,
+        }
+        if with_user:
+            payload["user"] = self.user.to_payload()
+        if with_permissions:
+            payload["permissions"] = str(self.permissions)
+        return payload
+
+
+@dataclass(eq=False)
+class Guild:
+    id: int
+    name: str
+    owner_id: int
+    locale: str = "en-US"
+    roles: dict[int, Role] = field(default_factory=dict)
+    members: dict[int, Member] = field(default_factory=dict)
+    channels: list[Channel] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<Guild id={self.id} name={self.name!r} members={len(self.members)}>"
+
+    @property
+    def everyone(self) -> Role:
+        return self.roles[self.id]
+
+    def member(self, user: User | int) -> Member | None:
+        return self.members.get(user if isinstance(user, int) else user.id)
+
+    def permissions_of(self, user: User | int) -> int:
+        """Guild-level permissions (channel overwrites are not modelled)."""
+        user_id = user if isinstance(user, int) else user.id
+        if user_id == self.owner_id:
+            return ALL_PERMISSIONS
+        member = self.members.get(user_id)
+        if member is None:
+            return 0
+        value = self.everyone.permissions
+        for role in member.roles:
+            value |= role.permissions
+        if value & Permission.ADMINISTRATOR:
+            return ALL_PERMISSIONS
+        return value
+
+    def to_payload(self, *, members: Iterable[Member] | None = None) -> dict[str, Any]:
+        """A full GUILD_CREATE payload; ``members`` defaults to every member."""
+        listed = list(self.members.values() if members is None else members)
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "banner": None,
+            "description": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "premium_progress_bar_enabled": False,
+            "preferred_locale": self.locale,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "public_updates_channel_id": None,
+            "safety_alerts_channel_id": None,
+            "vanity_url_code": None,
+            "features": [],
+            "application_id": None,
+            "max_members": 500000,
+            "roles": [role.to_payload() for role in self.roles.values()],
+            "emojis": [],
+            "stickers": [],
+            "soundboard_sounds": [],
+            "channels": [channel.to_payload() for channel in self.channels],
+            "threads": [],
+            "members": [member.to_payload() for member in listed],
+            "member_count": len(self.members),
+            "large": len(self.members) >= 250,
+            "unavailable": False,
+            "joined_at": iso(datetime.datetime.now(datetime.UTC)),
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+        }
+
+
+@dataclass(eq=False)
+class Channel:
+    id: int
+    type: ChannelType
+    name: str
+    guild: Guild | None = None
+    recipient: User | None = None
+    position: int = 0
+    messages: list[Message] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        where = f"DM with {self.recipient.name}" if self.recipient else f"#{self.name}"
+        return f"<Channel id={self.id} {where}>"
+
+    @property
+    def is_dm(self) -> bool:
+        return self.type is ChannelType.DM
+
+    @property
+    def mention(self) -> str:
+        return f"<#{self.id}>"
+
+    def to_payload(self) -> dict[str, Any]:
+        last = next((m.id for m in reversed(self.messages) if m.visible_to is None), None)
+        last_id = None if last is None else str(last)
+        if self.type is ChannelType.DM:
+            recipients = [] if self.recipient is None else [self.recipient.to_payload()]
+            return {
+                "id": str(self.id),
+                "type": int(self.type),
+                "recipients": recipients,
+                "last_message_id": last_id,
+                "flags": 0,
+            }
+        assert self.guild is not None
+        return {
+            "id": str(self.id),
+            "type": int(self.type),
+            "guild_id": str(self.guild.id),
+            "name": self.name,
+            "position": self.position,
+            "permission_overwrites": [],
+            "parent_id": None,
+            "topic": None,
+            "nsfw": False,
+            "rate_limit_per_user": 0,
+            "last_message_id": last_id,
+            "flags": 0,
+        }
+
+
+@dataclass(frozen=True)
+class Pings:
+    """Who a message notifies, after Discord's allowed-mentions rules were applied."""
+
+    users: frozenset[int] = frozenset()
+    roles: frozenset[int] = frozenset()
+    everyone: bool = False
+
+    @property
+    def nobody(self) -> bool:
+        return not (self.users or self.roles or self.everyone)
+
+
+@dataclass(eq=False)
+class Message:
+    """A message as the emulator stores it; always the latest revision.
+
+    ``visible_to`` is the id of the only user who sees an ephemeral message (``None`` for normal
+    messages). ``pings`` is who was notified when the message was posted (for a deferred
+    interaction response: when the "thinking" placeholder was first filled); ``mentions`` is
+    who the current content highlights.
+    """
+
+    id: int
+    channel: Channel
+    author: User
+    content: str = ""
+    embeds: list[dict[str, Any]] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    flags: int = 0
+    type: int = 0
+    tts: bool = False
+    created_at: datetime.datetime = field(
+        default_factory=lambda: datetime.datetime.now(datetime.UTC)
+    )
+    edited_at: datetime.datetime | None = None
+    visible_to: int | None = None
+    pings: Pings = field(default_factory=Pings)
+    mentions: Pings = field(default_factory=Pings)
+    allowed_mentions: dict[str, Any] | None = None
+    webhook_id: int | None = None
+    application_id: int | None = None
+    interaction_metadata: dict[str, Any] | None = None
+    reference: dict[str, Any] | None = None
+    nonce: str | int | None = None
+    deleted: bool = False
+    edits: int = 0
+
+    def __repr__(self) -> str:
+        extra = " ephemeral" if self.ephemeral else ""
+        extra += " deleted" if self.deleted else ""
+        return (
+            f"<Message id={self.id} {self.channel!r} author={self.author.name!r}"
+            f" flags={int(self.flags)}{extra} text={self.text[:60]!r}>"
+        )
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & MessageFlag.EPHEMERAL)
+
+    @property
+    def loading(self) -> bool:
+        """True while this is a deferred response's "thinking…" placeholder."""
+        return bool(self.flags & MessageFlag.LOADING)
+
+    @property
+    def components_v2(self) -> bool:
+        return bool(self.flags & MessageFlag.IS_COMPONENTS_V2)
+
+    @property
+    def guild(self) -> Guild | None:
+        return self.channel.guild
+
+    def visible_for(self, user: User | int) -> bool:
+        user_id = user if isinstance(user, int) else user.id
+        return self.visible_to is None or self.visible_to == user_id
+
+    @property
+    def text(self) -> str:
+        """Content, embed texts and Components V2 text displays, one per line."""
+        return _components.flatten_text(self.content, self.embeds, self.components)
+
+    def buttons(self) -> list[Button]:
+        """Every button, in document order."""
+        return _components.buttons(self.components)
+
+    def button_grid(self) -> list[list[Button]]:
+        """Buttons by action row (a section's accessory button forms a row of its own)."""
+        return _components.button_grid(self.components)
+
+    def to_payload(self, users: dict[int, User]) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "id": str(self.id),
+            "channel_id": str(self.channel.id),
+            "type": self.type,
+            "author": self.author.to_payload(),
+            "content": self.content,
+            "timestamp": iso(self.created_at),
+            "edited_timestamp": iso(self.edited_at),
+            "tts": self.tts,
+            "mention_everyone": self.mentions.everyone,
+            "mentions": [users[uid].to_payload() for uid in sorted(self.mentions.users)],
+            "mention_roles": [str(rid) for rid in sorted(self.mentions.roles)],
+            "attachments": self.attachments,
+            "embeds": self.embeds,
+            "components": self.components,
+            "reactions": [],
+            "pinned": False,
+            "flags": self.flags,
+        }
+        if self.channel.guild is not None:
+            payload["guild_id"] = str(self.channel.guild.id)
+        if self.webhook_id is not None:
+            payload["webhook_id"] = str(self.webhook_id)
+        if self.application_id is not None:
+            payload["application_id"] = str(self.application_id)
+        if self.interaction_metadata is not None:
+            payload["interaction_metadata"] = self.interaction_metadata
+        if self.reference is not None:
+            payload["message_reference"] = self.reference
+        if self.nonce is not None:
+            payload["nonce"] = self.nonce
+        return payload
+
+
+class World:
+    """Holds every user, guild, channel and message, and builds new ones with fresh ids.
+
+    The bot user and its application exist from the start (``bot``, ``application_id``,
+    ``bot_token``). Subclasses hear about changes through :meth:`_world_changed`.
+    """
+
+    def __init__(self, *, bot_name: str = "TestBot", clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
+        self.snowflakes = Snowflakes(self.clock)
+        self.users: dict[int, User] = {}
+        self.guilds: dict[int, Guild] = {}
+        self.channels: dict[int, Channel] = {}
+        self.message_index: dict[int, Message] = {}
+        self.bot = self._new_user(bot_name, bot=True)
+        self.application_id = self.bot.id
+        self.application_owner = self._new_user(f"{bot_name} owner")
+        self.bot_token = f"{secrets.token_urlsafe(18)}.{secrets.token_urlsafe(6)}.emulated"
+
+    # -- building -------------------------------------------------------------------------
+
+    def _new_user(self, name: str, *, bot: bool = False) -> User:
+        user = User(id=self.snowflakes.next(), name=name, bot=bot)
+        self.users[user.id] = user
+        return user
+
+    def add_user(self, name: str, *, bot: bool = False, global_name: str | None = None) -> User:
+        """A Discord account (a person, or with ``bot=True`` some other bot)."""
+        user = self._new_user(name, bot=bot)
+        user.global_name = global_name
+        return user
+
+    def add_guild(
+        self,
+        name: str,
+        *,
+        owner: User | None = None,
+        bot_member: bool = True,
+        bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
+        everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
+        locale: str = "en-US",
+    ) -> Guild:
+        """A guild; the bot joins it (with a managed role holding ``bot_permissions``) unless
+        ``bot_member`` is false. The owner, if given, becomes a member and has every permission.
+        """
+        guild_id = self.snowflakes.next()
+        guild = Guild(
+            id=guild_id,
+            name=name,
+            owner_id=owner.id if owner else self.snowflakes.next(),
+            locale=locale,
+        )
+        guild.roles[guild_id] = Role(
+            id=guild_id, guild_id=guild_id, name="@everyone", permissions=everyone_permissions
+        )
+        self.guilds[guild_id] = guild
+        if owner is not None:
+            self._join(guild, owner, [], None)
+        if bot_member:
+            role = Role(
+                id=self.snowflakes.next(),
+                guild_id=guild_id,
+                name=self.bot.name,
+                permissions=bot_permissions,
+                position=1,
+                managed=True,
+            )
+            guild.roles[role.id] = role
+            self._join(guild, self.bot, [role], None)
+            self._world_changed("guild_join", guild)
+        return guild
+
+    def add_role(
+        self, guild: Guild, name: str, *, permissions: int = 0, mentionable: bool = False
+    ) -> Role:
+        role = Role(
+            id=self.snowflakes.next(),
+            guild_id=guild.id,
+            name=name,
+            permissions=int(permissions),
+            position=len(guild.roles),
+            mentionable=mentionable,
+        )
+        guild.roles[role.id] = role
+        self._world_changed("role_create", role)
+        return role
+
+    def add_member(
+        self,
+        guild: Guild,
+        user: User,
+        *,
+        roles: Iterable[Role] = (),
+        permissions: int = 0,
+        nick: str | None = None,
+    ) -> Member:
+        """Make ``user`` a member. ``permissions`` (e.g. ``Permission.MANAGE_MESSAGES``) is
+        granted through a role made for this member, since Discord permissions live on roles.
+        """
+        granted = list(roles)
+        if permissions:
+            granted.append(
+                self.add_role(guild, f"{user.name} permissions", permissions=int(permissions))
+            )
+        return self._join(guild, user, granted, nick)
+
+    def _join(self, guild: Guild, user: User, roles: list[Role], nick: str | None) -> Member:
+        member = Member(
+            user=user, guild=guild, roles=roles, nick=nick, joined_at=self.clock.utcnow()
+        )
+        guild.members[user.id] = member
+        if user is not self.bot:
+            self._world_changed("member_join", member)
+        return member
+
+    def add_text_channel(self, guild: Guild, name: str) -> Channel:
+        channel = Channel(
+            id=self.snowflakes.next(),
+            type=ChannelType.GUILD_TEXT,
+            name=name,
+            guild=guild,
+            position=len(guild.channels),
+        )
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        self._world_changed("channel_create", channel)
+        return channel
+
+    def dm_channel(self, user: User) -> Channel:
+        """The DM channel between ``user`` and the bot (made on first use)."""
+        for channel in self.channels.values():
+            if channel.is_dm and channel.recipient is user:
+                return channel
+        channel = Channel(
+            id=self.snowflakes.next(), type=ChannelType.DM, name=user.name, recipient=user
+        )
+        self.channels[channel.id] = channel
+        return channel
+
+    def _world_changed(self, kind: str, obj: Any) -> None:
+        """Hook for subclasses; ``kind`` is guild_join, role_create, member_join or
+        channel_create."""
+
+    # -- looking things up ------------------------------------------------------------------
+
+    def user(self, user_id: int | str) -> User | None:
+        return self.users.get(int(user_id))
+
+    def channel(self, channel_id: int | str) -> Channel | None:
+        return self.channels.get(int(channel_id))
+
+    def guild(self, guild_id: int | str) -> Guild | None:
+        return self.guilds.get(int(guild_id))
+
+    def message(self, message_id: int | str) -> Message | None:
+        """Any message by id, deleted ones included (check ``deleted``)."""
+        return self.message_index.get(int(message_id))
+
+    def messages(
+        self, channel: Channel, *, viewer: User | None = None, include_deleted: bool = False
+    ) -> list[Message]:
+        """Messages of ``channel`` oldest first; with ``viewer``, only those that user sees."""
+        return [
+            message
+            for message in channel.messages
+            if (include_deleted or not message.deleted)
+            and (viewer is None or message.visible_for(viewer))
+        ]
+
+    def latest_message(self, channel: Channel, *, viewer: User | None = None) -> Message | None:
+        found = self.messages(channel, viewer=viewer)
+        return found[-1] if found else None
+
+    def ephemeral_messages(self, user: User, channel: Channel | None = None) -> list[Message]:
+        """Ephemeral messages shown to ``user`` (optionally in one channel), oldest first."""
+        channels = [channel] if channel is not None else list(self.channels.values())
+        found = [
+            message
+            for chan in channels
+            for message in chan.messages
+            if message.visible_to == user.id and not message.deleted
+        ]
+        return sorted(found, key=lambda message: message.id)
+
+    def can_view(self, user: User, channel: Channel) -> bool:
+        if channel.is_dm:
+            return user is channel.recipient or user is self.bot
+        assert channel.guild is not None
+        perms = channel.guild.permissions_of(user)
+        return bool(perms & Permission.VIEW_CHANNEL)
