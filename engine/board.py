@@ -476,7 +476,7 @@ class Board:
         if isinstance(cell, bool) or not isinstance(cell, int):
             raise InvalidMoveError(f"{cell!r} is not a cell index")
         if not 0 <= cell < self.size:
-            raise InvalidMoveError(f"cell {cell + 1} is out of range (1-{self.size})")
+            raise InvalidMoveError(f"cell index {cell} is out of range (0-{self.size - 1})")
 
 
 def _restore(width: int, height: int, k: int, x: int, o: int, moves: tuple[int, ...]) -> Board:
