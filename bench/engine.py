@@ -1,0 +1,200 @@
+"""How fast the exact solver and the ``perfect`` strategy are, next to a naive minimax.
+
+Run as ``python bench/engine.py``; every figure below is measured in the same run (well
+under a minute). Times are wall-clock on whatever machine runs it, so the ratios are the
+figures to compare between machines.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import solver
+from engine.board import Board
+
+# -- the seed tutorials' minimax: a list board, no pruning, no memory ---------------------
+
+_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def naive_first_move(cells: list[str]) -> tuple[int, int]:
+    """Best move for X on a 3x3 list board by plain minimax, and the nodes it visited."""
+    nodes = 0
+
+    def winner(board: list[str]) -> str | None:
+        for a, b, c in _LINES:
+            if board[a] != " " and board[a] == board[b] == board[c]:
+                return board[a]
+        return None
+
+    def minimax(board: list[str], player: str, depth: int) -> int:
+        nonlocal nodes
+        nodes += 1
+        won = winner(board)
+        if won is not None:
+            return 10 - depth if won == "X" else depth - 10
+        if " " not in board:
+            return 0
+        scores = []
+        for i in range(9):
+            if board[i] == " ":
+                board[i] = player
+                scores.append(minimax(board, "O" if player == "X" else "X", depth + 1))
+                board[i] = " "
+        return max(scores) if player == "X" else min(scores)
+
+    nodes += 1  # the root
+    best_cell, best_score = -1, -100
+    for i in range(9):
+        if cells[i] == " ":
+            cells[i] = "X"
+            score = minimax(cells, "O", 1)
+            cells[i] = " "
+            if score > best_score:
+                best_cell, best_score = i, score
+    return best_cell, nodes
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def per_call(fn: Callable[[], object], seconds: float = 0.5) -> float:
+    """Mean seconds per call of a fast function, over about ``seconds``."""
+    calls = 0
+    start = time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
+def cold() -> None:
+    """Forget every solver cache, as in a fresh worker process."""
+    solver._SOLVERS.clear()
+    solver._TABLE3 = None
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.3f} ms" if seconds < 1 else f"{seconds:,.2f} s"
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f} µs"
+
+
+def all_positions(width: int, height: int, k: int) -> list[Board]:
+    seen: dict[tuple[int, int], Board] = {}
+    stack = [Board(width, height, k)]
+    while stack:
+        board = stack.pop()
+        if board.is_over or (board.x_bits, board.o_bits) in seen:
+            continue
+        seen[(board.x_bits, board.o_bits)] = board
+        stack.extend(board.play(c) for c in board.legal_moves())
+    return list(seen.values())
+
+
+def random_positions(shape: tuple[int, int, int], count: int, rng: random.Random) -> list[Board]:
+    out = []
+    while len(out) < count:
+        board = Board(*shape)
+        for _ in range(rng.randint(0, board.size - 1)):
+            if board.is_over:
+                break
+            board = board.play(rng.choice(board.legal_moves()))
+        if not board.is_over:
+            out.append(board)
+    return out
+
+
+# -- the benchmark --------------------------------------------------------------------------
+
+
+def main() -> None:
+    rng = random.Random(2024)
+    print("engine benchmark (pure Python; wall-clock times, same run)\n")
+
+    print("3x3, first move on the empty board")
+    naive_time, (naive_cell, naive_nodes) = timed(lambda: naive_first_move([" "] * 9))
+    print(f"  naive minimax (list board, no pruning): {naive_nodes:,} nodes, {ms(naive_time)}")
+    cold()
+    perfect = solver.Perfect()
+    empty = Board()
+    build_time, _ = timed(solver._table3)
+    first_time, first = timed(lambda: perfect.search(empty, rng))
+    warm = per_call(lambda: perfect.search(empty, rng))
+    positions = len(solver._table3()[0])
+    print(
+        f"  perfect, cold (builds the table of all {positions:,} positions): "
+        f"{ms(build_time + first_time)} -> {naive_time / (build_time + first_time):,.0f}x faster"
+    )
+    print(
+        f"  perfect, table built: {us(warm)} per move, {first.nodes} node (a lookup) "
+        f"-> {naive_time / warm:,.0f}x faster than naive"
+    )
+
+    print("\n3x3, perfect over every unfinished position, table built")
+    boards = all_positions(3, 3, 3)
+    sample = [rng.choice(boards) for _ in range(20_000)]
+    elapsed, _ = timed(lambda: [perfect(b, rng) for b in sample])
+    print(
+        f"  {len(sample):,} moves from {len(boards):,} positions: "
+        f"{len(sample) / elapsed:,.0f} moves/s"
+    )
+
+    print("\n4x4, k=4, solved from the empty board")
+    cold()
+    board = Board(4, 4, 4)
+    elapsed, (score, nodes) = timed(lambda: solver.solve_counted(board))
+    print(f"  cold cache: value {score} (draw), {nodes:,} nodes, {ms(elapsed)} (target <= 300 ms)")
+    again, _ = timed(lambda: solver.solve_counted(board))
+    print(f"  again, cache warm: {ms(again)} ({elapsed / again:,.0f}x faster)")
+    elapsed, result = timed(lambda: perfect.search(board, rng))
+    print(
+        f"  perfect's first move (optimal moves plus the opponent's chances to err): "
+        f"{ms(elapsed)}, {result.nodes:,} nodes"
+    )
+
+    print("\n4x4, k=4, perfect over random positions")
+    cold()
+    sample = random_positions((4, 4, 4), 300, rng)
+    elapsed, _ = timed(lambda: [perfect(b, rng) for b in sample])
+    print(
+        f"  {len(sample)} positions, caches cold at the start: {len(sample) / elapsed:,.0f} moves/s"
+    )
+    elapsed, _ = timed(lambda: [perfect(b, rng) for b in sample])
+    print(f"  the same positions again, caches warm: {len(sample) / elapsed:,.0f} moves/s")
+
+    print("\n5x5, k=4, iterative deepening for 1 s (target: depth >= 8)")
+    for moves in ((), (12, 6, 8, 16)):
+        board = Board.from_moves(moves, 5, 5, 4)
+        elapsed, result = timed(lambda board=board: solver.deepen(board, 1.0, rng))
+        r = result
+        where = "empty board" if not moves else f"after moves {[m + 1 for m in moves]}"
+        print(
+            f"  {where}: depth {r.depth} in {ms(elapsed)}, {r.nodes:,} nodes "
+            f"({r.nodes / elapsed:,.0f} nodes/s), cell {r.cell + 1}, proven {r.proven}"
+        )
+
+    print("\nnaive minimax's first move was cell", naive_cell + 1)
+
+
+if __name__ == "__main__":
+    main()
