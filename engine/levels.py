@@ -1,0 +1,273 @@
+"""Difficulty levels: named move policies built from the strategies.
+
+Every level takes the same steps with its own numbers (its ``Rates``, one set for 3x3,
+one for other boards of up to ``EXACT_CELLS`` cells such as 4x4, one for bigger
+boards); the first step that applies decides the move:
+
+0. on an empty board of up to ``EXACT_CELLS`` cells, with ``random_opening``, open on
+   any cell (variety, and the main chance to beat the bot when it plays X; on bigger
+   boards a corner opening hands the initiative away for nothing);
+1. take a winning cell, if there is one (``takes_wins``);
+2. with probability ``block``, block the opponent's winning cell, if there is one;
+3. with probability ``random``, play any legal cell;
+4. with probability ``mistake``, play one of the moves with a worse result than the
+   best, if there are any: worse exactly (loss < draw < win) on boards of up to
+   ``EXACT_CELLS`` cells; on bigger ones, worse as far as depth-``big_depth`` minimax
+   sees (a forced loss within its horizon < unclear < a forced win);
+5. otherwise the best move: ``engine.solver.Perfect`` up to ``EXACT_CELLS`` cells;
+   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation, or
+   Perfect on its time ``budget`` where ``big_depth`` is None.
+
+All chances and ties are drawn from the ``rng`` in that order, so a seed replays a game
+exactly (except where Perfect searches to a time budget: boards over 16 cells at
+``impossible``). ``impossible`` is Perfect itself. The 3x3 and 4x4 numbers were tuned
+by measurement: bench/calibrate.py plays each level against ``random`` and ``perfect``
+and writes docs/levels.md. The bigger boards' numbers are not held to that table (no
+exact opponent exists there); they keep every move well under a second.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.strategies import (
+    WIN_SCORE,
+    Strategy,
+    make_strategy,
+    minimax_search,
+    threat_cells,
+)
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "EXACT_CELLS",
+    "LEVELS",
+    "PERFECT_RATES",
+    "Level",
+    "LevelStrategy",
+    "Rates",
+    "UnknownLevelError",
+    "choose_move",
+    "get_level",
+    "level_strategy",
+    "levels",
+]
+
+EXACT_CELLS = 16
+"""Boards with at most this many cells (3x3 up to 4x4) are played from exact values."""
+
+_RESULT_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+class UnknownLevelError(ValueError):
+    """A difficulty level name that does not exist."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """Per-move chances of a level's steps 2-4 (see the module docstring)."""
+
+    random: float
+    mistake: float
+    block: float
+
+
+PERFECT_RATES = Rates(random=0.0, mistake=0.0, block=1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One difficulty level's policy; the module docstring says how the numbers are used."""
+
+    name: str
+    description: str
+    small: Rates
+    """Rates on 3x3."""
+    mid: Rates
+    """Rates on the other boards of up to EXACT_CELLS cells (4x4, 3x4, 3x5, ...)."""
+    big: Rates
+    """Rates on boards of more than EXACT_CELLS cells."""
+    big_depth: int | None
+    """Minimax depth on boards over EXACT_CELLS cells; None plays Perfect there."""
+    random_opening: bool = True
+    takes_wins: bool = True
+    budget: float = 1.5
+    """Perfect's time budget in seconds, used only on boards over EXACT_CELLS cells."""
+
+    def rates(self, board: Board) -> Rates:
+        """The rates that apply on ``board``'s shape."""
+        if board.size <= 9:
+            return self.small
+        return self.mid if board.size <= EXACT_CELLS else self.big
+
+    @property
+    def is_perfect(self) -> bool:
+        """True when the level never errs on purpose: it is Perfect."""
+        return (
+            self.small == self.mid == self.big == PERFECT_RATES
+            and self.big_depth is None
+            and not self.random_opening
+        )
+
+
+_ALL: tuple[Level, ...] = (
+    Level(
+        name="easy",
+        description="Plays loosely and misses many of your threats, but takes any win it sees.",
+        small=Rates(random=0.5, mistake=0.5, block=0.5),
+        mid=Rates(random=0.5, mistake=1.0, block=0.2),
+        big=Rates(random=0.4, mistake=0.3, block=0.4),
+        big_depth=1,
+    ),
+    Level(
+        name="medium",
+        description="Takes every win and blocks most threats, but lets forks through.",
+        small=Rates(random=0.35, mistake=0.6, block=1.0),
+        mid=Rates(random=0.2, mistake=1.0, block=0.6),
+        big=Rates(random=0.1, mistake=0.15, block=0.9),
+        big_depth=2,
+    ),
+    Level(
+        name="hard",
+        description="Strong: seldom misses anything, but slips now and then.",
+        small=Rates(random=0.1, mistake=0.2, block=1.0),
+        mid=Rates(random=0.15, mistake=0.6, block=0.8),
+        big=Rates(random=0.0, mistake=0.05, block=1.0),
+        big_depth=4,
+    ),
+    Level(
+        name="impossible",
+        description="Perfect play: it never loses.",
+        small=PERFECT_RATES,
+        mid=PERFECT_RATES,
+        big=PERFECT_RATES,
+        big_depth=None,
+        random_opening=False,
+    ),
+)
+
+LEVELS: tuple[str, ...] = tuple(level.name for level in _ALL)
+"""Level names, weakest first."""
+
+DEFAULT_LEVEL = "medium"
+
+_BY_NAME = {level.name: level for level in _ALL}
+
+
+def levels() -> tuple[Level, ...]:
+    """Every level, weakest first."""
+    return _ALL
+
+
+def get_level(name: str) -> Level:
+    """The level called ``name``; raises UnknownLevelError for any other name."""
+    level = _BY_NAME.get(name) if isinstance(name, str) else None
+    if level is None:
+        raise UnknownLevelError(f"unknown level {name!r}; choose from {', '.join(LEVELS)}")
+    return level
+
+
+_perfect: dict[float, Strategy] = {}
+
+
+def _perfect_player(budget: float) -> Strategy:
+    """One Perfect per budget, kept for the process: the solver's caches warm up."""
+    player = _perfect.get(budget)
+    if player is None:
+        player = _perfect[budget] = make_strategy("perfect", budget=budget)
+    return player
+
+
+def _pick(cells: list[int], rng: random.Random) -> int:
+    return cells[0] if len(cells) == 1 else rng.choice(cells)
+
+
+def _exact_mistakes(board: Board) -> list[int]:
+    """Moves with a worse exact result than the best move's."""
+    from engine.solver import move_values
+
+    values = move_values(board)
+    best = max(_RESULT_RANK[v.result] for v in values)
+    return [v.cell for v in values if _RESULT_RANK[v.result] < best]
+
+
+def _searched_class(score: int) -> int:
+    return 0 if score <= -WIN_SCORE // 2 else 2 if score >= WIN_SCORE // 2 else 1
+
+
+def _searched_mistakes(board: Board, depth: int) -> list[int]:
+    """Moves whose depth-limited minimax result (forced loss, unclear, forced win within
+    the horizon) is worse than the best move's.
+    """
+    classes = {}
+    for cell in board.legal_moves():
+        child = board.play(cell)
+        if child.is_over:
+            classes[cell] = 1 if child.winner is None else 2
+        elif depth == 1:
+            classes[cell] = 1
+        else:
+            classes[cell] = 2 - _searched_class(minimax_search(child, depth - 1, "weighted").score)
+    best = max(classes.values())
+    return [cell for cell, value in classes.items() if value < best]
+
+
+def choose_move(board: Board, level: str, rng: random.Random) -> int:
+    """The 0-based cell the bot plays at ``level``; all chance comes from ``rng``.
+
+    Raises UnknownLevelError for an unknown level and IllegalMoveError on a finished board.
+    """
+    policy = get_level(level)
+    moves = board.legal_moves()
+    if not moves or policy.is_perfect:
+        return _perfect_player(policy.budget)(board, rng)  # also rejects a finished board
+    rates = policy.rates(board)
+    if policy.random_opening and not board.ply and board.size <= EXACT_CELLS:
+        return _pick(list(moves), rng)
+    if policy.takes_wins:
+        wins = threat_cells(board)
+        if wins:
+            return _pick(wins, rng)
+    if rates.block > 0:
+        blocks = threat_cells(board, mover=False)
+        if blocks and (rates.block >= 1 or rng.random() < rates.block):
+            return _pick(blocks, rng)
+    if rates.random > 0 and rng.random() < rates.random:
+        return _pick(list(moves), rng)
+    mistake = rates.mistake > 0 and rng.random() < rates.mistake
+    if board.size > EXACT_CELLS and policy.big_depth is not None:
+        if mistake:
+            worse = _searched_mistakes(board, policy.big_depth)
+            if worse:
+                return _pick(worse, rng)
+        result = minimax_search(board, policy.big_depth, "weighted")
+        return _pick(list(result.best_cells), rng)
+    if mistake and board.size <= EXACT_CELLS:
+        worse = _exact_mistakes(board)
+        if worse:
+            return _pick(worse, rng)
+    return _perfect_player(policy.budget)(board, rng)
+
+
+class LevelStrategy:
+    """A level behind the strategy interface, for self-play and the CLI."""
+
+    def __init__(self, level: str) -> None:
+        self.level = get_level(level).name
+
+    @property
+    def name(self) -> str:
+        return self.level
+
+    def __call__(self, board: Board, rng: random.Random) -> int:
+        return choose_move(board, self.level, rng)
+
+    def __repr__(self) -> str:
+        return f"LevelStrategy({self.level!r})"
+
+
+def level_strategy(level: str) -> LevelStrategy:
+    """``choose_move`` at ``level`` as a strategy; raises UnknownLevelError."""
+    return LevelStrategy(level)

@@ -1,0 +1,228 @@
+"""Difficulty levels: the policy's guarantees, their order, and their speed."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board, Mark
+from engine.errors import IllegalMoveError
+from engine.levels import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    Level,
+    UnknownLevelError,
+    choose_move,
+    get_level,
+    level_strategy,
+    levels,
+)
+from engine.solver import Perfect, best_moves
+from engine.strategies import play_game, random_move, threat_cells
+
+
+def win_block_random(board: Board, rng: random.Random) -> int:
+    """A simple player: win if it can, else block, else any cell."""
+    for cells in (threat_cells(board), threat_cells(board, mover=False)):
+        if cells:
+            return rng.choice(cells)
+    return random_move(board, rng)
+
+
+def test_names_and_order() -> None:
+    assert LEVELS[:4] == ("easy", "medium", "hard", "impossible")
+    assert DEFAULT_LEVEL in LEVELS
+    assert tuple(level.name for level in levels()) == LEVELS
+    for name in LEVELS:
+        level = get_level(name)
+        assert isinstance(level, Level)
+        assert level.description and "\n" not in level.description
+
+
+def test_unknown_level() -> None:
+    with pytest.raises(UnknownLevelError, match="easy, medium, hard, impossible"):
+        get_level("nightmare")
+    with pytest.raises(ValueError):
+        choose_move(Board(), "Easy", random.Random(0))
+    with pytest.raises(UnknownLevelError):
+        level_strategy("")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_finished_board_raises(level: str) -> None:
+    with pytest.raises(IllegalMoveError):
+        choose_move(Board.from_moves([0, 3, 1, 4, 2]), level, random.Random(0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from([(3, 3, 3), (4, 4, 4), (4, 4, 3), (3, 4, 3), (5, 5, 4), (4, 5, 4)]),
+    st.sampled_from(LEVELS[:-1]),
+    st.integers(0, 2**32),
+    st.integers(0, 12),
+)
+def test_levels_choose_legal_cells(
+    shape: tuple[int, int, int], level: str, seed: int, n: int
+) -> None:
+    rng = random.Random(seed)
+    board = Board(*shape)
+    for _ in range(n):
+        if board.is_over:
+            break
+        board = board.play(random_move(board, rng))
+    if board.is_over:
+        return
+    assert choose_move(board, level, rng) in board.legal_moves()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_same_game(level: str) -> None:
+    bot = level_strategy(level)
+    for shape in ((3, 3, 3), (4, 4, 4)):
+        one = play_game(bot, random_move, random.Random(42), Board(*shape)).moves
+        two = play_game(bot, random_move, random.Random(42), Board(*shape)).moves
+        assert one == two
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_takes_a_win(level: str) -> None:
+    for text, k in (("XX./OO./...", 3), ("XXX./OOO./..../....", 4), ("XX./OO./X.O", 3)):
+        board = Board.from_text(text, k=k)
+        wins = set(threat_cells(board))
+        for seed in range(30):
+            assert choose_move(board, level, random.Random(seed)) in wins
+
+
+@pytest.mark.parametrize("level", ["medium", "hard", "impossible"])
+def test_3x3_levels_never_miss_a_block(level: str) -> None:
+    rng = random.Random(9)
+    checked = 0
+    for _ in range(300):
+        board = Board()
+        while not board.is_over:
+            if not board.ply % 2 and threat_cells(board, mover=False) and not threat_cells(board):
+                blocks = set(threat_cells(board, mover=False))
+                assert choose_move(board, level, rng) in blocks
+                checked += 1
+            board = board.play(random_move(board, rng))
+    assert checked > 50
+
+
+def test_impossible_is_perfect() -> None:
+    rng = random.Random(1)
+    perfect = Perfect()
+    for _ in range(40):
+        board = Board()
+        while not board.is_over:
+            seed = rng.randrange(1 << 30)
+            chosen = choose_move(board, "impossible", random.Random(seed))
+            assert chosen == perfect(board, random.Random(seed))
+            assert chosen in best_moves(board)
+            board = board.play(random_move(board, rng))
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (4, 4, 4)])
+def test_impossible_never_loses(shape: tuple[int, int, int]) -> None:
+    bot = level_strategy("impossible")
+    rng = random.Random(3)
+    games = 150 if shape == (3, 3, 3) else 25
+    for opponent in (random_move, win_block_random):
+        for _ in range(games):
+            assert play_game(bot, opponent, rng, Board(*shape)).winner is not Mark.O
+            assert play_game(opponent, bot, rng, Board(*shape)).winner is not Mark.X
+
+
+def test_easy_loses_to_a_player_who_wins_and_blocks() -> None:
+    bot = level_strategy("easy")
+    rng = random.Random(4)
+    losses = 0
+    for _ in range(200):
+        losses += play_game(bot, win_block_random, rng).winner is Mark.O
+        losses += play_game(win_block_random, bot, rng).winner is Mark.X
+    assert losses >= 10
+
+
+def _loss_rates(level: str, games: int, seed: int) -> tuple[float, float]:
+    bot = level_strategy(level)
+    perfect = Perfect()
+    rng = random.Random(seed)
+    as_x = sum(play_game(bot, perfect, rng).winner is Mark.O for _ in range(games))
+    as_o = sum(play_game(perfect, bot, rng).winner is Mark.X for _ in range(games))
+    return 100 * as_x / games, 100 * as_o / games
+
+
+def test_levels_are_ordered_on_3x3() -> None:
+    """Quick measurement: each level loses to perfect clearly more often than the next."""
+    rates = [_loss_rates(level, 400, 17) for level in LEVELS]
+    assert rates[-1] == (0.0, 0.0)
+    for weaker, stronger in itertools.pairwise(rates):
+        for side in (0, 1):
+            assert weaker[side] - stronger[side] >= 5, rates
+
+
+@pytest.mark.slow
+def test_levels_are_ordered_on_4x4() -> None:
+    rates = []
+    for level in LEVELS:
+        bot = level_strategy(level)
+        perfect = Perfect()
+        rng = random.Random(5)
+        games = 200
+        as_x = sum(
+            play_game(bot, perfect, rng, Board(4, 4, 4)).winner is Mark.O for _ in range(games)
+        )
+        as_o = sum(
+            play_game(perfect, bot, rng, Board(4, 4, 4)).winner is Mark.X for _ in range(games)
+        )
+        rates.append((as_x / games, as_o / games))
+    assert rates[-1] == (0.0, 0.0)
+    for weaker, stronger in itertools.pairwise(rates):
+        assert weaker[0] > stronger[0] and weaker[1] > stronger[1], rates
+
+
+@pytest.mark.parametrize("level", LEVELS[:-1])
+def test_5x5_moves_are_quick(level: str) -> None:
+    rng = random.Random(6)
+    board = Board(5, 5, 4)
+    worst = 0.0
+    while not board.is_over:
+        if board.ply % 2:
+            start = time.perf_counter()
+            cell = choose_move(board, level, rng)
+            worst = max(worst, time.perf_counter() - start)
+        else:
+            cell = random_move(board, rng)
+        board = board.play(cell)
+    assert worst < 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_5x5_impossible_keeps_to_its_budget(k: int) -> None:
+    board = Board(5, 5, k).play(12)
+    start = time.perf_counter()
+    cell = choose_move(board, "impossible", random.Random(0))
+    assert time.perf_counter() - start < 3.0
+    assert cell in board.legal_moves()
+
+
+def test_rates_follow_the_board_size() -> None:
+    hard = get_level("hard")
+    assert hard.rates(Board()) is hard.small
+    assert hard.rates(Board(4, 4, 4)) is hard.mid
+    assert hard.rates(Board(3, 5, 3)) is hard.mid
+    assert hard.rates(Board(5, 5, 4)) is hard.big
+    assert get_level("impossible").is_perfect
+    assert not any(get_level(name).is_perfect for name in LEVELS[:-1])
+
+
+def test_openings() -> None:
+    # Small boards: the lower levels open anywhere; bigger ones open where search says.
+    openings = {choose_move(Board(), "medium", random.Random(s)) for s in range(60)}
+    assert len(openings) >= 6
+    assert {choose_move(Board(5, 5, 4), "hard", random.Random(s)) for s in range(5)} == {12}
