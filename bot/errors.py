@@ -16,6 +16,7 @@ __all__ = [
     "ChallengePending",
     "ChannelBusy",
     "GameError",
+    "GameInProgress",
     "GameNotFound",
     "GameOver",
     "InvalidCell",
@@ -151,6 +152,12 @@ class RematchUnavailable(GameError):
     """A rematch was asked for a game that cannot have one."""
 
     default_message = "A rematch isn't possible for this game."
+
+
+class GameInProgress(GameError):
+    """A review was asked for a game that is still being played."""
+
+    default_message = "That game is still being played; its review comes when it ends."
 
 
 class StorageError(Exception):

@@ -1,0 +1,105 @@
+"""Fixtures for the service and storage tests: real SQLite files, a fake clock."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.models import First, Game
+from bot.service import GameService, ServiceConfig
+from bot.storage import Store
+
+GUILD = 1000
+CHANNEL = 2000
+ALICE = 11
+BOB = 22
+CAROL = 33
+
+
+class FakeClock:
+    """A clock the test moves by hand: timeouts without sleeping."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture(scope="session")
+def executor() -> Iterator[concurrent.futures.Executor]:
+    """Bot moves in threads: the same pure function the process pool runs, minus start-up."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        yield pool
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "tictactoe.db"
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[Store]:
+    store = await Store.open(db_path)
+    yield store
+    await store.close()
+
+
+def make_service(
+    store: Store,
+    clock: FakeClock,
+    executor: concurrent.futures.Executor,
+    **config: object,
+) -> GameService:
+    return GameService(
+        store,
+        ServiceConfig(**config),  # type: ignore[arg-type]
+        clock=clock,
+        executor=executor,
+        rng=random.Random(1234),
+    )
+
+
+@pytest.fixture
+async def service(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> AsyncIterator[GameService]:
+    svc = make_service(store, clock, executor)
+    await svc.start()
+    yield svc
+    await svc.close()
+
+
+async def member_game(
+    service: GameService,
+    x: int = ALICE,
+    o: int = BOB,
+    *,
+    guild: int = GUILD,
+    channel: int = CHANNEL,
+    **settings: int,
+) -> Game:
+    """A started game between two members with ``x`` moving first."""
+    challenge = await service.challenge(guild, channel, x, o, first=First.ME, **settings)
+    return await service.accept(challenge.id, o)
+
+
+async def play_out(service: GameService, game: Game, cells: list[int]) -> Game:
+    """Play ``cells`` in order, each by whoever is on move."""
+    for cell in cells:
+        player = game.current_player_id
+        assert player is not None
+        game = await service.play(game.id, player, cell, game.move_no)
+    return game

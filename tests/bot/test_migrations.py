@@ -1,0 +1,216 @@
+"""Migrations: fresh databases, upgrades, failures that change nothing, newer schemas refused.
+
+The database is inspected with plain ``sqlite3`` here: these tests check the file itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.errors import StorageError
+from bot.storage import DEFAULT_MIGRATIONS_DIR, Store, split_statements
+
+EXPECTED_TABLES = {"meta", "games", "challenges", "players", "bot_records"}
+LATEST = len(list(DEFAULT_MIGRATIONS_DIR.glob("*.sql")))
+
+
+def snapshot(path: Path) -> dict[str, Any]:
+    """Everything a migration could change: version, schema and every row."""
+    with sqlite3.connect(path) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        schema = sorted(conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall())
+        rows = {
+            name: sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall())
+            for (kind, name, _sql) in schema
+            if kind == "table"
+        }
+    conn.close()
+    return {"version": version, "schema": schema, "rows": rows}
+
+
+def migrations_copy(tmp_path: Path, extra: dict[str, str]) -> Path:
+    """The real migrations plus ``extra`` files, in a fresh directory."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for file in DEFAULT_MIGRATIONS_DIR.glob("*.sql"):
+        shutil.copy(file, directory / file.name)
+    for name, text in extra.items():
+        (directory / name).write_text(text)
+    return directory
+
+
+NEXT = f"{LATEST + 1:04d}"
+GOOD_NEXT = """
+-- a later migration, as the next developer would write it
+ALTER TABLE players ADD COLUMN nickname TEXT DEFAULT 'none; really';
+CREATE TABLE titles (guild_id INTEGER NOT NULL, user_id INTEGER NOT NULL, title TEXT);
+CREATE TRIGGER players_title AFTER INSERT ON players BEGIN
+    INSERT INTO titles VALUES (new.guild_id, new.user_id, 'rookie');
+END;
+INSERT INTO meta (key, value) VALUES ('upgraded', 'yes');
+"""
+BROKEN_NEXT = """
+CREATE TABLE half_done (id INTEGER PRIMARY KEY);
+INSERT INTO meta (key, value) VALUES ('half', 'done');
+UPDATE players SET rating = 0;
+ALTER TABLE no_such_table ADD COLUMN x INTEGER;
+"""
+
+
+async def test_fresh_database(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "dir" / "bot.db"  # the directory is created
+    store = await Store.open(path)
+    try:
+        assert store.schema_version == LATEST
+        assert await store.integrity_check() == "ok"
+        await store.set_meta("tree", "abc")
+        assert await store.get_meta("tree") == "abc"
+        await store.set_meta("tree", "def")
+        assert await store.get_meta("tree") == "def"
+        assert await store.get_meta("missing") is None
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert tables >= EXPECTED_TABLES
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    await (await Store.open(path)).close()
+    before = snapshot(path)
+    await (await Store.open(path)).close()
+    assert snapshot(path) == before
+
+
+async def test_upgrade_from_version_zero(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    sqlite3.connect(path).close()  # an empty database: user_version 0
+    directory = migrations_copy(tmp_path, {f"{NEXT}_titles.sql": GOOD_NEXT})
+    store = await Store.open(path, directory)
+    assert store.schema_version == LATEST + 1
+    assert await store.get_meta("upgraded") == "yes"
+    await store.close()
+
+
+async def test_upgrade_from_each_earlier_version_keeps_data(tmp_path: Path) -> None:
+    # Bring a database to every version in turn, with data, then upgrade it to the end.
+    directory = migrations_copy(tmp_path, {f"{NEXT}_titles.sql": GOOD_NEXT})
+    for start in range(LATEST + 1):
+        path = tmp_path / f"from_{start}.db"
+        partial = tmp_path / f"partial_{start}"
+        partial.mkdir()
+        for file in sorted(directory.glob("*.sql"))[:start]:
+            shutil.copy(file, partial / file.name)
+        if start == 0:
+            sqlite3.connect(path).close()
+        else:
+            store = await Store.open(path, partial)
+            assert store.schema_version == start
+            await store.set_meta("kept", str(start))
+            await store.close()
+        store = await Store.open(path, directory)
+        assert store.schema_version == LATEST + 1
+        assert await store.get_meta("kept") == (None if start == 0 else str(start))
+        assert await store.integrity_check() == "ok"
+        await store.close()
+        with sqlite3.connect(path) as conn:
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(players)")}
+        conn.close()
+        assert "nickname" in columns
+
+
+async def test_failing_migration_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    store = await Store.open(path)
+    await store.set_meta("before", "1")
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO players (guild_id, user_id, rating, rated_games, wins, updated_at)"
+            " VALUES (1, 2, 1620.5, 3, 3, 0)"
+        )
+    conn.close()
+    before = snapshot(path)
+    directory = migrations_copy(tmp_path, {f"{NEXT}_broken.sql": BROKEN_NEXT})
+    with pytest.raises(StorageError, match=f"{NEXT}_broken.sql"):
+        await Store.open(path, directory)
+    assert snapshot(path) == before
+    # ... and the database still opens with the migrations that work.
+    store = await Store.open(path)
+    assert store.schema_version == LATEST
+    assert await store.integrity_check() == "ok"
+    await store.close()
+
+
+async def test_failing_first_migration_leaves_an_empty_database(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    directory = tmp_path / "bad"
+    directory.mkdir()
+    (directory / "0001_init.sql").write_text("CREATE TABLE a (x);\nCREATE TABLE a (y);\n")
+    with pytest.raises(StorageError, match=r"0001_init\.sql"):
+        await Store.open(path, directory)
+    assert snapshot(path) == {"version": 0, "schema": [], "rows": {}}
+
+
+async def test_newer_database_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE future (x)")
+        conn.execute("INSERT INTO future VALUES (42)")
+        conn.execute(f"PRAGMA user_version = {LATEST + 7}")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match=rf"version {LATEST + 7}.*newer"):
+        await Store.open(path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["bot.db"]  # no WAL files either
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"0001_a.sql": "", "0001_b.sql": ""}, "share a number"),
+        ({"0001_a.sql": "", "0003_c.sql": ""}, "without gaps"),
+        ({"1_a.sql": ""}, "NNNN_description"),
+        ({"0001_a.sql": "CREATE TABLE t (x"}, "0001_a.sql"),
+    ],
+)
+async def test_bad_migration_directories(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for name, text in files.items():
+        (directory / name).write_text(text)
+    with pytest.raises(StorageError, match=message):
+        await Store.open(tmp_path / "bot.db", directory)
+
+
+def test_split_statements() -> None:
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');  /* block; comment */
+    CREATE TRIGGER tr AFTER INSERT ON t BEGIN
+        UPDATE t SET x = 'c;d';
+        DELETE FROM t WHERE 0;
+    END; INSERT INTO t VALUES ('e');
+    -- trailing comment
+    """
+    statements = split_statements(script)
+    assert len(statements) == 3
+    assert statements[0].endswith("DEFAULT 'a;b');")
+    assert statements[1].startswith("/* block; comment */")
+    assert statements[1].rstrip().endswith("END;")
+    assert statements[2] == "INSERT INTO t VALUES ('e');"
+    with pytest.raises(ValueError, match="incomplete"):
+        split_statements("CREATE TABLE t (x); SELECT 1")

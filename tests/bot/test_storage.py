@@ -1,0 +1,248 @@
+"""The store on its own: conditional writes, the channel index, results counted once."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
+from bot.storage import ChannelTaken, Store
+from engine import Mark
+
+from .conftest import ALICE, BOB, CHANNEL, GUILD
+
+NOW = 1_700_000_000.0
+
+
+def new_game(**changes: object) -> Game:
+    game = Game(
+        id=0,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        message_id=None,
+        x_id=ALICE,
+        o_id=BOB,
+        bot_level=None,
+        width=3,
+        height=3,
+        k=3,
+        moves=(),
+        status=GameStatus.ACTIVE,
+        result=None,
+        winner_id=None,
+        winner_mark=None,
+        created_at=NOW,
+        updated_at=NOW,
+        turn_deadline=NOW + 300,
+    )
+    return dataclasses.replace(game, **changes)  # type: ignore[arg-type]
+
+
+def won(game: Game, moves: tuple[int, ...], winner: Mark, at: float = NOW) -> Game:
+    return dataclasses.replace(
+        game,
+        moves=moves,
+        status=GameStatus.FINISHED,
+        result=Result.WIN,
+        winner_mark=winner,
+        winner_id=game.player_of(winner),
+        updated_at=at,
+        turn_deadline=None,
+    )
+
+
+async def test_pragmas(store: Store, db_path: Path) -> None:
+    assert await store.integrity_check() == "ok"
+    assert store.schema_version >= 1
+
+
+async def test_insert_and_read_back(store: Store) -> None:
+    game = await store.insert_game(new_game(message_id=5, rematch_of=None), exclusive=True)
+    assert game.id > 0
+    assert await store.get_game(game.id) == game
+    assert await store.get_game(game.id + 1) is None
+    assert await store.set_game_message(game.id, 77)
+    assert not await store.set_game_message(game.id + 1, 77)
+    stored = await store.get_game(game.id)
+    assert stored is not None and stored.message_id == 77
+
+
+async def test_one_live_game_per_channel_is_enforced_by_the_database(store: Store) -> None:
+    first = await store.insert_game(new_game(), exclusive=True)
+    with pytest.raises(ChannelTaken):
+        await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True)
+    # Other channels and guilds are free; non-exclusive games do not claim the channel.
+    await store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True)
+    await store.insert_game(new_game(guild_id=GUILD + 1), exclusive=True)
+    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=False)
+    # Once the first game ends the channel can be claimed again.
+    assert await store.save_game(won(first, (0, 3, 1, 4, 2), Mark.X), first)
+    await store.insert_game(new_game(x_id=7, o_id=8), exclusive=True)
+
+
+async def test_save_game_is_conditional_on_move_number_and_status(store: Store) -> None:
+    game = await store.insert_game(new_game(), exclusive=True)
+    moved = dataclasses.replace(game, moves=(4,), updated_at=NOW + 1)
+    other = dataclasses.replace(game, moves=(0,), updated_at=NOW + 1)
+    assert await store.save_game(moved, game)
+    assert not await store.save_game(other, game)  # move 0 is gone
+    assert await store.get_game(game.id) == moved
+    # The status is part of the guard too.
+    assert not await store.save_game(
+        dataclasses.replace(moved, moves=(4, 0)),
+        dataclasses.replace(moved, status=GameStatus.BOT_TO_MOVE),
+    )
+
+
+async def test_result_is_counted_once(store: Store) -> None:
+    game = await store.insert_game(new_game(), exclusive=True)
+    final = won(game, (0, 3, 1, 4, 2), Mark.X)
+    assert await store.save_game(final, game)
+    assert not await store.save_game(final, game)
+    alice = await store.player(GUILD, ALICE)
+    bob = await store.player(GUILD, BOB)
+    assert (alice.rating, alice.rated_games, alice.record.wins) == (1520.0, 1, 1)
+    assert (bob.rating, bob.rated_games, bob.record.losses) == (1480.0, 1, 1)
+    assert (alice.current_streak, bob.current_streak) == (1, -1)
+    assert (alice.rank, bob.rank) == (1, 2)
+
+
+async def test_bot_results_are_per_level_and_unrated(store: Store) -> None:
+    for level, winner in (("easy", Mark.X), ("easy", Mark.O), ("hard", None)):
+        game = await store.insert_game(new_game(o_id=None, bot_level=level), exclusive=False)
+        if winner is None:
+            final = dataclasses.replace(
+                game,
+                moves=(0, 4, 8, 1, 7, 6, 2, 5, 3),
+                status=GameStatus.FINISHED,
+                result=Result.DRAW,
+                turn_deadline=None,
+            )
+        else:
+            final = won(game, (0, 3, 1, 4, 2), winner)
+        assert await store.save_game(final, game)
+    records = {lr.level: lr.record for lr in await store.bot_records(GUILD, ALICE)}
+    assert (records["easy"].wins, records["easy"].losses, records["easy"].draws) == (1, 1, 0)
+    assert records["hard"].draws == 1
+    alice = await store.player(GUILD, ALICE)
+    assert (alice.rating, alice.rated_games, alice.rank) == (1500.0, 0, None)
+    assert alice.best_streak == 1 and alice.current_streak == 0
+    total, page, rows = await store.leaderboard(GUILD, 1, 10)
+    assert (total, page, rows) == (0, 1, [])
+
+
+async def test_challenges(store: Store) -> None:
+    challenge = await store.insert_challenge(
+        Challenge(
+            id=0,
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            message_id=None,
+            challenger_id=ALICE,
+            opponent_id=BOB,
+            width=3,
+            height=3,
+            k=3,
+            first=First.ME,
+            status=ChallengeStatus.PENDING,
+            created_at=NOW,
+            expires_at=NOW + 60,
+        )
+    )
+    assert await store.get_challenge(challenge.id) == challenge
+    view = await store.channel_view(GUILD, CHANNEL, NOW)
+    assert view.challenges == (challenge,) and view.games == ()
+    assert (await store.channel_view(GUILD, CHANNEL, NOW + 60)).challenges == ()
+    assert await store.set_challenge_message(challenge.id, 9)
+    assert await store.expire_challenges(NOW + 59) == []
+    expired = await store.expire_challenges(NOW + 60)
+    assert [c.id for c in expired] == [challenge.id]
+    assert expired[0].status is ChallengeStatus.EXPIRED and expired[0].message_id == 9
+    assert await store.answer_challenge(challenge.id, ChallengeStatus.DECLINED, NOW) is None
+
+
+async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None:
+    challenge = await store.insert_challenge(
+        Challenge(
+            id=0,
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            message_id=None,
+            challenger_id=ALICE,
+            opponent_id=BOB,
+            width=3,
+            height=3,
+            k=3,
+            first=First.ME,
+            status=ChallengeStatus.PENDING,
+            created_at=NOW,
+            expires_at=NOW + 60,
+        )
+    )
+    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True)
+    with pytest.raises(ChannelTaken):
+        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True)
+    again = await store.get_challenge(challenge.id)
+    assert again is not None and again.status is ChallengeStatus.PENDING
+
+
+async def test_schema_rejects_inconsistent_rows(store: Store) -> None:
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.insert_game(new_game(width=6), exclusive=False)
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.insert_game(new_game(k=4), exclusive=False)  # 4 in a row on 3x3
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.insert_game(new_game(o_id=None), exclusive=False)  # one human, no level
+
+
+async def test_leaderboard_order_and_pages(store: Store) -> None:
+    # Eight members: 1 beats 2, 3 beats 4, ... and 1 also beats 3.
+    pairs = [(1, 2), (3, 4), (5, 6), (7, 8), (1, 3)]
+    for index, (x, o) in enumerate(pairs):
+        game = await store.insert_game(new_game(x_id=x, o_id=o, channel_id=index), exclusive=True)
+        assert await store.save_game(won(game, (0, 3, 1, 4, 2), Mark.X), game)
+    total, page, rows = await store.leaderboard(GUILD, 1, 3)
+    assert (total, page) == (8, 1)
+    assert [user for user, _ in rows] == [1, 5, 7]  # 1 has two wins; 5 and 7 tie on 1520/1
+    total, page, rows = await store.leaderboard(GUILD, 99, 3)
+    assert page == 3 and [row.rank for _, row in rows] == [7, 8]
+    total, page, rows = await store.leaderboard(GUILD, -5, 3)
+    assert page == 1
+    assert (await store.player(GUILD, 7)).rank == 3
+    assert (await store.leaderboard(GUILD + 1, 1, 3))[0] == 0
+
+
+async def test_history_newest_first_and_per_player(store: Store) -> None:
+    ids = []
+    for index, (x, o) in enumerate([(ALICE, BOB), (BOB, 5), (ALICE, 5)]):
+        game = await store.insert_game(new_game(x_id=x, o_id=o, channel_id=index), exclusive=True)
+        assert await store.save_game(won(game, (0, 3, 1, 4, 2), Mark.X, NOW + index), game)
+        ids.append(game.id)
+    await store.insert_game(new_game(channel_id=99), exclusive=True)  # live: not history
+    assert [g.id for g in await store.history(GUILD, None, 10)] == ids[::-1]
+    assert [g.id for g in await store.history(GUILD, ALICE, 10)] == [ids[2], ids[0]]
+    assert [g.id for g in await store.history(GUILD, BOB, 1)] == [ids[1]]
+    assert await store.history(GUILD + 1, ALICE, 10) == []
+
+
+def test_move_count_must_match_the_moves(tmp_path: Path) -> None:
+    async def create() -> None:
+        await (await Store.open(path)).close()
+
+    path = tmp_path / "bot.db"
+    asyncio.run(create())
+    insert = (
+        "INSERT INTO games (guild_id, channel_id, x_id, o_id, width, height, k, moves, move_no,"
+        " status, created_at, updated_at) VALUES (1, 1, 1, 2, 3, 3, 3, ?, ?, 'active', 0, 0)"
+    )
+    with sqlite3.connect(path) as conn:
+        conn.execute(insert, ("4,0,8", 3))
+        conn.execute(insert.replace("(1, 1, 1", "(1, 2, 1"), ("", 0))
+        for moves, move_no in (("4,0,8", 2), ("", 1), ("4", 0)):
+            with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+                conn.execute(insert.replace("(1, 1, 1", "(1, 3, 1"), (moves, move_no))
+    conn.close()
