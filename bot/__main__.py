@@ -1,0 +1,187 @@
+"""``python -m bot``: read the settings, open the database, run until SIGTERM or SIGINT.
+
+Errors an admin can fix (a missing or rejected token, an unusable database path, a bad
+setting) end the process with one line on stderr naming the setting, and exit status 2
+for a bad setting or 1 otherwise; tracebacks are kept for bugs.
+
+``discord.Client.run`` would not close the bot on SIGTERM, so this module runs its own
+event loop and turns both signals into an orderly ``bot.close()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import aiohttp
+import discord
+import yarl
+from dotenv import find_dotenv, load_dotenv
+
+from bot.errors import StorageError
+from bot.settings import Settings, SettingsError
+
+if TYPE_CHECKING:  # imported when running: a bad setting should not need the whole bot
+    from bot.client import TicTacToeBot
+    from bot.storage import Store
+
+log = logging.getLogger("bot")
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_SETTINGS = 0, 1, 2
+
+
+class FatalError(Exception):
+    """A start-up failure the admin can fix; its text is the one line shown to them."""
+
+
+class _RedactToken(logging.Filter):
+    """Belt and braces: no log line may contain the token, whoever wrote it."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.token in message:
+            record.msg, record.args = message.replace(self.token, "[token]"), None
+        return True
+
+
+def configure_logging(settings: Settings) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+    )
+    handler.addFilter(_RedactToken(settings.token))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level_number)
+    # discord.py's HTTP and gateway chatter is only useful when debugging it.
+    logging.getLogger("discord").setLevel(max(settings.log_level_number, logging.INFO))
+
+
+def use_endpoints(settings: Settings) -> None:
+    """Point discord.py at a proxy or an emulator instead of discord.com, if configured."""
+    if settings.api_base is not None:
+        discord.http.Route.BASE = settings.api_base
+    if settings.gateway_url is not None:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+
+
+def _db_error(problem: str) -> FatalError:
+    return FatalError(f"DATABASE_PATH: {problem}")
+
+
+def check_database_path(path: Path) -> None:
+    """Create the database's folder and check access, so SQLite's errors need no decoding."""
+    fail = _db_error
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"cannot create the folder {path.parent}: {exc.strerror}") from None
+    if path.is_dir():
+        raise fail(f"{path} is a folder; give the path of a database file")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise fail(f"{path} is not readable and writable by this user")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise fail(f"the folder {path.parent} is not writable (SQLite keeps its journal there)")
+
+
+async def open_store(path: Path) -> Store:
+    """Open (creating if needed) the database, or a FatalError naming DATABASE_PATH."""
+    from bot.storage import Store
+
+    fail = _db_error
+    try:
+        return await Store.open(path)
+    except StorageError as exc:
+        raise fail(str(exc)) from None
+    except (OSError, sqlite3.Error) as exc:
+        raise fail(f"cannot open {path}: {exc}") from None
+
+
+async def serve(bot: TicTacToeBot, token: str) -> None:
+    """Run the bot until it stops by itself or a signal asks it to."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    runner = asyncio.create_task(bot.start(token), name="discord")
+    stopper = asyncio.create_task(stop.wait(), name="signals")
+    try:
+        await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        if runner.done():
+            runner.result()  # raises what stopped it
+            return
+        log.info("Shutting down")
+        await bot.close()
+        try:
+            await asyncio.wait_for(runner, timeout=10)
+        except TimeoutError:
+            log.warning("The gateway did not stop in time")
+        except Exception:  # a signal during start-up cuts login or setup_hook short
+            log.debug("Start-up interrupted by the shutdown", exc_info=True)
+    finally:
+        stopper.cancel()
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+async def run(settings: Settings, *, force_sync: bool = False) -> None:
+    check_database_path(settings.database_path)
+    store = await open_store(settings.database_path)
+    try:
+        from bot.client import TicTacToeBot
+
+        async with TicTacToeBot(settings, store, force_sync=force_sync) as bot:
+            await serve(bot, settings.token)
+    except discord.LoginFailure:
+        raise FatalError("DISCORD_TOKEN: Discord rejected the token (LoginFailure)") from None
+    except StorageError as exc:
+        raise FatalError(f"DATABASE_PATH: {exc}") from None
+    except (aiohttp.ClientConnectionError, OSError) as exc:
+        where = settings.api_base or "discord.com"
+        raise FatalError(f"Cannot reach Discord ({where}): {exc}") from None
+    finally:
+        await store.close()
+    log.info("Stopped")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Run the tic-tac-toe bot.")
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="sync the slash commands with Discord at this start-up, even if unchanged",
+    )
+    args = parser.parse_args(argv)
+    load_dotenv(find_dotenv(usecwd=True))  # the .env of the working folder, never at import
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    configure_logging(settings)
+    use_endpoints(settings)
+    try:
+        asyncio.run(run(settings, force_sync=args.sync))
+    except FatalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The bot: start-up (service, cogs, buttons, command sync, sweeper) and an orderly close.
+
+Start-up follows discord.py's ``examples/advanced_startup.py``: the entry point builds
+the settings and opens the store, the constructor takes them, and ``setup_hook`` (which
+runs after login, before the gateway connects) does the rest.
+
+Commands are synced only when their definition changed: a SHA-256 of the command tree
+payload (plus the application id) is kept in the store's meta table and compared at
+start-up. With ``DEV_GUILD_ID`` the commands are copied to that server and synced there
+at every start, and the global sync is left alone (else the server would list every
+command twice). ``--sync`` forces both.
+
+Closing waits for actions in flight (a click being answered) up to the grace period,
+then stops the gateway and closes the service. New clicks meanwhile are told to retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import ui
+from bot.models import Challenge, Game
+from bot.service import GameService, ServiceConfig
+from bot.settings import Settings
+from bot.storage import Store
+
+__all__ = ["COMMANDS_HASH_KEY", "EXTENSIONS", "GameTree", "TicTacToeBot"]
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = ("bot.cogs.games", "bot.cogs.stats")
+COMMANDS_HASH_KEY = "commands_hash"
+
+
+class GameTree(app_commands.CommandTree["TicTacToeBot"]):
+    """A command tree whose errors reach the user instead of only the log."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.guild_id is None:  # guild_only hides the commands; answer anyway
+            await ui.send_ephemeral(interaction, ui.DM_MESSAGE)
+            return False
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
+    ) -> None:
+        original: BaseException = error
+        if isinstance(error, app_commands.CommandInvokeError):
+            original = error.original
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            await ui.send_ephemeral(interaction, ui.DM_MESSAGE)
+            return
+        elif isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
+            await ui.send_ephemeral(interaction, str(error) or ui.GENERIC_ERROR)
+            return
+        await ui.reply_error(interaction, original)
+
+
+class TicTacToeBot(commands.Bot):
+    """The application; ``service`` exists once ``setup_hook`` has run."""
+
+    service: GameService
+
+    def __init__(self, settings: Settings, store: Store, *, force_sync: bool = False) -> None:
+        # No voice here: spare the log discord.py's warnings about missing voice libraries.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            intents=discord.Intents.default(),
+            allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=GameTree,
+        )
+        self.settings = settings
+        self.store = store
+        self.force_sync = force_sync
+        self.is_shutting_down = False
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self._stop_sweeping = asyncio.Event()
+        self._service_started = False
+        self._shutdown_lock = asyncio.Lock()
+
+    # -- start-up -----------------------------------------------------------------------
+
+    async def setup_hook(self) -> None:
+        config = ServiceConfig(
+            turn_timeout=self.settings.turn_timeout,
+            challenge_timeout=self.settings.challenge_timeout,
+            ai_workers=self.settings.ai_workers,
+        )
+        self.service = GameService(self.store, config)
+        # start() finishes bot moves owed since a crash; their boards need redrawing.
+        owed = await self.store.games_bot_to_move()
+        await self.service.start()
+        self._service_started = True
+        for game in owed:
+            try:
+                await self.redraw(await self.service.get_game(game.id))
+            except Exception:
+                log.exception("Could not redraw game %s after start-up", game.id)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        self.add_dynamic_items(*ui.DYNAMIC_ITEMS)
+        await self.sync_commands()
+        # The first sweep settles games that ran out while the bot was down.
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="ttt-sweeper")
+
+    def commands_hash(self) -> str:
+        """A digest of what a global sync would send; changes whenever a command does."""
+        payload = sorted(
+            (command.to_dict(self.tree) for command in self.tree.get_commands()),
+            key=lambda command: command["name"],
+        )
+        blob = json.dumps(
+            {"application_id": self.application_id, "commands": payload},
+            sort_keys=True,
+            separators=(",", ":"),
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    async def sync_commands(self) -> None:
+        """Sync to the dev server every time; globally only if changed or forced."""
+        digest = self.commands_hash()
+        dev_guild_id = self.settings.dev_guild_id
+        try:
+            if dev_guild_id is not None:
+                guild = discord.Object(dev_guild_id)
+                self.tree.copy_global_to(guild=guild)
+                synced = await self.tree.sync(guild=guild)
+                log.info("Synced %d commands to the dev server %s", len(synced), dev_guild_id)
+                if not self.force_sync:
+                    return
+            stored = await self.store.get_meta(COMMANDS_HASH_KEY)
+            if not self.force_sync and stored == digest:
+                log.info("Commands unchanged since the last sync; not syncing")
+                return
+            synced = await self.tree.sync()
+            await self.store.set_meta(COMMANDS_HASH_KEY, digest)
+            log.info("Synced %d global commands (they may take a while to appear)", len(synced))
+        except discord.HTTPException as exc:
+            log.error("Could not sync the commands; the old ones stay in place: %s", exc)
+
+    # -- actions in flight and shutdown ---------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def in_flight(self) -> AsyncIterator[None]:
+        """Count one user action; ``close`` waits until none is running."""
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._idle.set()
+
+    async def close(self) -> None:
+        async with self._shutdown_lock:
+            if not self.is_shutting_down:
+                self.is_shutting_down = True
+                await self._shut_down_service_side()
+        await super().close()
+        if self._service_started:
+            self._service_started = False
+            await self.service.close()
+
+    async def _shut_down_service_side(self) -> None:
+        # Let a sweep in progress finish: the games it settles need their boards redrawn.
+        self._stop_sweeping.set()
+        if self._sweeper is not None:
+            try:
+                await asyncio.wait_for(self._sweeper, self.settings.shutdown_grace)
+            except TimeoutError:
+                log.warning("The sweeper did not finish in time")
+        if self._in_flight:
+            log.info("Waiting for %d action(s) in flight", self._in_flight)
+            try:
+                await asyncio.wait_for(self._idle.wait(), self.settings.shutdown_grace)
+            except TimeoutError:
+                log.warning("%d action(s) still running at shutdown", self._in_flight)
+
+    # -- the sweeper --------------------------------------------------------------------
+
+    async def _sweep_forever(self) -> None:
+        while not self._stop_sweeping.is_set():
+            try:
+                await self.sweep_once()
+            except Exception:
+                log.exception("Sweeping timed-out games failed; trying again later")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_sweeping.wait(), self.settings.sweep_interval)
+
+    async def sweep_once(self) -> None:
+        """Settle timed-out games and expired challenges, then redraw their messages."""
+        games, challenges = await self.service.sweep()
+        for game in games:
+            await self.redraw(game)
+        for challenge in challenges:
+            await self.redraw(challenge)
+
+    async def redraw(self, item: Game | Challenge) -> None:
+        """Edit a game's or challenge's message through its channel (not a token)."""
+        if item.message_id is None:
+            return
+        view = ui.board_view(item) if isinstance(item, Game) else ui.challenge_view(item)
+        message = self.get_partial_messageable(item.channel_id).get_partial_message(item.message_id)
+        kind = type(item).__name__.lower()
+        try:
+            await message.edit(view=view, allowed_mentions=discord.AllowedMentions.none())
+        except (discord.NotFound, discord.Forbidden) as exc:
+            log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
+        except discord.HTTPException as exc:
+            log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+
+    # -- quiet defaults -----------------------------------------------------------------
+
+    async def on_interaction(self, interaction: discord.Interaction, /) -> None:
+        """Clicks discord.py would drop without a word still get an answer."""
+        if interaction.type is discord.InteractionType.component:
+            await ui.answer_unrouted_click(interaction)
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """There are no prefix commands: messages are not even read."""

@@ -1,0 +1,148 @@
+"""``/tictactoe`` (a game against the bot, or a challenge) and ``/tictactoe-stop``."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot import ui
+from bot.errors import ChannelBusy, InvalidSettings
+from bot.models import First
+from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
+
+if TYPE_CHECKING:
+    from bot.client import TicTacToeBot
+
+log = logging.getLogger(__name__)
+
+SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
+DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
+
+
+def _level_choice(name: str) -> Choice[str]:
+    description = get_level(name).description
+    label = f"{name} — {description}" if description else name
+    return Choice(name=label if len(label) <= 100 else name, value=name)
+
+
+def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
+    """(width, height, k) from the command's options; InvalidSettings if they don't fit."""
+    side = SIZES.get(size)
+    if side is None:
+        raise InvalidSettings(f"Unknown board size {size!r}; pick 3x3, 4x4 or 5x5.")
+    k = DEFAULT_WIN_LENGTH[side] if win_length is None else win_length
+    if k > side:
+        raise InvalidSettings(
+            f"A win length of {k} doesn't fit on a {size} board; use at most {side}."
+        )
+    return side, side, k
+
+
+class Games(commands.Cog):
+    """Starting, challenging and stopping games."""
+
+    def __init__(self, bot: TicTacToeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="tictactoe", description="Play tic-tac-toe against me, or challenge a member."
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        opponent="A member to challenge; leave out to play against me",
+        difficulty=f"How well I play (default {DEFAULT_LEVEL}); only for games against me",
+        size="Board size (default 3x3)",
+        win_length="Marks in a row to win (default 3 on 3x3, 4 on larger boards)",
+        first="Who moves first (default random)",
+    )
+    @app_commands.choices(
+        difficulty=[_level_choice(name) for name in LEVELS],
+        size=[Choice(name=name, value=name) for name in SIZES],
+        first=[Choice(name=f.value, value=f.value) for f in First],
+    )
+    async def tictactoe(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.Member | None = None,
+        difficulty: str | None = None,
+        size: str = "3x3",
+        win_length: app_commands.Range[int, 3, 5] | None = None,
+        first: str = First.RANDOM.value,
+    ) -> None:
+        if (bot := await ui.admit(interaction)) is None:
+            return
+        async with ui.guarded(interaction):
+            assert interaction.guild_id is not None and interaction.channel_id is not None
+            width, height, k = board_shape(size, win_length)
+            try:
+                order = First(first)
+            except ValueError:
+                raise InvalidSettings("Pick who moves first: me, opponent or random.") from None
+            me = bot.user
+            if opponent is None or (me is not None and opponent.id == me.id):
+                level = difficulty or DEFAULT_LEVEL
+                if level not in LEVELS:
+                    raise InvalidSettings(f"Unknown difficulty {level!r}.")
+                if await bot.service.active_game(interaction.guild_id, interaction.channel_id):
+                    raise ChannelBusy()
+                if order is not First.ME and ui.may_search_slowly(width, height):
+                    await interaction.response.defer(thinking=True)
+                game = await bot.service.start_bot_game(
+                    interaction.guild_id,
+                    interaction.channel_id,
+                    interaction.user.id,
+                    level=level,
+                    width=width,
+                    height=height,
+                    k=k,
+                    first=order,
+                )
+                await ui.post_new(interaction, game)
+                return
+            challenge = await bot.service.challenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                opponent.id,
+                opponent_is_bot=opponent.bot,
+                width=width,
+                height=height,
+                k=k,
+                first=order,
+            )
+            await ui.post_new(interaction, challenge)
+            if difficulty is not None:
+                await interaction.followup.send(
+                    "Note: difficulty only applies to games against me, so it was ignored.",
+                    ephemeral=True,
+                )
+
+    @app_commands.command(
+        name="tictactoe-stop", description="Stop the game in this channel (players or moderators)."
+    )
+    @app_commands.guild_only()
+    async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
+        if (bot := await ui.admit(interaction)) is None:
+            return
+        async with ui.guarded(interaction):
+            assert interaction.guild_id is not None and interaction.channel_id is not None
+            game = await bot.service.stop(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                is_moderator=interaction.permissions.manage_messages,
+            )
+            await interaction.response.send_message(
+                f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            await bot.redraw(game)
+
+
+async def setup(bot: TicTacToeBot) -> None:
+    await bot.add_cog(Games(bot))

@@ -1,0 +1,140 @@
+"""The bot's settings, read once from the environment by the entry point.
+
+``Settings.from_env`` takes any mapping (tests pass a dict) and raises ``SettingsError``
+naming the variable at fault, so a bad deployment stops with one readable line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yarl
+
+__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError"]
+
+DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_MAX_SNOWFLAKE = 2**63 - 1
+
+
+class SettingsError(ValueError):
+    """An environment variable is missing or holds a value the bot cannot use."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name}: {problem}")
+        self.name = name
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the bot reads from its environment; the token is kept out of ``repr``."""
+
+    token: str = field(repr=False)
+    database_path: Path = DEFAULT_DATABASE_PATH
+    dev_guild_id: int | None = None
+    api_base: str | None = None
+    gateway_url: str | None = None
+    log_level: str = "INFO"
+    turn_timeout: float = 300.0
+    challenge_timeout: float = 60.0
+    ai_workers: int = 1
+    sweep_interval: float = 5.0
+    shutdown_grace: float = 10.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """Parse the variables documented in ``.env.example``; blank counts as unset."""
+
+        def get(name: str) -> str | None:
+            value = env.get(name)
+            if value is None or not value.strip():
+                return None
+            return value.strip()
+
+        token = get("DISCORD_TOKEN")
+        if token is None:
+            raise SettingsError("DISCORD_TOKEN", "is not set; put the bot's token in it")
+        if any(ch.isspace() for ch in token):
+            raise SettingsError("DISCORD_TOKEN", "contains whitespace; paste the token alone")
+
+        level = (get("LOG_LEVEL") or "INFO").upper()
+        if level not in _LOG_LEVELS:
+            raise SettingsError("LOG_LEVEL", f"must be one of {', '.join(_LOG_LEVELS)}")
+
+        return cls(
+            token=token,
+            database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
+            dev_guild_id=_snowflake("DEV_GUILD_ID", get("DEV_GUILD_ID")),
+            api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), ("http", "https")),
+            gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), ("ws", "wss")),
+            log_level=level,
+            turn_timeout=_seconds("TURN_TIMEOUT_SECONDS", get("TURN_TIMEOUT_SECONDS"), 300.0),
+            challenge_timeout=_seconds(
+                "CHALLENGE_TIMEOUT_SECONDS", get("CHALLENGE_TIMEOUT_SECONDS"), 60.0
+            ),
+            ai_workers=_count("AI_WORKERS", get("AI_WORKERS"), 1, low=1, high=32),
+            sweep_interval=_seconds(
+                "SWEEP_INTERVAL_SECONDS", get("SWEEP_INTERVAL_SECONDS"), 5.0, high=300.0
+            ),
+            shutdown_grace=_seconds(
+                "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
+            ),
+        )
+
+    @property
+    def log_level_number(self) -> int:
+        return logging.getLevelNamesMapping()[self.log_level]
+
+
+def _snowflake(name: str, raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if not _digits(raw) or not 0 < int(raw) <= _MAX_SNOWFLAKE:
+        raise SettingsError(name, f"must be a server ID (a positive whole number), not {raw!r}")
+    return int(raw)
+
+
+def _url(name: str, raw: str | None, schemes: tuple[str, ...]) -> str | None:
+    if raw is None:
+        return None
+    try:
+        url = yarl.URL(raw)
+    except (TypeError, ValueError):
+        url = None
+    if url is None or url.scheme not in schemes or not url.host:
+        wanted = " or ".join(f"{s}://" for s in schemes)
+        raise SettingsError(name, f"must be an absolute {wanted} URL, not {raw!r}")
+    return raw.rstrip("/")
+
+
+def _seconds(
+    name: str, raw: str | None, default: float, *, low: float = 1.0, high: float = 86_400.0
+) -> float:
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(name, f"must be a number of seconds, not {raw!r}") from None
+    if not low <= value <= high:  # also rejects nan and inf
+        raise SettingsError(name, f"must be from {low:g} to {high:g} seconds, not {raw}")
+    return value
+
+
+def _count(name: str, raw: str | None, default: int, *, low: int, high: int) -> int:
+    if raw is None:
+        return default
+    if not _digits(raw):
+        raise SettingsError(name, f"must be a whole number, not {raw!r}")
+    value = int(raw)
+    if not low <= value <= high:
+        raise SettingsError(name, f"must be from {low} to {high}, not {value}")
+    return value
+
+
+def _digits(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit()

@@ -1,0 +1,588 @@
+"""Messages with components: the board, challenges, the leaderboard, and their buttons.
+
+Every board is a Components V2 ``LayoutView``, whatever its size. A 5x5 board needs all
+five classic action rows, which leaves no room for Forfeit/Rematch/Review; in V2 the
+board rows, the control row and the text above them live in one message (at most 40
+components: a 5x5 board is 1 text + 5 rows + 25 cells + 1 row + up to 2 buttons = 34).
+One rendering path then serves every size.
+
+Buttons are ``DynamicItem``s: their custom_id carries all they need (``ttt:cell:{game}:
+{cell}:{move_no}``, ``ttt:forfeit:{game}``, ...), so they keep working after a restart
+and a click on an out-of-date board is recognised by its move number. ``from_custom_id``
+only parses; the callbacks load from the database, so every failure is answered. Every
+rejected click gets an ephemeral reply: discord.py gives none if ``interaction_check``
+says no, so the checks happen in the callbacks (through the service).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Self, cast
+
+import discord
+from discord import ButtonStyle, Interaction, ui
+
+from bot import render
+from bot.errors import (
+    GameError,
+    GameOver,
+    NotAPlayer,
+    NotChallenged,
+    NotYourTurn,
+    StaleBoard,
+)
+from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
+from engine import Mark
+
+if TYPE_CHECKING:
+    from bot.client import TicTacToeBot
+
+__all__ = [
+    "DYNAMIC_ITEMS",
+    "EMPTY_LABEL",
+    "AcceptButton",
+    "CellButton",
+    "DeclineButton",
+    "ForfeitButton",
+    "LeaderboardPageButton",
+    "RematchButton",
+    "ReviewButton",
+    "admit",
+    "board_view",
+    "challenge_view",
+    "guarded",
+    "leaderboard_view",
+    "post_new",
+    "reply_error",
+    "send_ephemeral",
+    "turn_mentions",
+]
+
+log = logging.getLogger(__name__)
+
+EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
+GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
+DM_MESSAGE = "Tic-tac-toe is played in servers: invite me to one and use /tictactoe there."
+SHUTDOWN_MESSAGE = "I'm restarting; try again in a few seconds."
+
+_ID = r"[1-9][0-9]{0,17}"  # database ids: positive, at most 18 digits
+_MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
+
+
+# -- answering interactions --------------------------------------------------------------
+
+
+async def send_ephemeral(interaction: Interaction, text: str) -> None:
+    """An ephemeral reply, as the response if there was none yet, else as a follow-up."""
+    mentions = discord.AllowedMentions.none()
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)
+    else:
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=mentions)
+
+
+async def reply_error(interaction: Interaction, error: BaseException) -> None:
+    """Answer a failed interaction: a GameError's own text, else a generic line + a log."""
+    if isinstance(error, GameError):
+        text = error.user_message
+    else:
+        log.error(
+            "Unexpected error handling %s from user %s in guild %s",
+            _describe(interaction),
+            interaction.user.id,
+            interaction.guild_id,
+            exc_info=error,
+        )
+        text = GENERIC_ERROR
+    try:
+        await send_ephemeral(interaction, text)
+    except discord.HTTPException as exc:  # the token may be dead; nothing else to do
+        log.warning("Could not report an error to the user: %s", exc)
+
+
+def _describe(interaction: Interaction) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data = cast("dict[str, Any]", interaction.data or {})
+    return f"component {data.get('custom_id', '?')!r}"
+
+
+async def admit(interaction: Interaction) -> TicTacToeBot | None:
+    """The bot, if this interaction may go ahead; else it is answered (a DM, a shutdown)."""
+    bot = cast("TicTacToeBot", interaction.client)
+    if interaction.guild_id is None:
+        await send_ephemeral(interaction, DM_MESSAGE)
+        return None
+    if bot.is_shutting_down:
+        await send_ephemeral(interaction, SHUTDOWN_MESSAGE)
+        return None
+    return bot
+
+
+@contextlib.asynccontextmanager
+async def guarded(interaction: Interaction) -> AsyncIterator[None]:
+    """Run one admitted user action: count it in flight, answer any error it raises.
+
+    An exception inside is answered ephemerally (see ``reply_error``) and not re-raised.
+    """
+    bot = cast("TicTacToeBot", interaction.client)
+    async with bot.in_flight():
+        try:
+            yield
+        except Exception as error:
+            await reply_error(interaction, error)
+
+
+def turn_mentions(game: Game) -> discord.AllowedMentions:
+    """Only the player whose turn it is may be pinged by a board message."""
+    player = game.current_player_id
+    if player is None:
+        return discord.AllowedMentions.none()
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(player)]
+    )
+
+
+# -- the board ------------------------------------------------------------------------
+
+
+class CellButton(
+    ui.DynamicItem[ui.Button],
+    template=rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z",
+):
+    """One cell of a board as it was at move ``move_no``."""
+
+    def __init__(
+        self,
+        game_id: int,
+        cell: int,
+        move_no: int,
+        *,
+        label: str = EMPTY_LABEL,
+        style: ButtonStyle = ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> None:
+        self.game_id, self.cell, self.move_no = game_id, cell, move_no
+        super().__init__(
+            ui.Button(
+                label=label,
+                style=style,
+                disabled=disabled,
+                custom_id=f"ttt:cell:{game_id}:{cell}:{move_no}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]), int(match["cell"]), int(match["move"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            service = bot.service
+            game = await service.get_game(self.game_id, guild_id=interaction.guild_id)
+            slow = service.is_slow_search(game)
+            if slow:
+                # The reply may take longer than Discord's 3 seconds: check what can be
+                # checked now, so a rejected click still gets a plain ephemeral answer.
+                precheck_move(game, interaction.user.id, self.move_no)
+                await interaction.response.defer()
+            game = await service.play(
+                self.game_id,
+                interaction.user.id,
+                self.cell,
+                self.move_no,
+                guild_id=interaction.guild_id,
+            )
+            view, mentions = board_view(game), turn_mentions(game)
+            if slow:
+                await interaction.edit_original_response(view=view, allowed_mentions=mentions)
+            else:
+                await interaction.response.edit_message(view=view, allowed_mentions=mentions)
+
+
+def precheck_move(game: Game, user_id: int, move_no: int) -> None:
+    """The service's cheap refusals, raised before a deferral turns replies into follow-ups."""
+    if game.mark_of(user_id) is None:
+        raise NotAPlayer()
+    if not game.is_live:
+        raise GameOver()
+    if game.move_no != move_no:
+        raise StaleBoard()
+    if game.current_player_id != user_id:
+        raise NotYourTurn()
+
+
+class ForfeitButton(ui.DynamicItem[ui.Button], template=rf"\Attt:forfeit:(?P<game>{_ID})\Z"):
+    """Resign a live game."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(
+            ui.Button(
+                label="Forfeit",
+                emoji="🏳️",
+                style=ButtonStyle.secondary,
+                custom_id=f"ttt:forfeit:{game_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            game = await bot.service.forfeit(
+                self.game_id, interaction.user.id, guild_id=interaction.guild_id
+            )
+            await interaction.response.edit_message(
+                view=board_view(game), allowed_mentions=discord.AllowedMentions.none()
+            )
+
+
+class RematchButton(ui.DynamicItem[ui.Button], template=rf"\Attt:rematch:(?P<game>{_ID})\Z"):
+    """Play again: a new game against the bot, or a new challenge to the same member."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(
+            ui.Button(
+                label="Rematch",
+                emoji="🔁",
+                style=ButtonStyle.primary,
+                custom_id=f"ttt:rematch:{game_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            service = bot.service
+            old = await service.get_game(self.game_id, guild_id=interaction.guild_id)
+            if old.mark_of(interaction.user.id) is None:
+                raise NotAPlayer()
+            if old.is_bot_game and may_search_slowly(old.width, old.height):
+                await interaction.response.defer(thinking=True)
+            result = await service.rematch(self.game_id, interaction.user.id)
+            await post_new(interaction, result)
+
+
+async def post_new(interaction: Interaction, result: Game | Challenge) -> None:
+    """Post a new board or challenge as this interaction's response and record its message.
+
+    After a deferral (``thinking``) the placeholder becomes the message.
+    """
+    bot = cast("TicTacToeBot", interaction.client)
+    if isinstance(result, Game):
+        view, mentions = board_view(result), turn_mentions(result)
+    else:
+        view, mentions = challenge_view(result), challenge_mentions(result)
+    if interaction.response.is_done():
+        message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
+        message_id = message.id
+    else:
+        callback = await interaction.response.send_message(view=view, allowed_mentions=mentions)
+        message_id = callback.message_id
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+    if isinstance(result, Game):
+        await bot.service.set_game_message(result.id, message_id)
+    else:
+        await bot.service.set_challenge_message(result.id, message_id)
+
+
+def may_search_slowly(width: int, height: int) -> bool:
+    """Whether the bot's opening move here might outlast the 3-second window (as the service
+    judges replies: only 3x3 is always instant)."""
+    return width * height > 9
+
+
+class ReviewButton(ui.DynamicItem[ui.Button], template=rf"\Attt:review:(?P<game>{_ID})\Z"):
+    """Show the finished game's moves and the move that decided it, to the clicker only."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(
+            ui.Button(
+                label="Review",
+                emoji="🔍",
+                style=ButtonStyle.secondary,
+                custom_id=f"ttt:review:{game_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            game = await bot.service.get_game(self.game_id, guild_id=interaction.guild_id)
+            review = await bot.service.review(self.game_id, guild_id=interaction.guild_id)
+            await send_ephemeral(interaction, render.review_text(game, review))
+
+
+def cell_button(game: Game, cell: int) -> CellButton:
+    board = game.board
+    mark = board.cell(cell)
+    outcome = board.outcome()
+    line = outcome.line if outcome is not None else ()
+    disabled = mark is not None or not game.is_live or game.current_player_id is None
+    if mark is None:
+        label, style = EMPTY_LABEL, ButtonStyle.secondary
+    else:
+        label, style = mark.value, _MARK_STYLE[mark]
+    if cell in line:
+        style = ButtonStyle.success
+    return CellButton(game.id, cell, game.move_no, label=label, style=style, disabled=disabled)
+
+
+def board_view(game: Game) -> ui.LayoutView:
+    """The whole board message: text, one action row per board row, then the controls."""
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.TextDisplay(render.game_text(game)))
+    for row in range(game.height):
+        cells = range(row * game.width, (row + 1) * game.width)
+        view.add_item(ui.ActionRow(*(cell_button(game, cell) for cell in cells)))
+    if game.is_live:
+        view.add_item(ui.ActionRow(ForfeitButton(game.id)))
+    else:
+        controls: list[ui.Item[Any]] = [RematchButton(game.id)]
+        if game.moves:
+            controls.append(ReviewButton(game.id))
+        view.add_item(ui.ActionRow(*controls))
+    return view
+
+
+# -- challenges -----------------------------------------------------------------------
+
+
+class AcceptButton(ui.DynamicItem[ui.Button], template=rf"\Attt:accept:(?P<challenge>{_ID})\Z"):
+    """The challenged member accepts; the challenge message becomes the board."""
+
+    def __init__(self, challenge_id: int, *, disabled: bool = False) -> None:
+        self.challenge_id = challenge_id
+        super().__init__(
+            ui.Button(
+                label="Accept",
+                style=ButtonStyle.success,
+                disabled=disabled,
+                custom_id=f"ttt:accept:{challenge_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["challenge"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            service = bot.service
+            challenge = await service.get_challenge(self.challenge_id)
+            if challenge.guild_id != interaction.guild_id:
+                raise NotChallenged()
+            game = await service.accept(self.challenge_id, interaction.user.id)
+            await interaction.response.edit_message(
+                view=board_view(game), allowed_mentions=turn_mentions(game)
+            )
+            if interaction.message is not None:
+                await service.set_game_message(game.id, interaction.message.id)
+
+
+class DeclineButton(ui.DynamicItem[ui.Button], template=rf"\Attt:decline:(?P<challenge>{_ID})\Z"):
+    """The challenged member declines, or the challenger withdraws."""
+
+    def __init__(self, challenge_id: int, *, disabled: bool = False) -> None:
+        self.challenge_id = challenge_id
+        super().__init__(
+            ui.Button(
+                label="Decline",
+                style=ButtonStyle.danger,
+                disabled=disabled,
+                custom_id=f"ttt:decline:{challenge_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["challenge"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            service = bot.service
+            challenge = await service.get_challenge(self.challenge_id)
+            if challenge.guild_id != interaction.guild_id:
+                raise NotChallenged()
+            if interaction.user.id == challenge.challenger_id:
+                challenge = await service.withdraw(self.challenge_id, interaction.user.id)
+            else:
+                challenge = await service.decline(self.challenge_id, interaction.user.id)
+            await interaction.response.edit_message(
+                view=challenge_view(challenge), allowed_mentions=discord.AllowedMentions.none()
+            )
+
+
+def challenge_view(challenge: Challenge) -> ui.LayoutView:
+    """The challenge message; its buttons are disabled once it is no longer pending."""
+    closed = challenge.status is not ChallengeStatus.PENDING
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.TextDisplay(render.challenge_text(challenge)))
+    view.add_item(
+        ui.ActionRow(
+            AcceptButton(challenge.id, disabled=closed),
+            DeclineButton(challenge.id, disabled=closed),
+        )
+    )
+    return view
+
+
+def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
+    """A new challenge pings the challenged member and nobody else."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        replied_user=False,
+        users=[discord.Object(challenge.opponent_id)],
+    )
+
+
+# -- the leaderboard ------------------------------------------------------------------
+
+
+class LeaderboardPageButton(ui.DynamicItem[ui.Button], template=r"\Attt:lb:(?P<page>[0-9]{1,6})\Z"):
+    """Turn the leaderboard message to ``page`` (the service clamps it)."""
+
+    def __init__(self, page: int, *, label: str = "Page", disabled: bool = False) -> None:
+        self.page = page
+        super().__init__(
+            ui.Button(
+                label=label,
+                style=ButtonStyle.secondary,
+                disabled=disabled,
+                custom_id=f"ttt:lb:{page}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["page"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        if (bot := await admit(interaction)) is None:
+            return
+        async with guarded(interaction):
+            assert interaction.guild_id is not None  # admit refuses DMs
+            page = await bot.service.leaderboard(interaction.guild_id, max(1, self.page))
+            await interaction.response.edit_message(
+                view=leaderboard_view(page), allowed_mentions=discord.AllowedMentions.none()
+            )
+
+
+def leaderboard_view(page: LeaderboardPage) -> ui.LayoutView:
+    """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1)."""
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.TextDisplay(render.leaderboard_text(page)))
+    view.add_item(
+        ui.ActionRow(
+            LeaderboardPageButton(page.page - 1, label="◀ Previous", disabled=page.page <= 1),
+            LeaderboardPageButton(page.page + 1, label="Next ▶", disabled=page.page >= page.pages),
+        )
+    )
+    return view
+
+
+def text_view(text: str) -> ui.LayoutView:
+    """A V2 message with text only (stats)."""
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.TextDisplay(text))
+    return view
+
+
+# -- clicks discord.py drops ------------------------------------------------------------
+
+
+def is_on_message(interaction: Interaction, custom_id: str) -> bool:
+    """Whether the clicked custom_id is on the message as Discord sent it with the click.
+
+    discord.py dispatches a dynamic item only in that case, and drops the click silently
+    otherwise (a board that changed after the user's client last drew it); this mirrors
+    its lookup so that exactly one of the two answers.
+    """
+    message = interaction.message
+    if message is None:
+        return False
+    view_cls = ui.LayoutView if message.flags.components_v2 else ui.View
+    view = view_cls.from_message(message, timeout=None)
+    return any(getattr(item, "custom_id", None) == custom_id for item in view.walk_children())
+
+
+async def answer_unrouted_click(interaction: Interaction) -> None:
+    """Answer a component click that no item will: an out-of-date board, an unknown button."""
+    data = cast("dict[str, Any]", interaction.data or {})
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str):
+        return
+    found = _match(custom_id)
+    if found is not None and is_on_message(interaction, custom_id):
+        return  # discord.py dispatches it to its DynamicItem
+    if (bot := await admit(interaction)) is None:
+        return
+    async with guarded(interaction):
+        if found is None:
+            raise GameError("This button is no longer in use.")
+        item_cls, match = found
+        if item_cls is CellButton:
+            game = await bot.service.get_game(int(match["game"]), guild_id=interaction.guild_id)
+            raise StaleBoard() if game.is_live else GameOver()
+        raise GameError("This message changed since you saw it; look at it again.")
+
+
+def _match(custom_id: str) -> tuple[type[ui.DynamicItem[Any]], re.Match[str]] | None:
+    for item_cls in DYNAMIC_ITEMS:
+        match = item_cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match is not None:
+            return item_cls, match
+    return None
+
+
+DYNAMIC_ITEMS: tuple[type[ui.DynamicItem[Any]], ...] = (
+    CellButton,
+    ForfeitButton,
+    RematchButton,
+    ReviewButton,
+    AcceptButton,
+    DeclineButton,
+    LeaderboardPageButton,
+)

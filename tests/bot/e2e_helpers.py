@@ -1,0 +1,146 @@
+"""Run the real bot (``python -m bot``) as a subprocess against the Discord emulator.
+
+    async with Emulator() as emu:
+        guild = emu.add_guild("Arcade")
+        async with BotProcess.launch(emu, tmp_path, dev_guild=guild) as bot:
+            ...                      # the bot is connected and its commands are synced
+        assert bot.returncode == 0   # left the block: SIGTERM, then waited for the exit
+
+The bot's stderr goes to ``bot.log_path`` (read it with ``bot.log()``), so a failing
+test can show what the bot said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+__all__ = ["REPO", "BotProcess", "bot_env"]
+
+
+def bot_env(emu: Any, database: Path, *, dev_guild: Any = None, **extra: str) -> dict[str, str]:
+    """The environment that points the bot at ``emu``, with nothing inherited but PATH."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(REPO),
+        "PYTHONUNBUFFERED": "1",
+        "DISCORD_TOKEN": emu.bot_token,
+        "DISCORD_API_BASE": emu.api_base,
+        "DISCORD_GATEWAY_URL": emu.gateway_url,
+        "DATABASE_PATH": str(database),
+        "LOG_LEVEL": "INFO",
+        "SWEEP_INTERVAL_SECONDS": "1",
+        "SHUTDOWN_GRACE_SECONDS": "5",
+    }
+    if dev_guild is not None:
+        env["DEV_GUILD_ID"] = str(dev_guild.id)
+    env.update(extra)
+    return env
+
+
+class BotProcess:
+    """One ``python -m bot`` process; see the module docstring."""
+
+    def __init__(self, process: asyncio.subprocess.Process, log_path: Path, log: IO[bytes]) -> None:
+        self.process = process
+        self.log_path = log_path
+        self._log = log
+
+    @classmethod
+    async def start(
+        cls,
+        env: Mapping[str, str],
+        cwd: Path,
+        *args: str,
+        log_name: str = "bot.log",
+    ) -> BotProcess:
+        """Start the process; doesn't wait for it to connect."""
+        log_path = cwd / log_name
+        log = log_path.open("ab")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            *args,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        return cls(process, log_path, log)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def launch(
+        cls,
+        emu: Any,
+        workdir: Path,
+        *args: str,
+        dev_guild: Any = None,
+        database: Path | None = None,
+        ready_timeout: float = 30.0,
+        stop_timeout: float = 15.0,
+        **extra_env: str,
+    ) -> AsyncIterator[BotProcess]:
+        """Start the bot against ``emu``; yield once it is connected (and, with ``dev_guild``,
+        has synced its commands there); on exit send SIGTERM and wait for it to end."""
+        database = database or workdir / "data" / "tictactoe.db"
+        env = bot_env(emu, database, dev_guild=dev_guild, **extra_env)
+        sessions = len(emu.dispatched("READY"))  # an earlier process may have connected
+        bot = await cls.start(env, workdir, *args)
+        try:
+            async with asyncio.timeout(ready_timeout):
+                await bot.wait_until(emu.wait_for(lambda: len(emu.dispatched("READY")) > sessions))
+                if dev_guild is not None:
+                    await bot.wait_until(emu.wait_for_commands("tictactoe", guild=dev_guild))
+            yield bot
+        finally:
+            await bot.stop(within=stop_timeout)
+
+    async def wait_until(self, waiting: Any) -> Any:
+        """Await ``waiting``, failing early (with the bot's log) if the process exits."""
+        task = asyncio.ensure_future(waiting)
+        exited = asyncio.ensure_future(self.process.wait())
+        done, _ = await asyncio.wait({task, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            exited.cancel()
+            return task.result()
+        task.cancel()
+        raise AssertionError(f"the bot exited with {self.process.returncode}:\n{self.log()}")
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    async def stop(self, sig: int = signal.SIGTERM, *, within: float = 15.0) -> int:
+        """Send ``sig`` (if still running) and wait for the exit; kill after ``within`` s."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(sig)
+            try:
+                await asyncio.wait_for(self.process.wait(), within)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+                self._log.close()
+                message = f"the bot did not exit within {within} s:\n{self.log()}"
+                raise AssertionError(message) from None
+        self._log.close()
+        assert self.process.returncode is not None
+        return self.process.returncode
+
+    def log(self) -> str:
+        """What the bot wrote to stderr/stdout so far."""
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""

@@ -1,0 +1,223 @@
+"""The real bot process against the Discord emulator: one game from command to SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+from tests.bot.e2e_helpers import BotProcess
+from tests.discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
+
+EMPTY = "\u200b"
+
+
+def board_cells(message: Message, side: int = 3) -> list:
+    grid = message.button_grid()
+    return [button for row in grid[:side] for button in row]
+
+
+async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) -> None:
+    async with Emulator() as emu:
+        guild = emu.add_guild("Arcade")
+        channel = emu.add_text_channel(guild, "games")
+        alice, bob = emu.add_user("alice"), emu.add_user("bob")
+        emu.add_member(guild, alice)
+        emu.add_member(guild, bob)
+
+        async with BotProcess.launch(emu, tmp_path, dev_guild=guild) as bot:
+            handle = await emu.run_command(
+                alice, channel, "tictactoe", difficulty="easy", first="me"
+            )
+            response = await handle.response()
+            assert not response.failed and response.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+            board = response.message
+            assert board is not None and board.components_v2 and not board.ephemeral
+            assert f"<@{alice.id}>, your move" in board.text
+            # Only the player to move may be pinged. (The emulator resolves pings from
+            # `content` only, so check what the bot allowed.)
+            allowed = board.allowed_mentions or {}
+            assert [int(u) for u in allowed.get("users", [])] == [alice.id]
+            assert not allowed.get("parse") and not allowed.get("roles")
+            assert board.pings.users <= {alice.id}
+
+            # Someone else's click is refused, privately, and changes nothing.
+            refused = await (await emu.click(bob, board, row=1, col=1)).response()
+            assert refused.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+            assert refused.ephemeral and "isn't your game" in refused.message.text
+            assert all(cell.label == EMPTY for cell in board_cells(emu.message(board.id)))
+
+            for _ in range(5):  # X needs at most five moves on 3x3
+                current = emu.message(board.id)
+                free = [c for c in board_cells(current) if not c.disabled]
+                if not free:
+                    break
+                click = await emu.click(alice, current, custom_id=free[0].custom_id)
+                answer = await click.response()
+                assert answer.type == CallbackType.UPDATE_MESSAGE, bot.log()
+            final = emu.message(board.id)
+            cells = board_cells(final)
+            assert all(cell.disabled for cell in cells)
+            assert any(word in final.text for word in ("won", "draw"))
+            if "won" in final.text:
+                assert sum(cell.style == ButtonStyle.SUCCESS for cell in cells) == 3
+            controls = [b.label for b in final.button_grid()[3]]
+            assert controls == ["Rematch", "Review"]
+
+            review = await (await emu.click(alice, final, label="Review")).response()
+            assert review.ephemeral and "cell" in review.message.text
+
+            assert not emu.failed_interactions
+            assert not emu.unrouted
+
+            # SIGTERM while a click is being answered: the answer still goes out.
+            held = emu.delay_requests("POST", "/interactions/*/callback", 1.0)
+            click = await emu.click(alice, final, label="Rematch")
+            await emu.wait_for(lambda: held.hits >= 1)
+            started = time.monotonic()
+            bot.process.send_signal(signal.SIGTERM)
+            rematch = await click.response()
+            assert rematch.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, bot.log()
+            assert rematch.message is not None and rematch.message.id != board.id
+            assert "your move" in rematch.message.text or "My move" in rematch.message.text
+            code = await bot.stop()
+            assert code == 0, bot.log()
+            assert time.monotonic() - started < 8
+            log = bot.log()
+            assert "Traceback" not in log, log
+            assert emu.bot_token not in log
+
+
+async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None:
+    async with Emulator() as emu:
+        # The bot gets only View Channels, the one permission docs/hosting.md asks for.
+        guild = emu.add_guild(
+            "Arcade",
+            bot_permissions=Permission.VIEW_CHANNEL,
+            everyone_permissions=Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS,
+        )
+        channel = emu.add_text_channel(guild, "games")
+        alice, bob = emu.add_user("alice"), emu.add_user("bob")
+        emu.add_member(guild, alice)
+        emu.add_member(guild, bob)
+
+        async with BotProcess.launch(
+            emu, tmp_path, dev_guild=guild, CHALLENGE_TIMEOUT_SECONDS="3"
+        ) as bot:
+            handle = await emu.run_command(
+                alice, channel, "tictactoe", opponent=bob, first="me", difficulty="hard"
+            )
+            challenge = (await handle.response()).message
+            assert challenge is not None and not challenge.ephemeral
+            assert [int(u) for u in (challenge.allowed_mentions or {}).get("users", [])] == [bob.id]
+            (note,) = await handle.wait_followups(1)
+            assert note.ephemeral and "ignored" in note.text
+
+            refused = await (await emu.click(alice, challenge, label="Accept")).response()
+            assert refused.ephemeral and "Only the challenged member" in refused.message.text
+
+            accepted = await (await emu.click(bob, challenge, label="Accept")).response()
+            assert accepted.type == CallbackType.UPDATE_MESSAGE, bot.log()
+            board = emu.message(challenge.id)
+            assert f"<@{alice.id}>, your move" in board.text
+
+            early = await (await emu.click(bob, board, row=0, col=0)).response()
+            assert early.ephemeral and "not your turn" in early.message.text
+            seen = board.button_grid()[0][0].custom_id  # as bob saw it before alice moved
+            moved = await (await emu.click(alice, board, row=1, col=1)).response()
+            assert moved.type == CallbackType.UPDATE_MESSAGE
+            stale = await (
+                await emu.send_raw_interaction(
+                    bob,
+                    channel,
+                    type=3,
+                    data={"custom_id": seen, "component_type": 2},
+                    message=emu.message(board.id),
+                )
+            ).response()
+            assert stale.ephemeral and "board changed" in stale.message.text
+
+            stop = await (await emu.run_command(bob, channel, "tictactoe-stop")).response()
+            assert not stop.ephemeral and "stopped the game" in stop.message.text
+            await emu.wait_for(lambda: "stopped" in emu.message(board.id).text)
+            assert all(cell.disabled for cell in board_cells(emu.message(board.id)))
+
+            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob)
+            declined = (await handle.response()).message
+            answer = await (await emu.click(bob, declined, label="Decline")).response()
+            assert answer.type == CallbackType.UPDATE_MESSAGE
+            assert "declined" in emu.message(declined.id).text
+            assert all(button.disabled for button in emu.message(declined.id).buttons())
+
+            # Nobody answers this one: the sweeper closes it through the channel.
+            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob)
+            waiting = (await handle.response()).message
+            await emu.wait_for(lambda: "expired" in emu.message(waiting.id).text)
+            assert all(button.disabled for button in emu.message(waiting.id).buttons())
+
+            board = (
+                await (await emu.run_command(alice, channel, "leaderboard")).response()
+            ).message
+            assert board is not None and "Leaderboard" in board.text and board.pings.nobody
+            assert [b.label for b in board.buttons()] == ["◀ Previous", "Next ▶"]
+            stats = await (await emu.run_command(bob, channel, "stats", member=alice)).response()
+            assert stats.message is not None and f"Stats for <@{alice.id}>" in stats.message.text
+
+            # Discord hides the commands in DMs; one arriving anyway still gets an answer.
+            (command,) = [c for c in emu.commands.list(guild.id) if c["name"] == "leaderboard"]
+            data = {"id": str(command["id"]), "name": "leaderboard", "type": 1}
+            dm = await emu.send_raw_interaction(alice, emu.dm_channel(alice), type=2, data=data)
+            answer = await dm.response()
+            assert answer.ephemeral and "played in servers" in answer.message.text
+
+            assert not emu.failed_interactions and not emu.unrouted
+            assert await bot.stop() == 0
+
+
+async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
+    async with Emulator() as emu:
+        guild = emu.add_guild("Arcade")
+        channel = emu.add_text_channel(guild, "games")
+        alice = emu.add_user("alice")
+        emu.add_member(guild, alice)
+        async with BotProcess.launch(emu, tmp_path, dev_guild=guild) as bot:
+            handle = await emu.run_command(
+                alice, channel, "tictactoe", size="5x5", first="opponent", difficulty="hard"
+            )
+            assert (
+                await handle.response()
+            ).type == CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+            board = await handle.edited_original()
+            assert board.components_v2 and not board.loading
+            cells = board_cells(board, side=5)
+            assert len(cells) == 25 and sum(c.label in ("X", "O") for c in cells) == 1
+            assert [b.label for b in board.button_grid()[5]] == ["Forfeit"]
+
+            free = next(c for c in cells if not c.disabled)
+            click = await emu.click(alice, board, custom_id=free.custom_id)
+            assert (await click.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE
+            await click.edited_original()
+            marks = [c.label for c in board_cells(emu.message(board.id), side=5)]
+            assert sum(label in ("X", "O") for label in marks) == 3, bot.log()
+
+            forfeit = await (await emu.click(alice, board, label="Forfeit")).response()
+            assert forfeit.type == CallbackType.UPDATE_MESSAGE
+            assert "forfeited" in emu.message(board.id).text
+            assert not emu.failed_interactions and not emu.unrouted
+            assert await bot.stop() == 0
+
+
+async def test_global_commands_are_synced_only_when_changed(tmp_path: Path) -> None:
+    async with Emulator() as emu:
+        emu.add_guild("Arcade")
+        database = tmp_path / "shared.db"
+        async with BotProcess.launch(emu, tmp_path, database=database):
+            pass
+        assert emu.command_syncs == 1
+        assert "tictactoe" in {c["name"] for c in emu.commands.list(None)}
+        async with BotProcess.launch(emu, tmp_path, database=database) as bot:
+            assert await bot.stop(signal.SIGINT) == 0  # Ctrl-C stops it cleanly too
+        assert emu.command_syncs == 1  # unchanged: no second sync
+        async with BotProcess.launch(emu, tmp_path, "--sync", database=database):
+            pass
+        assert emu.command_syncs == 2  # the owner asked for it

@@ -1,0 +1,404 @@
+"""Boards, challenges and leaderboards become components within Discord's limits."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import discord
+import pytest
+from discord import ButtonStyle, ui
+
+from bot import render
+from bot.models import (
+    Challenge,
+    ChallengeStatus,
+    First,
+    Game,
+    GameStatus,
+    LeaderboardEntry,
+    LeaderboardPage,
+    LevelRecord,
+    PlayerStats,
+    Record,
+    Result,
+)
+from bot.ui import (
+    DYNAMIC_ITEMS,
+    EMPTY_LABEL,
+    CellButton,
+    board_view,
+    challenge_view,
+    leaderboard_view,
+    precheck_move,
+    turn_mentions,
+)
+from engine import Board, Mark
+
+ALICE, BOB = 111111111111111111, 222222222222222222
+MAX_COMPONENTS = 40
+MAX_TEXT = 4000
+
+# Positions reached by real move sequences, per (width, height, k).
+WON = {
+    (3, 3, 3): (0, 3, 1, 4, 2),  # X takes the top row
+    (4, 4, 3): (0, 4, 1, 5, 2),
+    (4, 4, 4): (0, 4, 1, 5, 2, 6, 3),
+    (5, 5, 3): (0, 5, 1, 6, 2),
+    (5, 5, 4): (0, 5, 1, 6, 2, 7, 3),
+    (5, 5, 5): (0, 5, 1, 6, 2, 7, 3, 8, 4),
+}
+DRAW_3X3 = (0, 1, 2, 4, 3, 5, 7, 6, 8)  # X O X / X O O / O X X
+
+
+def make_game(
+    moves: tuple[int, ...] = (),
+    *,
+    size: tuple[int, int, int] = (3, 3, 3),
+    bot_level: str | None = None,
+    game_id: int = 812,
+    **changes: Any,
+) -> Game:
+    width, height, k = size
+    board = Board.from_moves(moves, width, height, k)
+    outcome = board.outcome()
+    if outcome is None:
+        status, result, winner_mark = GameStatus.ACTIVE, None, None
+    else:
+        status = GameStatus.FINISHED
+        result = Result.DRAW if outcome.winner is None else Result.WIN
+        winner_mark = outcome.winner
+    o_id = None if bot_level else BOB
+    game = Game(
+        id=game_id,
+        guild_id=1,
+        channel_id=2,
+        message_id=3,
+        x_id=ALICE,
+        o_id=o_id,
+        bot_level=bot_level,
+        width=width,
+        height=height,
+        k=k,
+        moves=moves,
+        status=status,
+        result=result,
+        winner_id=None,
+        winner_mark=winner_mark,
+        created_at=1_700_000_000.0,
+        updated_at=1_700_000_100.0,
+        turn_deadline=1_700_000_400.0 if status.is_live else None,
+    )
+    if winner_mark is not None:
+        game = dataclasses.replace(game, winner_id=game.player_of(winner_mark))
+    return dataclasses.replace(game, **changes)
+
+
+def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for component in components:
+        yield component
+        yield from walk(component.get("components", []))
+
+
+def custom_ids(view: ui.LayoutView) -> list[str]:
+    return [c["custom_id"] for c in walk(view.to_components()) if "custom_id" in c]
+
+
+def rows(view: ui.LayoutView) -> list[list[dict[str, Any]]]:
+    return [c["components"] for c in view.to_components() if c["type"] == 1]
+
+
+def check_limits(view: ui.LayoutView) -> None:
+    """What Discord enforces on a V2 message, checked against discord.py's own counting."""
+    payload = view.to_components()
+    total = sum(1 for _ in walk(payload))
+    assert total == view.total_children_count <= MAX_COMPONENTS
+    assert view.content_length() <= MAX_TEXT
+    for row in rows(view):
+        assert 1 <= len(row) <= 5
+    ids = custom_ids(view)
+    assert len(ids) == len(set(ids)), "custom_ids must be unique within a message"
+    for custom_id in ids:
+        assert len(custom_id) <= 100
+        matches = [
+            i for i in DYNAMIC_ITEMS if i.__discord_ui_compiled_template__.fullmatch(custom_id)
+        ]
+        assert len(matches) == 1, custom_id
+    # discord.py rebuilds the same view from the message payload without complaint.
+    rebuilt = discord.ui.LayoutView(timeout=None)
+    for component in payload:
+        rebuilt.add_item(_item_from_dict(component))
+    assert rebuilt.to_components() == payload
+
+
+def _item_from_dict(data: dict[str, Any]) -> ui.Item[Any]:
+    from discord.components import _component_factory
+
+    component = _component_factory(data)  # type: ignore[arg-type]
+    assert component is not None
+    return ui.view._component_to_item(component)  # type: ignore[attr-defined]
+
+
+SHAPES = [(3, 3, 3), (4, 4, 3), (4, 4, 4), (5, 5, 3), (5, 5, 4), (5, 5, 5)]
+
+
+@pytest.mark.parametrize("size", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}k{s[2]}")
+@pytest.mark.parametrize("bot_level", [None, "medium"])
+def test_live_board_layout(size: tuple[int, int, int], bot_level: str | None) -> None:
+    width, height, _ = size
+    moves = (0, width + 1) if width > 3 else (4, 0)
+    game = make_game(moves, size=size, bot_level=bot_level)
+    view = board_view(game)
+    check_limits(view)
+    payload = view.to_components()
+    assert payload[0]["type"] == 10  # the text comes first
+    board_rows = rows(view)[:height]
+    assert len(rows(view)) == height + 1
+    for r, row in enumerate(board_rows):
+        assert len(row) == width
+        for c, button in enumerate(row):
+            cell = r * width + c
+            assert button["custom_id"] == f"ttt:cell:{game.id}:{cell}:{len(moves)}"
+            mark = game.board.cell(cell)
+            if mark is None:
+                assert button["label"] == EMPTY_LABEL
+                assert not button.get("disabled", False)
+            else:
+                assert button["label"] == mark.value
+                assert button["disabled"] is True
+    control = rows(view)[-1]
+    assert [b["custom_id"] for b in control] == [f"ttt:forfeit:{game.id}"]
+    text = payload[0]["content"]
+    assert f"<@{ALICE}>, your move" in text
+    assert "<t:1700000400:R>" in text
+    if bot_level:
+        assert "medium" in text
+
+
+@pytest.mark.parametrize("size", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}k{s[2]}")
+def test_won_board_highlights_the_line_and_disables_everything(size: tuple[int, int, int]) -> None:
+    game = make_game(WON[size], size=size)
+    outcome = game.board.outcome()
+    assert outcome is not None and outcome.winner is Mark.X
+    view = board_view(game)
+    check_limits(view)
+    cells = [b for row in rows(view)[: game.height] for b in row]
+    assert all(b["disabled"] for b in cells)
+    green = {i for i, b in enumerate(cells) if b["style"] == ButtonStyle.success.value}
+    assert green == set(outcome.line)
+    assert len(green) == game.k
+    control = [b["custom_id"] for b in rows(view)[-1]]
+    assert control == [f"ttt:rematch:{game.id}", f"ttt:review:{game.id}"]
+    assert f"<@{ALICE}> won" in view.to_components()[0]["content"]
+
+
+def test_largest_message_is_34_components() -> None:
+    view = board_view(make_game(WON[(5, 5, 5)], size=(5, 5, 5)))
+    assert view.total_children_count == 1 + 5 + 25 + 1 + 2
+
+
+def test_drawn_board() -> None:
+    game = make_game(DRAW_3X3)
+    assert game.result is Result.DRAW
+    view = board_view(game)
+    check_limits(view)
+    cells = [b for row in rows(view)[:3] for b in row]
+    assert all(b["disabled"] for b in cells)
+    assert not any(b["style"] == ButtonStyle.success.value for b in cells)
+    assert "draw" in view.to_components()[0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("result", "words"), [(Result.FORFEIT, "forfeited"), (Result.TIMEOUT, "ran out of time")]
+)
+def test_forfeited_and_timed_out_boards(result: Result, words: str) -> None:
+    game = make_game(
+        (4, 0, 8),
+        status=GameStatus.FINISHED,
+        result=result,
+        winner_id=BOB,
+        winner_mark=Mark.O,
+        turn_deadline=None,
+    )
+    view = board_view(game)
+    check_limits(view)
+    cells = [b for row in rows(view)[:3] for b in row]
+    assert all(b["disabled"] for b in cells)
+    assert not any(b["style"] == ButtonStyle.success.value for b in cells)
+    text = view.to_components()[0]["content"]
+    assert f"<@{ALICE}> {words}" in text and f"<@{BOB}> won" in text
+    assert "<t:" not in text
+
+
+def test_stopped_board_has_rematch_but_no_review_without_moves() -> None:
+    game = make_game((), status=GameStatus.ABANDONED, result=Result.ABANDONED, turn_deadline=None)
+    view = board_view(game)
+    check_limits(view)
+    assert [b["custom_id"] for b in rows(view)[-1]] == [f"ttt:rematch:{game.id}"]
+    assert "stopped" in view.to_components()[0]["content"]
+
+
+def test_bot_to_move_board_is_not_clickable() -> None:
+    game = make_game((4,), bot_level="hard", status=GameStatus.BOT_TO_MOVE, o_id=None)
+    cells = [b for row in rows(board_view(game))[:3] for b in row]
+    assert all(b.get("disabled") for b in cells)
+
+
+def test_turn_mentions_only_the_player_to_move() -> None:
+    game = make_game((4,))
+    mentions = turn_mentions(game).to_dict()
+    assert mentions["users"] == [str(BOB)] or mentions["users"] == [BOB]
+    assert mentions["parse"] == []
+    finished = turn_mentions(make_game(WON[(3, 3, 3)])).to_dict()
+    assert finished["parse"] == [] and not finished.get("users")
+
+
+async def test_cell_ids_round_trip_through_the_template() -> None:
+    item = CellButton(812, 24, 17)
+    match = CellButton.__discord_ui_compiled_template__.fullmatch(item.custom_id)
+    assert match is not None
+    again = await CellButton.from_custom_id(None, item.item, match)  # type: ignore[arg-type]
+    assert (again.game_id, again.cell, again.move_no) == (812, 24, 17)
+    longest = CellButton(10**18 - 1, 24, 25)
+    assert len(longest.custom_id) <= 100
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    [
+        "ttt:cell:0:1:2",
+        "ttt:cell:1:100:2",
+        "ttt:cell:1:1:100",
+        "ttt:cell:1:1:1\n",
+        "ttt:cell:1:1:1:1",
+        "xttt:cell:1:1:1",
+        "ttt:cell:1234567890123456789:1:1",
+        "ttt:cell:-1:1:1",
+        "ttt:forfeit:",
+        "ttt:lb:1234567",
+        "ttt:accept:1 ",
+    ],
+)
+def test_malformed_ids_match_no_item(custom_id: str) -> None:
+    for item in DYNAMIC_ITEMS:
+        assert item.__discord_ui_compiled_template__.fullmatch(custom_id) is None
+        assert not item.__discord_ui_compiled_template__.match(custom_id)
+
+
+def test_precheck_refuses_what_the_service_would() -> None:
+    from bot.errors import GameOver, NotAPlayer, NotYourTurn, StaleBoard
+
+    game = make_game((4,))
+    with pytest.raises(NotAPlayer):
+        precheck_move(game, 999, 1)
+    with pytest.raises(StaleBoard):
+        precheck_move(game, BOB, 0)
+    with pytest.raises(NotYourTurn):
+        precheck_move(game, ALICE, 1)
+    precheck_move(game, BOB, 1)
+    with pytest.raises(GameOver):
+        precheck_move(make_game(WON[(3, 3, 3)]), BOB, 5)
+
+
+def make_challenge(status: ChallengeStatus) -> Challenge:
+    return Challenge(
+        id=77,
+        guild_id=1,
+        channel_id=2,
+        message_id=None,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        width=4,
+        height=4,
+        k=4,
+        first=First.RANDOM,
+        status=status,
+        created_at=1_700_000_000.0,
+        expires_at=1_700_000_060.0,
+    )
+
+
+@pytest.mark.parametrize("status", list(ChallengeStatus))
+def test_challenge_view(status: ChallengeStatus) -> None:
+    view = challenge_view(make_challenge(status))
+    check_limits(view)
+    buttons = rows(view)[0]
+    assert [b["custom_id"] for b in buttons] == ["ttt:accept:77", "ttt:decline:77"]
+    closed = status is not ChallengeStatus.PENDING
+    assert all(b.get("disabled", False) is closed for b in buttons)
+    text = view.to_components()[0]["content"]
+    assert f"<@{BOB}>" in text and f"<@{ALICE}>" in text
+    if status is ChallengeStatus.PENDING:
+        assert "<t:1700000060:R>" in text
+    if status is ChallengeStatus.EXPIRED:
+        assert "expired" in text
+
+
+@pytest.mark.parametrize(("page", "pages"), [(1, 1), (1, 3), (2, 3), (3, 3)])
+def test_leaderboard_view(page: int, pages: int) -> None:
+    entries = tuple(
+        LeaderboardEntry(
+            rank=(page - 1) * 10 + i + 1,
+            user_id=10**17 + i,
+            rating=1500.0 - i,
+            record=Record(3, 2, 1),
+            provisional=i % 2 == 0,
+        )
+        for i in range(10)
+    )
+    view = leaderboard_view(
+        LeaderboardPage(entries=entries, page=page, pages=pages, total_players=pages * 10)
+    )
+    check_limits(view)
+    previous, following = rows(view)[0]
+    assert previous["custom_id"] == f"ttt:lb:{page - 1}"
+    assert following["custom_id"] == f"ttt:lb:{page + 1}"
+    assert previous.get("disabled", False) is (page == 1)
+    assert following.get("disabled", False) is (page == pages)
+    text = view.to_components()[0]["content"]
+    assert text.count("\n") >= 10
+    assert "**1500**?" in text and "3W 2L 1D" in text
+
+
+def test_empty_leaderboard() -> None:
+    view = leaderboard_view(LeaderboardPage(entries=(), page=1, pages=1, total_players=0))
+    check_limits(view)
+    assert "No rated games yet" in view.to_components()[0]["content"]
+
+
+def test_stats_text() -> None:
+    stats = PlayerStats(
+        guild_id=1,
+        user_id=ALICE,
+        rating=1534.4,
+        provisional=True,
+        rank=2,
+        versus_members=Record(4, 1, 2),
+        versus_bot=(LevelRecord("easy", Record(5, 0, 0)), LevelRecord("perfect", Record(0, 3, 4))),
+        current_streak=-2,
+        best_streak=4,
+        recent=(make_game(WON[(3, 3, 3)]), make_game(DRAW_3X3, bot_level="perfect")),
+    )
+    text = render.stats_text(stats)
+    assert "1534 (provisional)" in text and "#2" in text
+    assert "4W 1L 2D" in text and "perfect): 0W 3L 4D" in text
+    assert "2 losses" in text and "best: 4" in text
+    assert "- won vs" in text and "- draw vs" in text
+
+
+def test_review_text_numbers_cells_from_one_and_marks_the_decider() -> None:
+    class FakeReview:
+        turning_point = 3
+
+        def summary(self) -> str:
+            return "O's second move lost the game."
+
+    game = make_game(WON[(3, 3, 3)])
+    text = render.review_text(game, FakeReview())
+    lines = text.splitlines()
+    assert lines[1] == "O's second move lost the game."
+    assert re.search(r"1\.` ❌ cell 1$", lines[2])
+    assert lines[5].endswith("cell 5  ← this decided it")
+    assert len(lines) == 2 + len(game.moves)

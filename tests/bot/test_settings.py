@@ -1,0 +1,224 @@
+"""Settings parsing, and ``python -m bot`` failing in one readable line."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from bot.__main__ import configure_logging
+from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.secret-token-value_0123456789"
+
+
+def test_defaults() -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN})
+    assert settings == Settings(token=TOKEN)
+    assert settings.database_path == DEFAULT_DATABASE_PATH == Path("data/tictactoe.db")
+    assert settings.dev_guild_id is None
+    assert settings.api_base is None and settings.gateway_url is None
+    assert settings.log_level == "INFO"
+    assert (settings.turn_timeout, settings.challenge_timeout) == (300.0, 60.0)
+    assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (1, 5.0, 10.0)
+
+
+def test_every_variable_is_read() -> None:
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": f"  {TOKEN}\n",
+            "DATABASE_PATH": "/var/lib/ttt/games.db",
+            "DEV_GUILD_ID": "123456789012345678",
+            "DISCORD_API_BASE": "http://127.0.0.1:8080/api/v10/",
+            "DISCORD_GATEWAY_URL": "ws://127.0.0.1:8080/gateway",
+            "LOG_LEVEL": "debug",
+            "TURN_TIMEOUT_SECONDS": "90",
+            "CHALLENGE_TIMEOUT_SECONDS": "30.5",
+            "AI_WORKERS": "4",
+            "SWEEP_INTERVAL_SECONDS": "2",
+            "SHUTDOWN_GRACE_SECONDS": "3",
+        }
+    )
+    assert settings.token == TOKEN
+    assert settings.database_path == Path("/var/lib/ttt/games.db")
+    assert settings.dev_guild_id == 123456789012345678
+    assert settings.api_base == "http://127.0.0.1:8080/api/v10"
+    assert settings.gateway_url == "ws://127.0.0.1:8080/gateway"
+    assert settings.log_level == "DEBUG" and settings.log_level_number == logging.DEBUG
+    assert (settings.turn_timeout, settings.challenge_timeout) == (90.0, 30.5)
+    assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (4, 2.0, 3.0)
+
+
+def test_blank_values_count_as_unset() -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DEV_GUILD_ID": "", "LOG_LEVEL": " "})
+    assert settings.dev_guild_id is None and settings.log_level == "INFO"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DISCORD_TOKEN", ""),
+        ("DISCORD_TOKEN", "two words"),
+        ("DEV_GUILD_ID", "my-server"),
+        ("DEV_GUILD_ID", "0"),
+        ("DEV_GUILD_ID", "-5"),
+        ("DEV_GUILD_ID", "99999999999999999999999"),
+        ("DISCORD_API_BASE", "discord.com/api"),
+        ("DISCORD_API_BASE", "ws://127.0.0.1/api"),
+        ("DISCORD_GATEWAY_URL", "http://127.0.0.1/"),
+        ("LOG_LEVEL", "LOUD"),
+        ("TURN_TIMEOUT_SECONDS", "five minutes"),
+        ("TURN_TIMEOUT_SECONDS", "0"),
+        ("TURN_TIMEOUT_SECONDS", "nan"),
+        ("TURN_TIMEOUT_SECONDS", "inf"),
+        ("CHALLENGE_TIMEOUT_SECONDS", "-1"),
+        ("AI_WORKERS", "0"),
+        ("AI_WORKERS", "2.5"),
+        ("AI_WORKERS", "1000"),
+        ("SWEEP_INTERVAL_SECONDS", "x"),
+        ("SHUTDOWN_GRACE_SECONDS", "1e9"),
+    ],
+)
+def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, name: value}
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env(env)
+    assert info.value.name == name
+    assert str(info.value).startswith(f"{name}: ")
+    assert "\n" not in str(info.value)
+
+
+def test_token_is_not_in_repr() -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN})
+    assert TOKEN not in repr(settings) and TOKEN not in str(settings)
+
+
+def test_token_is_redacted_from_logs(capsys: pytest.CaptureFixture[str]) -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure_logging(Settings.from_env({"DISCORD_TOKEN": TOKEN}))
+        logging.getLogger("discord.http").warning("sent header Bot %s", TOKEN)
+        logging.getLogger("bot").info("%r", Settings(token=TOKEN))
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    assert "sent header Bot [token]" in err
+    assert TOKEN not in err
+
+
+# -- the entry point as a real process ----------------------------------------------------
+
+
+def run_bot(
+    cwd: Path, env: dict[str, str], *args: str, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    """``python -m bot`` with only ``env`` (plus what Python needs) in a folder of its own."""
+    clean = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=cwd,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, result.stderr
+    return errors[0]
+
+
+def test_missing_token_exits_with_one_line(tmp_path: Path) -> None:
+    result = run_bot(tmp_path, {})
+    assert result.returncode == 2
+    assert one_error_line(result).startswith("error: DISCORD_TOKEN: is not set")
+    assert result.stderr.count("\n") == 1
+
+
+def test_dotenv_in_the_working_folder_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nTURN_TIMEOUT_SECONDS=soon\n")
+    result = run_bot(tmp_path, {})
+    assert one_error_line(result).startswith("error: TURN_TIMEOUT_SECONDS:")
+
+
+def test_unusable_database_path_exits_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / "plain-file").write_text("")
+    result = run_bot(
+        tmp_path, {"DISCORD_TOKEN": TOKEN, "DATABASE_PATH": str(tmp_path / "plain-file" / "db")}
+    )
+    assert result.returncode == 1
+    assert one_error_line(result).startswith("error: DATABASE_PATH: ")
+    result = run_bot(tmp_path, {"DISCORD_TOKEN": TOKEN, "DATABASE_PATH": str(tmp_path)})
+    assert one_error_line(result).startswith("error: DATABASE_PATH: ")
+    assert TOKEN not in result.stderr
+    (tmp_path / "garbage.db").write_bytes(b"this is not a database" * 100)
+    result = run_bot(
+        tmp_path, {"DISCORD_TOKEN": TOKEN, "DATABASE_PATH": str(tmp_path / "garbage.db")}
+    )
+    assert one_error_line(result).startswith("error: DATABASE_PATH: ")
+    assert "not a database" in result.stderr
+
+
+@pytest.fixture
+def rejecting_api(unused_tcp_port: int) -> Iterator[str]:
+    """A stand-in for Discord's REST API that answers every request with 401."""
+    import asyncio
+    import threading
+
+    async def unauthorized(request: web.Request) -> web.Response:
+        return web.json_response({"message": "401: Unauthorized", "code": 0}, status=401)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", unauthorized)
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(app)
+    loop.run_until_complete(runner.setup())
+    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", unused_tcp_port).start())
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{unused_tcp_port}/api/v10"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+
+def test_rejected_token_exits_with_one_line(tmp_path: Path, rejecting_api: str) -> None:
+    env = {
+        "DISCORD_TOKEN": TOKEN,
+        "DATABASE_PATH": str(tmp_path / "db" / "ttt.db"),
+        "DISCORD_API_BASE": rejecting_api,
+        "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/",
+    }
+    result = run_bot(tmp_path, env)
+    assert result.returncode == 1
+    assert (
+        one_error_line(result) == "error: DISCORD_TOKEN: Discord rejected the token (LoginFailure)"
+    )
+    assert TOKEN not in result.stderr
+    assert (tmp_path / "db" / "ttt.db").exists()
+
+
+def test_unreachable_api_exits_with_one_line(tmp_path: Path, unused_tcp_port: int) -> None:
+    env = {
+        "DISCORD_TOKEN": TOKEN,
+        "DATABASE_PATH": str(tmp_path / "ttt.db"),
+        "DISCORD_API_BASE": f"http://127.0.0.1:{unused_tcp_port}/api/v10",
+    }
+    result = run_bot(tmp_path, env)
+    assert one_error_line(result).startswith("error: Cannot reach Discord (http://127.0.0.1:")
