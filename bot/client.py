@@ -102,14 +102,10 @@ class TicTacToeBot(commands.Bot):
         )
         self.service = GameService(self.store, config)
         # start() finishes bot moves owed since a crash; their boards need redrawing.
-        owed = await self.store.games_bot_to_move()
-        await self.service.start()
+        completed = await self.service.start()
         self._service_started = True
-        for game in owed:
-            try:
-                await self.redraw(await self.service.get_game(game.id))
-            except Exception:
-                log.exception("Could not redraw game %s after start-up", game.id)
+        for game in completed:
+            await self.redraw(game)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*ui.DYNAMIC_ITEMS)

@@ -163,8 +163,11 @@ class GameService:
 
     # -- life cycle ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Create and warm up the AI pool (unless given one), then finish owed bot moves."""
+    async def start(self) -> list[Game]:
+        """Create and warm up the AI pool (unless given one), then finish owed bot moves.
+
+        Returns the games whose owed move was completed, so their boards can be redrawn.
+        """
         if self._executor is None:
             self._executor = ai.create_pool(self._config.ai_workers)
             self._owns_executor = True
@@ -173,9 +176,13 @@ class GameService:
         results = await asyncio.gather(
             *(self._bot_move(game) for game in owed), return_exceptions=True
         )
+        completed: list[Game] = []
         for game, result in zip(owed, results, strict=True):
             if isinstance(result, BaseException):
                 log.error("Could not complete the bot's move in game %s", game.id, exc_info=result)
+            else:
+                completed.append(result)
+        return completed
 
     async def close(self) -> None:
         """Wait for bot moves in flight, then shut down the pool if this service made it."""

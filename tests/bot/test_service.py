@@ -608,8 +608,9 @@ async def test_start_completes_games_left_waiting_for_the_bot(
         )
         waiting.append(game)
     service = make_service(store, clock, executor)
-    await service.start()
+    completed = await service.start()
     assert await store.games_bot_to_move() == []
+    assert sorted(game.id for game in completed) == sorted(game.id for game in waiting)
     for game in waiting:
         done = await service.get_game(game.id)
         assert done.moves[:-1] == game.moves and done.status is GameStatus.ACTIVE
