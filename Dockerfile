@@ -1,4 +1,4 @@
-# The tic-tac-toe bot: docker build -t tictactoe-bot . && see docs/hosting.md to run it.
+# The tic-tac-toe bot: docker build -t tictactoe-bot . && see "Hosting" in README.md to run it.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

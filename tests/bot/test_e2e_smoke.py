@@ -90,7 +90,7 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
 
 async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None:
     async with Emulator() as emu:
-        # The bot gets only View Channels, the one permission docs/hosting.md asks for.
+        # The bot gets only View Channels, the one permission the README asks for.
         guild = emu.add_guild(
             "Arcade",
             bot_permissions=Permission.VIEW_CHANNEL,
