@@ -7,6 +7,11 @@ and gets a generic "something went wrong" plus a logged traceback.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.models import Game
+
 __all__ = [
     "AlreadyPlaying",
     "BotChallenge",
@@ -65,9 +70,13 @@ class NotYourTurn(GameError):
 
 
 class GameOver(GameError):
-    """The game has already ended."""
+    """The game has already ended; ``game`` is its final state when the error just ended it."""
 
     default_message = "This game is already over."
+
+    def __init__(self, message: str | None = None, *, game: Game | None = None) -> None:
+        super().__init__(message)
+        self.game = game
 
 
 class CellTaken(GameError):

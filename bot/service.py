@@ -102,6 +102,10 @@ class ServiceConfig:
     challenge_timeout: float = 60.0  # seconds a challenge waits for an answer
     one_game_per_channel: bool = True
     ai_workers: int = 1  # processes in the AI pool
+    # Bot replies on boards of at most this many cells are computed on the event loop, not
+    # in the executor: 3x3 replies take microseconds (tables), and in the pool they would
+    # queue behind long 5x5 searches and miss Discord's 3-second window. 0: all in the pool.
+    inline_cells: int = 0
 
 
 def _validate_settings(width: int, height: int, k: int, level: str | None = None) -> None:
@@ -172,6 +176,8 @@ class GameService:
             self._executor = ai.create_pool(self._config.ai_workers)
             self._owns_executor = True
             await ai.warm_up_pool(self._executor, self._config.ai_workers)
+        if self._config.inline_cells:
+            ai.warm_up()  # builds the 3x3 tables here too (~50 ms) before the first click
         owed = await self._store.games_bot_to_move()
         results = await asyncio.gather(
             *(self._bot_move(game) for game in owed), return_exceptions=True
@@ -540,6 +546,20 @@ class GameService:
             and now >= game.turn_deadline
         )
 
+    async def _settle_if_overdue(self, game: Game) -> None:
+        """Raise GameOver if the player on move ran out of time, settling the timeout first.
+
+        Whatever a user does to a game whose clock ran out (move, forfeit, stop) finds it
+        lost on time, as the sweeper would have left it: the result never depends on when
+        the sweep runs.
+        """
+        now = self._clock()
+        if self._overdue(game, now):
+            ended = self._ended(game, Result.TIMEOUT, game.turn, now)
+            if not await self._store.save_game(ended, game):
+                ended = await self.get_game(game.id)  # settled elsewhere meanwhile
+            raise GameOver("Time ran out for this game: it's over.", game=ended)
+
     async def _conflict(self, game_id: int, guild_id: int | None) -> GameError:
         """The error for a write that lost a race: the game ended, or it moved on."""
         game = await self._store.get_game(game_id)
@@ -560,10 +580,8 @@ class GameService:
         """
         async with self._lock(game_id):
             game = await self.get_game(game_id, guild_id)
+            await self._settle_if_overdue(game)
             now = self._clock()
-            if self._overdue(game, now):
-                await self._store.save_game(self._ended(game, Result.TIMEOUT, game.turn, now), game)
-                raise GameOver("Time ran out for this game: it's over.")
             if not game.is_live:
                 raise GameOver()
             mark = game.mark_of(user_id)
@@ -607,8 +625,7 @@ class GameService:
 
     async def _complete_bot_move(self, game: Game) -> Game | None:
         assert game.bot_level is not None
-        cell = await self._compute(
-            ai.compute_move,
+        args = (
             game.width,
             game.height,
             game.k,
@@ -616,6 +633,10 @@ class GameService:
             game.bot_level,
             ai.move_seed(game.id, game.move_no),
         )
+        if game.width * game.height <= self._config.inline_cells:
+            cell = ai.compute_move(*args)
+        else:
+            cell = await self._compute(ai.compute_move, *args)
         async with self._lock(game.id):
             new = self._advance(game, cell, self._clock())
             if await self._store.save_game(new, game):
@@ -670,6 +691,7 @@ class GameService:
         async with self._lock(game_id):
             for _attempt in range(5):
                 game = await self.get_game(game_id, guild_id)
+                await self._settle_if_overdue(game)
                 if not game.is_live:
                     raise GameOver()
                 ended = decide(game)

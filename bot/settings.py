@@ -44,6 +44,7 @@ class Settings:
     ai_workers: int = 1
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
+    lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -83,6 +84,7 @@ class Settings:
             shutdown_grace=_seconds(
                 "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
             ),
+            lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
         )
 
     @property
@@ -123,6 +125,13 @@ def _seconds(
     if not low <= value <= high:  # also rejects nan and inf
         raise SettingsError(name, f"must be from {low:g} to {high:g} seconds, not {raw}")
     return value
+
+
+def _optional_seconds(name: str, raw: str | None) -> float | None:
+    """Seconds from 1 to 3600, or None when unset or 0 (off)."""
+    if raw is None or raw == "0":
+        return None
+    return _seconds(name, raw, 0.0, high=3600.0)
 
 
 def _count(name: str, raw: str | None, default: int, *, low: int, high: int) -> int:

@@ -11,7 +11,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot import ui
-from bot.errors import ChannelBusy, InvalidSettings
+from bot.errors import ChannelBusy, GameOver, InvalidSettings
 from bot.models import First
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
 
@@ -131,12 +131,19 @@ class Games(commands.Cog):
             return
         async with ui.guarded(interaction):
             assert interaction.guild_id is not None and interaction.channel_id is not None
-            game = await bot.service.stop(
-                interaction.guild_id,
-                interaction.channel_id,
-                interaction.user.id,
-                is_moderator=interaction.permissions.manage_messages,
-            )
+            try:
+                game = await bot.service.stop(
+                    interaction.guild_id,
+                    interaction.channel_id,
+                    interaction.user.id,
+                    is_moderator=interaction.permissions.manage_messages,
+                )
+            except GameOver as error:
+                # The clock ran out before the stop: the game was just lost on time.
+                await ui.reply_error(interaction, error)
+                if error.game is not None:
+                    await bot.redraw(error.game)
+                return
             await interaction.response.send_message(
                 f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
                 allowed_mentions=discord.AllowedMentions.none(),

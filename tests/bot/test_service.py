@@ -429,6 +429,33 @@ async def test_a_late_click_settles_the_timeout(service: GameService, clock: Fak
     assert await service.sweep() == ([], [])
 
 
+async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
+    service: GameService, clock: FakeClock
+) -> None:
+    # Alice forfeiting once Bob's time is up must not hand Bob the win, and Bob stopping
+    # the game after his own time ran out must not spare him the loss.
+    first = await member_game(service, ALICE, BOB)
+    await service.play(first.id, ALICE, 4, 0)
+    clock.advance(301)
+    with pytest.raises(GameOver, match="Time ran out") as caught:
+        await service.forfeit(first.id, ALICE)
+    assert caught.value.game is not None
+    assert (caught.value.game.result, caught.value.game.winner_id) == (Result.TIMEOUT, ALICE)
+
+    second = await member_game(service, ALICE, BOB)
+    await service.play(second.id, ALICE, 0, 0)
+    clock.advance(301)
+    with pytest.raises(GameOver, match="Time ran out"):
+        await service.stop(GUILD, CHANNEL, BOB, is_moderator=False)
+    stored = await service.get_game(second.id)
+    assert (stored.status, stored.result, stored.winner_id) == (
+        GameStatus.FINISHED,
+        Result.TIMEOUT,
+        ALICE,
+    )
+    assert (await service.player_stats(GUILD, BOB)).versus_members.losses == 2
+
+
 async def test_forfeit(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
     with pytest.raises(NotAPlayer):
