@@ -1,0 +1,1 @@
+"""End-to-end tests: the real bot process against the Discord emulator."""

@@ -1,0 +1,534 @@
+"""The end-to-end suite's fixtures and moves: the real bot process, Discord users against it.
+
+Each test module shares one bot process: its ``arena`` fixture starts an emulator, a
+guild and ``python -m bot`` once per module (``BOT_ENV`` in the module adds environment
+variables, such as small timeouts), and every test makes its own channels and members so
+that tests do not depend on each other. The module's tests must run in the module's loop::
+
+    pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+After each test the fixture checks what must always hold: no request the emulator could
+not route, no interaction that failed or was never answered, no click answered twice, and
+no ERROR line or traceback in what the bot logged during the test. At the end of the module
+the bot must stop cleanly on SIGTERM.
+
+The helpers read boards the way a user sees them (labels, styles, disabled buttons) and
+check each board's shape and custom_ids on the way; the expected Elo ratings are computed
+here, independently of ``bot.ratings``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import re
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from tests.bot.e2e_helpers import BotProcess
+from tests.discord_emulator import (
+    Button,
+    ButtonStyle,
+    CallbackType,
+    Channel,
+    Emulator,
+    Guild,
+    InteractionHandle,
+    InteractionResponse,
+    InteractionType,
+    Message,
+    User,
+)
+
+EMPTY = "\u200b"
+"""The label of an empty cell: blank to the eye (Discord needs some label)."""
+WAIT = 10.0
+"""The longest any single wait on the emulator may take."""
+
+CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
+TURN_TIMER = re.compile(r"<t:[0-9]+:R>")
+_LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) .*$", re.MULTILINE)
+
+
+def log_errors(text: str) -> list[str]:
+    """The lines of a bot log at ERROR or CRITICAL level."""
+    return _LOG_ERROR.findall(text)
+
+
+def assert_log_clean(text: str, *, errors: int = 0) -> None:
+    """No ERROR line (but ``errors`` expected ones) and no traceback unless one was expected."""
+    found = log_errors(text)
+    assert len(found) == errors, "\n".join(found) or text
+    if not errors:
+        assert "Traceback" not in text, text
+
+
+async def eventually(
+    emu: Emulator, predicate: Callable[[], bool], what: str, within: float
+) -> None:
+    """Wait up to ``within`` seconds for ``predicate``; fail saying ``what`` did not happen."""
+    try:
+        async with asyncio.timeout(within):
+            await emu.wait_for(predicate)
+    except TimeoutError:
+        raise AssertionError(f"not within {within:g} s: {what}") from None
+
+
+def edited_through_channel(emu: Emulator, message: Message) -> bool:
+    """Whether the bot edited ``message`` through the channel endpoint (no interaction token),
+    as it must for changes nobody clicked for: timeouts, expiries, restarts."""
+    path = f"/channels/{message.channel.id}/messages/{message.id}"
+    return any(r.method == "PATCH" and r.path == path and r.status == 200 for r in emu.requests)
+
+
+# -- answers -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An interaction and how the bot answered it (never "This interaction failed")."""
+
+    handle: InteractionHandle
+    response: InteractionResponse
+
+    @property
+    def type(self) -> CallbackType | None:
+        return self.response.type
+
+    @property
+    def message(self) -> Message:
+        assert self.response.message is not None, f"{self.handle!r} has no message"
+        return self.response.message
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.response.ephemeral
+
+
+async def refusal(answer: Answer) -> str:
+    """The text of the private reply a refused action got: the response itself, or after a
+    deferral its follow-up. Fails unless the reply is ephemeral and the only answer."""
+    if answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE:
+        assert answer.ephemeral, f"a refusal must be ephemeral: {answer.message!r}"
+        return answer.message.text
+    assert answer.response.deferred, f"unexpected answer {answer.type!r}"
+    (followup,) = await answer.handle.wait_followups(1)
+    assert followup.ephemeral, f"a refusal must be ephemeral: {followup!r}"
+    assert answer.handle.original_edits == 0, "a refused click must not change the board"
+    return followup.text
+
+
+def snapshot(message: Message) -> Message:
+    """The message as a user's client still shows it while the bot edits the real one."""
+    frozen = copy.copy(message)
+    frozen.components = copy.deepcopy(message.components)
+    return frozen
+
+
+# -- boards --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """A board message read as a user sees it, after its shape was checked."""
+
+    message: Message
+    game_id: int
+    side: int
+    marks: tuple[str | None, ...]
+    cells: tuple[Button, ...]
+    controls: tuple[str | None, ...]
+
+    @property
+    def move_no(self) -> int:
+        return sum(mark is not None for mark in self.marks)
+
+    @property
+    def live(self) -> bool:
+        return self.controls == ("Forfeit",)
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    def free(self) -> list[int]:
+        return [i for i, button in enumerate(self.cells) if not button.disabled]
+
+    def cell_id(self, cell: int) -> str:
+        custom_id = self.cells[cell].custom_id
+        assert custom_id is not None
+        return custom_id
+
+    def success_cells(self) -> set[int]:
+        return {i for i, b in enumerate(self.cells) if b.style == ButtonStyle.SUCCESS}
+
+
+def read_board(message: Message, side: int) -> BoardState:
+    """Check a board message's layout and custom_ids and return what it shows.
+
+    Components V2; ``side`` rows of ``side`` cell buttons (rows top to bottom, cells left
+    to right) with ids ``ttt:cell:{game}:{cell}:{move_no}``; empty cells blank, taken
+    cells X/O and disabled; then one control row: Forfeit while live, Rematch (and Review
+    once a move was made) at the end, when every cell is disabled.
+    """
+    assert message.components_v2, f"a board is a Components V2 message: {message!r}"
+    assert not message.ephemeral and not message.deleted
+    grid = message.button_grid()
+    assert len(grid) == side + 1, f"{side} board rows and a control row: {grid!r}"
+    cells = [button for row in grid[:side] for button in row]
+    assert all(len(row) == side for row in grid[:side]), grid
+    marks: list[str | None] = []
+    for button in cells:
+        assert button.label in (EMPTY, "X", "O"), f"cell label {button.label!r}"
+        marks.append(None if button.label == EMPTY else button.label)
+        if button.label != EMPTY:
+            assert button.disabled, f"a taken cell must be disabled: {button!r}"
+    move_no = sum(mark is not None for mark in marks)
+    games = set()
+    for index, button in enumerate(cells):
+        found = CELL_ID.match(button.custom_id or "")
+        assert found, f"cell custom_id {button.custom_id!r}"
+        assert int(found["cell"]) == index, f"cell {index} has id {button.custom_id!r}"
+        assert int(found["move"]) == move_no, f"move number in {button.custom_id!r}"
+        games.add(int(found["game"]))
+    assert len(games) == 1, f"cells of several games: {games}"
+    controls = tuple(button.label for button in grid[side])
+    if controls == ("Forfeit",):
+        assert not grid[side][0].disabled, "Forfeit works while the game is live"
+        empty = [b for b in cells if b.label == EMPTY]
+        assert all(not b.disabled for b in empty), "a live board's empty cells can be played"
+    else:
+        assert controls in (("Rematch", "Review"), ("Rematch",)), f"controls {controls!r}"
+        assert (controls == ("Rematch", "Review")) == (move_no > 0), controls
+        assert all(button.disabled for button in cells), "a finished board is all disabled"
+    return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), controls)
+
+
+def lines(side: int, k: int) -> list[tuple[int, ...]]:
+    """Every run of ``k`` cells in a row, column or diagonal of a ``side`` x ``side`` board."""
+    found = []
+    steps = ((0, 1), (1, 0), (1, 1), (1, -1))
+    for row, col in itertools.product(range(side), repeat=2):
+        for dr, dc in steps:
+            end_row, end_col = row + dr * (k - 1), col + dc * (k - 1)
+            if 0 <= end_row < side and 0 <= end_col < side:
+                found.append(tuple((row + dr * i) * side + col + dc * i for i in range(k)))
+    return found
+
+
+def winner(marks: Sequence[str | None], side: int, k: int) -> tuple[str, set[tuple[int, ...]]]:
+    """("X" or "O" or "", the winning lines) of a board; "" when nobody has a line."""
+    for mark in ("X", "O"):
+        won = {line for line in lines(side, k) if all(marks[c] == mark for c in line)}
+        if won:
+            return mark, won
+    return "", set()
+
+
+def pick_cell(state: BoardState, k: int, me: str) -> int:
+    """A simple player: win if it can, else block, else the centre, a corner, the first free."""
+    free = state.free()
+    assert free, "no cell to play"
+    other = "O" if me == "X" else "X"
+    for mark in (me, other):
+        for line in lines(state.side, k):
+            values = [state.marks[c] for c in line]
+            empty = [c for c in line if state.marks[c] is None]
+            if values.count(mark) == k - 1 and len(empty) == 1 and empty[0] in free:
+                return empty[0]
+    last = state.side * state.side - 1
+    for cell in (last // 2, 0, state.side - 1, last - state.side + 1, last):
+        if cell in free:
+            return cell
+    return free[0]
+
+
+def check_final(state: BoardState, k: int) -> str:
+    """Check a finished board (disabled, winning line styled) and return "X", "O" or ""."""
+    assert not state.live, f"the game should be over: {state.text}"
+    assert all(button.disabled for button in state.cells)
+    mark, won = winner(state.marks, state.side, k)
+    success = state.success_cells()
+    if mark:
+        assert tuple(sorted(success)) in won, f"the winning line is highlighted: {success}"
+    else:
+        assert not success, f"nothing to highlight without a winner: {success}"
+    return mark
+
+
+# -- Elo, computed on our own ----------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    rating: float = 1500.0
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+class EloBook:
+    """The ratings the bot should show: 1500 to start, K = 40 for a player's first 30 rated
+    games (20 after), each side updated with its own K; provisional under 10 games."""
+
+    def __init__(self) -> None:
+        self.players: dict[int, Player] = {}
+
+    def add(self, a: int, b: int, score_a: float) -> None:
+        """One rated game between members ``a`` and ``b`` in which ``a`` scored ``score_a``."""
+        pa = self.players.setdefault(a, Player())
+        pb = self.players.setdefault(b, Player())
+        expect_a = 1 / (1 + 10 ** ((pb.rating - pa.rating) / 400))
+        expect_b = 1 / (1 + 10 ** ((pa.rating - pb.rating) / 400))
+        new_a = pa.rating + (40 if pa.games < 30 else 20) * (score_a - expect_a)
+        new_b = pb.rating + (40 if pb.games < 30 else 20) * ((1 - score_a) - expect_b)
+        for player, rating, score in ((pa, new_a, score_a), (pb, new_b, 1 - score_a)):
+            player.rating = rating
+            player.games += 1
+            player.wins += score == 1
+            player.losses += score == 0
+            player.draws += score == 0.5
+
+    def ranking(self) -> list[tuple[int, Player]]:
+        """By rating (highest first), then more games, then the lower user id."""
+        return sorted(
+            self.players.items(),
+            key=lambda item: (-round(item[1].rating, 6), -item[1].games, item[0]),
+        )
+
+
+# -- the arena -----------------------------------------------------------------------------
+
+
+@dataclass
+class Arena:
+    """One emulator, one guild (the bot's dev server) and the bot process serving it."""
+
+    emu: Emulator
+    guild: Guild
+    bot: BotProcess
+    workdir: Path
+    elo: EloBook = field(default_factory=EloBook)
+    expected_log_errors: int = 0
+    """ERROR lines the current test expects the bot to log (a provoked failure)."""
+    logged_errors: int = 0
+    """ERROR lines expected by the module's tests so far."""
+    _names: Iterator[int] = field(default_factory=itertools.count)
+
+    def channel(self, name: str = "games") -> Channel:
+        return self.emu.add_text_channel(self.guild, f"{name}-{next(self._names)}")
+
+    def member(self, name: str, *, permissions: int = 0) -> User:
+        user = self.emu.add_user(f"{name}{next(self._names)}")
+        self.emu.add_member(self.guild, user, permissions=permissions)
+        return user
+
+    def board(self, message: Message | int, side: int = 3) -> BoardState:
+        """The current state of a board message."""
+        current = self.emu.message(message if isinstance(message, int) else message.id)
+        assert current is not None
+        return read_board(current, side)
+
+    def current(self, message: Message) -> Message:
+        found = self.emu.message(message.id)
+        assert found is not None
+        return found
+
+    async def answer(self, handle: InteractionHandle) -> Answer:
+        response = await handle.response()
+        assert not response.failed, f"{handle!r} failed; the bot said:\n{self.bot.log()}"
+        return Answer(handle, response)
+
+    async def command(self, user: User, channel: Channel, name: str, /, **options: Any) -> Answer:
+        return await self.answer(await self.emu.run_command(user, channel, name, **options))
+
+    async def click(self, user: User, message: Message, **which: Any) -> Answer:
+        """``user`` clicks a button of ``message`` (as given: pass a snapshot for an old view)."""
+        return await self.answer(await self.emu.click(user, message, **which))
+
+    async def raw_click(self, user: User, message: Message, custom_id: str) -> Answer:
+        """A click carrying ``custom_id`` on ``message`` as it is now, as a client with an
+        outdated copy of the message would send it (or one that forged the id)."""
+        handle = await self.emu.send_raw_interaction(
+            user,
+            message.channel,
+            type=InteractionType.MESSAGE_COMPONENT,
+            data={"custom_id": custom_id, "component_type": 2},
+            message=self.current(message),
+        )
+        return await self.answer(handle)
+
+    # -- games against the bot -----------------------------------------------------------
+
+    async def start_bot_game(self, user: User, channel: Channel, **options: Any) -> Message:
+        """``/tictactoe`` without an opponent; the board message once it is posted."""
+        answer = await self.command(user, channel, "tictactoe", **options)
+        if answer.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
+            message = await answer.handle.edited_original()
+        else:
+            assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, answer
+            message = answer.message
+        assert not message.ephemeral and message.components_v2, message
+        return self.current(message)
+
+    async def move(
+        self,
+        user: User,
+        board: Message,
+        cell: int,
+        *,
+        side: int = 3,
+        deferred: bool | None = False,
+    ) -> Answer:
+        """``user`` plays ``cell``; the click must get one answer that redraws the board:
+        an update (7), or with ``deferred`` a deferred update (6) and one edit (either one
+        with ``deferred=None``)."""
+        state = self.board(board, side)
+        answer = await self.click(user, state.message, custom_id=state.cell_id(cell))
+        if deferred is None:
+            deferred = answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE
+        if deferred:
+            assert answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE, (answer, self.bot.log())
+            await answer.handle.edited_original()
+            assert answer.handle.original_edits == 1
+        else:
+            assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, self.bot.log())
+        assert not answer.handle.followups, answer.handle.followups
+        return answer
+
+    async def play_out(
+        self,
+        user: User,
+        board: Message,
+        me: str,
+        *,
+        side: int = 3,
+        k: int = 3,
+        deferred: bool | None = False,
+    ) -> BoardState:
+        """Play ``pick_cell`` moves for ``user`` (``me`` = their mark) against the bot until
+        the game ends; each click must show the move and the bot's reply at once."""
+        state = self.board(board, side)
+        for _ in range(side * side):
+            if not state.live:
+                break
+            assert f"<@{user.id}>, your move" in state.text, state.text
+            cell = pick_cell(state, k, me)
+            await self.move(user, board, cell, side=side, deferred=deferred)
+            after = self.board(board, side)
+            assert after.marks[cell] == me, f"my {me} at cell {cell}: {after.marks}"
+            changed = [i for i in range(side * side) if after.marks[i] != state.marks[i]]
+            assert all(state.marks[i] is None for i in changed)
+            if after.live:
+                assert len(changed) == 2, f"my move and the bot's reply at once: {changed}"
+            else:
+                assert len(changed) in (1, 2), changed
+            state = after
+        assert not state.live, "the game should have ended"
+        return state
+
+    # -- games between members -----------------------------------------------------------
+
+    async def challenge(
+        self, challenger: User, opponent: User, channel: Channel, **options: Any
+    ) -> Message:
+        """``/tictactoe opponent:`` -> a public challenge that pings only the opponent."""
+        answer = await self.command(challenger, channel, "tictactoe", opponent=opponent, **options)
+        assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, answer
+        message = answer.message
+        assert not message.ephemeral
+        assert f"<@{opponent.id}>" in message.text
+        allowed = message.allowed_mentions or {}
+        assert [int(u) for u in allowed.get("users", [])] == [opponent.id], allowed
+        assert not allowed.get("parse") and not allowed.get("roles"), allowed
+        assert message.pings.users <= {opponent.id} and not message.pings.everyone
+        labels = [(b.label, b.disabled) for b in message.buttons()]
+        assert labels == [("Accept", False), ("Decline", False)], labels
+        return self.current(message)
+
+    async def accept(self, opponent: User, challenge: Message, side: int = 3) -> BoardState:
+        answer = await self.click(opponent, self.current(challenge), label="Accept")
+        assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, self.bot.log())
+        state = self.board(challenge, side)
+        assert state.live and state.move_no == 0
+        return state
+
+    async def member_game(
+        self, x: User, o: User, channel: Channel, *, side: int = 3, **options: Any
+    ) -> Message:
+        """A started game between two members, ``x`` (the challenger) to move."""
+        size = {"size": f"{side}x{side}"} if side != 3 else {}
+        challenge = await self.challenge(x, o, channel, first="me", **size, **options)
+        state = await self.accept(o, challenge, side)
+        assert f"<@{x.id}>, your move" in state.text
+        allowed = state.message.allowed_mentions or {}
+        assert [int(u) for u in allowed.get("users", [])] == [x.id], allowed
+        return state.message
+
+    async def forfeit(self, user: User, board: Message, side: int = 3) -> BoardState:
+        answer = await self.click(user, self.current(board), label="Forfeit")
+        assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, self.bot.log())
+        state = self.board(board, side)
+        assert not state.live and "forfeited" in state.text, state.text
+        return state
+
+    async def quick_game(self, winner: User, loser: User, channel: Channel) -> None:
+        """A rated member game the loser forfeits at once (recorded in ``elo``)."""
+        board = await self.member_game(winner, loser, channel)
+        await self.forfeit(loser, board)
+        self.elo.add(winner.id, loser.id, 1.0)
+
+
+# -- fixtures ------------------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_arena(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Arena]:
+    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings)."""
+    env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
+    workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
+            arena = Arena(emu, guild, bot, workdir)
+            yield arena
+            code = await bot.stop()
+        log = bot.log()
+        assert code == 0, f"the bot did not stop cleanly ({code}):\n{log}"
+        assert not emu.unrouted, emu.unrouted
+        assert_log_clean(log, errors=arena.logged_errors)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
+    """The module's arena, checked after the test (see the module docstring)."""
+    emu, bot = shared_arena.emu, shared_arena.bot
+    unrouted = len(emu.unrouted)
+    known = set(emu.interactions)
+    log_start = len(bot.log())
+    shared_arena.expected_log_errors = 0
+    yield shared_arena
+    shared_arena.logged_errors += shared_arena.expected_log_errors
+    new = [handle for key, handle in emu.interactions.items() if key not in known]
+    await emu.wait_for(lambda: not any(handle.pending for handle in new))
+    log = bot.log()[log_start:]
+    assert bot.returncode is None, f"the bot exited with {bot.returncode}:\n{log}"
+    assert not [h for h in new if h.failed], f"failed interactions; the bot said:\n{log}"
+    assert emu.unrouted[unrouted:] == [], emu.unrouted[unrouted:]
+    for handle in new:
+        if handle.type is not InteractionType.MESSAGE_COMPONENT:
+            continue
+        public = [m for m in handle.followups if not m.ephemeral]
+        assert not public, f"{handle!r} was answered twice: {public!r}"
+        if handle.callback_type is CallbackType.UPDATE_MESSAGE:
+            assert handle.original_edits == 0, f"{handle!r} was answered twice"
+    assert_log_clean(log, errors=shared_arena.expected_log_errors)

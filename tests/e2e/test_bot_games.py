@@ -1,0 +1,393 @@
+"""Games against the bot, end to end: every level on 3x3, a 5x5 game, refusals, rematch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+
+import pytest
+
+from tests.discord_emulator import CallbackType, InteractionType
+
+from .conftest import (
+    EMPTY,
+    TURN_TIMER,
+    Arena,
+    check_final,
+    eventually,
+    read_board,
+    refusal,
+    snapshot,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(❌|⭕) cell ([0-9]+)", re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    ("level", "first"),
+    [
+        ("easy", "me"),
+        ("medium", "opponent"),
+        ("hard", "me"),
+        ("impossible", "me"),
+        ("impossible", "opponent"),
+        ("medium", "random"),
+    ],
+)
+async def test_a_full_game_against_each_level(arena: Arena, level: str, first: str) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty=level, first=first)
+    state = arena.board(board)
+    if first == "random":
+        assert state.move_no in (0, 1)
+        me = "X" if state.move_no == 0 else "O"
+    else:
+        me = "X" if first == "me" else "O"
+    assert state.live and state.move_no == (0 if me == "X" else 1)
+    assert all(b.label == EMPTY for b in state.cells if b.label not in ("X", "O"))
+    assert f"Level: {level}" in state.text
+    assert any(
+        "❌" in line and "⭕" in line and f"<@{alice.id}>" in line
+        for line in state.text.splitlines()
+    ), f"a line with the players and their marks: {state.text}"
+    assert f"<@{alice.id}>, your move" in state.text
+    assert TURN_TIMER.search(state.text), "the text shows the time left"
+    allowed = board.allowed_mentions or {}
+    assert [int(u) for u in allowed.get("users", [])] == [alice.id], allowed
+    assert not allowed.get("parse"), allowed
+
+    final = await arena.play_out(alice, board, me)
+    mark = check_final(final, 3)
+    if mark == me:
+        assert f"<@{alice.id}> won" in final.text, final.text
+    elif mark:
+        assert "won" in final.text and f"<@{alice.id}> won" not in final.text, final.text
+    else:
+        assert "draw" in final.text.lower(), final.text
+    if level == "impossible":
+        assert mark != me, f"the impossible level lost:\n{final.text}"
+    assert final.controls == ("Rematch", "Review")
+    assert not (final.message.allowed_mentions or {}).get("users"), "nobody to ping at the end"
+
+    review = await arena.click(alice, final.message, label="Review")
+    assert review.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and review.ephemeral
+    listed = REVIEW_MOVE.findall(review.message.text)
+    assert len(listed) == final.move_no, review.message.text
+    shown = {int(cell) - 1: "X" if emoji == "❌" else "O" for emoji, cell in listed}
+    assert shown == {i: m for i, m in enumerate(final.marks) if m}, review.message.text
+    if mark:
+        assert "decided" in review.message.text, review.message.text
+
+
+async def test_a_full_game_on_5x5_defers_then_edits(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    answer = await arena.command(
+        alice, channel, "tictactoe", size="5x5", difficulty="medium", first="opponent"
+    )
+    # The bot opens: a deferred reply, then the board as the original response.
+    assert answer.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+    board = await answer.handle.edited_original()
+    state = arena.board(board, 5)
+    assert state.live and state.move_no == 1 and "four in a row" in state.text
+    assert f"<@{alice.id}>, your move" in state.text
+
+    final = await arena.play_out(alice, board, "O", side=5, k=4, deferred=True)
+    mark = check_final(final, 4)
+    assert ("won" if mark else "draw") in final.text.lower(), final.text
+    assert final.controls == ("Rematch", "Review")
+
+
+async def test_rejected_clicks_are_answered_privately(arena: Arena) -> None:
+    alice, carol, channel = arena.member("alice"), arena.member("carol"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    edits = arena.current(board).edits
+
+    # Someone else's game.
+    text = await refusal(await arena.click(carol, arena.current(board), row=1, col=1))
+    assert "isn't your game" in text
+    text = await refusal(await arena.click(carol, arena.current(board), label="Forfeit"))
+    assert "isn't your game" in text
+    assert arena.current(board).edits == edits and arena.board(board).move_no == 0
+
+    # A click on the board as it was before the last move (the user's client lagging).
+    before = snapshot(arena.current(board))
+    await arena.move(alice, board, 4)
+    state = arena.board(board)
+    assert state.move_no == 2
+    free = state.free()[0]  # free now, and in the old view too
+    text = await refusal(await arena.click(alice, before, row=free // 3, col=free % 3))
+    assert "board changed" in text
+    # The same old custom_id arriving with the message as it is now.
+    old_id = before.button_grid()[free // 3][free % 3].custom_id
+    assert old_id is not None
+    text = await refusal(await arena.raw_click(alice, board, old_id))
+    assert "board changed" in text
+
+    # A taken cell (its button is disabled, so only a forged click can reach it).
+    taken = arena.board(board)
+    text = await refusal(await arena.raw_click(alice, board, taken.cell_id(4)))
+    assert "already taken" in text
+    assert arena.board(board).marks == taken.marks
+
+    # After the end: a click from an old view of the live board, and an old Forfeit.
+    live = snapshot(arena.current(board))
+    await arena.forfeit(alice, board)
+    ended = arena.board(board)
+    assert "forfeited" in ended.text and ended.controls == ("Rematch", "Review")
+    cell = read_board(live, 3).free()[0]
+    text = await refusal(await arena.click(alice, live, row=cell // 3, col=cell % 3))
+    assert "over" in text
+    text = await refusal(await arena.click(alice, live, label="Forfeit"))
+    assert "over" in text
+    assert arena.board(board).marks == ended.marks
+
+
+async def test_refusals_on_a_deferred_board(arena: Arena) -> None:
+    alice, carol, channel = arena.member("alice"), arena.member("carol"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, size="5x5", difficulty="hard", first="me")
+    before = snapshot(arena.current(board))
+    await arena.move(alice, board, 12, side=5, deferred=True)
+    state = arena.board(board, 5)
+    assert state.move_no == 2
+
+    text = await refusal(await arena.click(carol, arena.current(board), row=0, col=0))
+    assert "isn't your game" in text
+    text = await refusal(await arena.click(alice, before, row=0, col=0))
+    assert "board changed" in text
+    # A forged click on a taken cell: the bot may defer first, but answers privately.
+    text = await refusal(await arena.raw_click(alice, board, state.cell_id(12)))
+    assert "already taken" in text
+    assert arena.board(board, 5).marks == state.marks
+    await arena.forfeit(alice, board, side=5)
+
+
+async def test_rematch_and_forfeit_against_the_bot(arena: Arena) -> None:
+    alice, carol, channel = arena.member("alice"), arena.member("carol"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="medium", first="me")
+    ended = await arena.forfeit(alice, board)
+    assert ended.controls == ("Rematch",), "no moves: nothing to review"
+    assert f"<@{alice.id}> forfeited" in ended.text
+    assert "me (medium) won" in ended.text
+
+    text = await refusal(await arena.click(carol, arena.current(board), label="Rematch"))
+    assert "isn't your game" in text
+
+    rematch = await arena.click(alice, arena.current(board), label="Rematch")
+    assert rematch.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+    new = rematch.message
+    assert new.id != board.id and not new.ephemeral
+    state = arena.board(new)
+    # Sides swapped: the bot is X now and has already opened.
+    assert state.live and state.move_no == 1 and state.marks.count("X") == 1
+    assert f"<@{alice.id}>, your move" in state.text and "Level: medium" in state.text
+    assert state.game_id != ended.game_id
+    # The old board is left as it was.
+    assert arena.board(board).marks == ended.marks
+
+    final = await arena.play_out(alice, new, "O")
+    check_final(final, 3)
+
+
+async def test_one_game_per_channel(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, first="me")
+    answer = await arena.command(bob, channel, "tictactoe")
+    assert answer.ephemeral and "already a game" in answer.message.text
+    await arena.forfeit(alice, board)
+    second = await arena.start_bot_game(bob, channel, first="me")
+    assert "Level: medium" in second.text, "medium is the default level"
+
+
+async def test_commands_in_dms_are_answered_privately(arena: Arena) -> None:
+    alice = arena.member("alice")
+    dm = arena.emu.dm_channel(alice)
+    for command in arena.emu.commands.list(arena.guild.id):
+        data = {"id": str(command["id"]), "name": command["name"], "type": 1}
+        handle = await arena.emu.send_raw_interaction(
+            alice, dm, type=InteractionType.APPLICATION_COMMAND, data=data
+        )
+        answer = await arena.answer(handle)
+        assert answer.ephemeral, (command["name"], answer)
+        assert "played in servers" in answer.message.text, answer.message.text
+
+
+async def test_an_unexpected_error_gets_a_private_apology(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    # Discord refuses the bot's first answer to the next click: the bot hits an error it
+    # has no rule for, logs it, and still tells the user.
+    fault = arena.emu.fail_requests("POST", "/interactions/*/callback", status=400)
+    state = arena.board(board)
+    answer = await arena.click(alice, state.message, custom_id=state.cell_id(0))
+    assert fault.hits == 1
+    assert answer.ephemeral, answer
+    assert "something went wrong" in answer.message.text.lower()
+    arena.expected_log_errors = 1
+
+
+async def test_a_failed_board_update_does_not_strand_the_game(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    arena.emu.fail_requests("POST", "/interactions/*/callback", status=400)
+    state = arena.board(board)
+    answer = await arena.click(alice, state.message, custom_id=state.cell_id(0))
+    assert answer.ephemeral and "something went wrong" in answer.message.text.lower()
+    arena.expected_log_errors = 1
+    # The player must be able to go on: the board shows the move that was kept (at once,
+    # or when the next click on the old board is refused), or the move was not kept and
+    # that click plays it.
+    with contextlib.suppress(AssertionError):
+        await eventually(arena.emu, lambda: arena.board(board).move_no > 0, "a redraw", 3)
+    state = arena.board(board)
+    if state.move_no == 0:
+        retry = await arena.click(alice, state.message, custom_id=state.cell_id(0))
+        if retry.type is not CallbackType.UPDATE_MESSAGE:
+            await refusal(retry)
+            await eventually(
+                arena.emu,
+                lambda: arena.board(board).move_no > 0,
+                "the move was kept but the board still shows the game before it",
+                3,
+            )
+        state = arena.board(board)
+    assert state.marks[0] == "X" and state.live and state.move_no == 2
+    await arena.forfeit(alice, board)
+
+
+async def test_naming_the_bot_as_opponent_starts_a_game_against_it(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    answer = await arena.command(
+        alice, channel, "tictactoe", opponent=arena.emu.bot, difficulty="hard", first="me"
+    )
+    assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not answer.ephemeral
+    state = arena.board(answer.message)
+    assert state.live and "Level: hard" in state.text
+    assert f"<@{alice.id}>, your move" in state.text
+    assert not [b for b in answer.message.buttons() if b.label in ("Accept", "Decline")]
+    await arena.forfeit(alice, answer.message)
+
+
+async def test_a_double_click_plays_once(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="hard", first="me")
+    state = arena.board(board)
+    first = await arena.emu.click(alice, state.message, custom_id=state.cell_id(4))
+    second = await arena.emu.click(alice, state.message, custom_id=state.cell_id(4))
+    answers = [await arena.answer(first), await arena.answer(second)]
+    assert [a.type for a in answers].count(CallbackType.UPDATE_MESSAGE) == 1, answers
+    refused = next(a for a in answers if a.type is not CallbackType.UPDATE_MESSAGE)
+    assert "board changed" in await refusal(refused)
+    after = arena.board(board)
+    assert after.move_no == 2 and after.marks[4] == "X" and after.marks.count("O") == 1
+    await arena.forfeit(alice, board)
+
+
+@pytest.mark.parametrize(("level", "win_length"), [("medium", 3), ("hard", 4)])
+async def test_a_full_game_on_4x4(arena: Arena, level: str, win_length: int) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(
+        alice, channel, size="4x4", win_length=win_length, difficulty=level, first="me"
+    )
+    state = arena.board(board, 4)
+    assert state.live and state.move_no == 0
+    assert ("three in a row" if win_length == 3 else "four in a row") in state.text
+    # One answer per click: an update, or (if the bot may think long) a deferral + one edit.
+    final = await arena.play_out(alice, board, "X", side=4, k=win_length, deferred=None)
+    mark = check_final(final, win_length)
+    assert ("won" if mark else "draw") in final.text.lower(), final.text
+
+
+async def test_settings_that_do_not_fit_are_refused(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    answer = await arena.command(alice, channel, "tictactoe", size="3x3", win_length=4)
+    assert answer.ephemeral and "doesn't fit" in answer.message.text, answer.message.text
+    answer = await arena.command(alice, channel, "stats", member=arena.emu.bot)
+    assert answer.ephemeral and "Bots" in answer.message.text, answer.message.text
+    board = await arena.start_bot_game(alice, channel, first="me")  # the channel is still free
+    await arena.forfeit(alice, board)
+
+
+async def test_the_game_goes_on_after_the_gateway_session_is_lost(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="hard", first="me")
+    await arena.move(alice, board, 4)
+    # The session is invalidated: the bot identifies afresh (after discord.py's backoff),
+    # and the same buttons go on working.
+    async with arena.emu.disconnected(resumable=False):
+        pass
+    final = await arena.play_out(alice, board, "X")
+    check_final(final, 3)
+
+
+async def test_rematch_of_a_big_board_defers(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, size="5x5", difficulty="medium", first="me")
+    await arena.forfeit(alice, board, side=5)
+    answer = await arena.click(alice, arena.current(board), label="Rematch")
+    # Now the bot opens, which may take a while: "thinking", then the new board.
+    assert answer.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, answer
+    new = await answer.handle.edited_original()
+    state = arena.board(new, 5)
+    assert new.id != board.id and state.live and state.move_no == 1
+    assert f"<@{alice.id}>, your move" in state.text
+    await arena.forfeit(alice, new, side=5)
+
+
+async def test_forged_and_foreign_buttons_are_refused(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    state = arena.board(board)
+    # The game's buttons, forged in another server the bot is in: refused, nothing changes.
+    other = arena.emu.add_guild("Elsewhere")
+    elsewhere = arena.emu.add_text_channel(other, "games")
+    mallory = arena.emu.add_user("mallory")
+    arena.emu.add_member(other, mallory)
+    for custom_id in (state.cell_id(0), f"ttt:forfeit:{state.game_id}"):
+        handle = await arena.emu.send_raw_interaction(
+            mallory,
+            elsewhere,
+            type=InteractionType.MESSAGE_COMPONENT,
+            data={"custom_id": custom_id, "component_type": 2},
+        )
+        assert await refusal(await arena.answer(handle)), custom_id
+    # Ids that match no game, or nothing at all.
+    for custom_id in ("ttt:cell:987654321:0:0", "ttt:nonsense", "something-else"):
+        text = await refusal(await arena.raw_click(alice, board, custom_id))
+        assert text, custom_id
+    # A click in a DM.
+    handle = await arena.emu.send_raw_interaction(
+        alice,
+        arena.emu.dm_channel(alice),
+        type=InteractionType.MESSAGE_COMPONENT,
+        data={"custom_id": state.cell_id(0), "component_type": 2},
+    )
+    assert "played in servers" in await refusal(await arena.answer(handle))
+    assert arena.board(board).marks == state.marks and arena.board(board).live
+    await arena.forfeit(alice, board)
+
+
+async def test_many_games_at_once(arena: Arena) -> None:
+    players = [arena.member(f"rush{i}") for i in range(10)]
+    boards = [
+        await arena.start_bot_game(player, arena.channel("rush"), size="4x4", difficulty="medium")
+        for player in players
+    ]
+    # Everyone clicks at the same moment, in their own channel: every click is answered
+    # in time, once, with the player's move and the bot's reply.
+    handles = []
+    for player, board in zip(players, boards, strict=True):
+        state = arena.board(board, 4)
+        cell = state.cell_id(state.free()[0])
+        handles.append(await arena.emu.click(player, state.message, custom_id=cell))
+    answers = await asyncio.gather(*(arena.answer(handle) for handle in handles))
+    for answer, board in zip(answers, boards, strict=True):
+        assert answer.type in (CallbackType.UPDATE_MESSAGE, CallbackType.DEFERRED_UPDATE_MESSAGE)
+        if answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE:
+            await answer.handle.edited_original()
+        state = arena.board(board, 4)
+        assert state.live and state.move_no in (2, 3), state.marks
+    for player, board in zip(players, boards, strict=True):
+        await arena.forfeit(player, board, side=4)

@@ -1,0 +1,267 @@
+"""Games between two members, end to end: challenge, play, refusals, forfeit, rematch, stop."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.discord_emulator import CallbackType, Channel, Permission, User
+
+from .conftest import Arena, check_final, refusal, snapshot
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def stats_text(arena: Arena, viewer: User, channel: Channel, member: User) -> str:
+    answer = await arena.command(viewer, channel, "stats", member=member)
+    assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, answer
+    assert answer.message.pings.nobody
+    assert not (answer.message.allowed_mentions or {}).get("users")
+    return answer.message.text
+
+
+async def test_a_game_between_members_from_challenge_to_result(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    challenge = await arena.challenge(alice, bob, channel, first="me")
+    assert "challenge" in challenge.text.lower()
+    assert f"<@{alice.id}>" in challenge.text
+
+    # Only the challenged member may answer.
+    for user in (carol, alice):
+        text = await refusal(await arena.click(user, arena.current(challenge), label="Accept"))
+        assert "Only the challenged member" in text
+    text = await refusal(await arena.click(carol, arena.current(challenge), label="Decline"))
+    assert "Only the challenged member" in text
+
+    state = await arena.accept(bob, challenge)
+    assert state.message.id == challenge.id, "the challenge message becomes the board"
+    players = {alice.id: "X", bob.id: "O"}
+    for user, cell in ((alice, 0), (bob, 3), (alice, 1), (bob, 4), (alice, 2)):
+        assert f"<@{user.id}>, your move" in state.text, state.text
+        await arena.move(user, challenge, cell)
+        after = arena.board(challenge)
+        assert after.marks[cell] == players[user.id]
+        assert after.move_no == state.move_no + 1
+        state = after
+        if state.live:
+            waiting = bob if user is alice else alice
+            allowed = state.message.allowed_mentions or {}
+            assert [int(u) for u in allowed.get("users", [])] == [waiting.id], allowed
+
+    assert check_final(state, 3) == "X"
+    assert state.success_cells() == {0, 1, 2}
+    assert f"<@{alice.id}> won" in state.text, state.text
+    assert state.controls == ("Rematch", "Review")
+    review = await arena.click(bob, state.message, label="Review")
+    assert review.ephemeral and "cell" in review.message.text
+
+    # A rated game: 1500 each, K = 40, expected score 0.5 -> 1520 / 1480.
+    text = await stats_text(arena, carol, channel, alice)
+    assert "1520" in text and "Versus members: 1W 0L 0D" in text, text
+    text = await stats_text(arena, carol, channel, bob)
+    assert "1480" in text and "Versus members: 0W 1L 0D" in text, text
+
+
+async def test_rejected_clicks_in_a_member_game(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    board = await arena.challenge(alice, bob, channel, first="me")
+    pending = snapshot(board)
+    await arena.accept(bob, board)
+
+    text = await refusal(await arena.click(carol, arena.current(board), row=0, col=0))
+    assert "isn't your game" in text
+    text = await refusal(await arena.click(bob, arena.current(board), row=0, col=0))
+    assert "not your turn" in text
+
+    bobs_view = snapshot(arena.current(board))
+    await arena.move(alice, board, 4)
+    # Bob's client still shows the board before Alice's move: his click there is stale.
+    text = await refusal(await arena.click(bob, bobs_view, row=0, col=0))
+    assert "board changed" in text
+    old_id = bobs_view.button_grid()[0][0].custom_id
+    assert old_id is not None
+    text = await refusal(await arena.raw_click(bob, board, old_id))
+    assert "board changed" in text
+
+    state = arena.board(board)
+    text = await refusal(await arena.raw_click(bob, board, state.cell_id(4)))
+    assert "already taken" in text
+    text = await refusal(await arena.click(carol, arena.current(board), label="Forfeit"))
+    assert "isn't your game" in text
+    assert arena.board(board).marks == state.marks
+
+    for user, cell in ((bob, 0), (alice, 2), (bob, 1), (alice, 6)):
+        await arena.move(user, board, cell)
+    final = arena.board(board)
+    assert check_final(final, 3) == "X" and final.success_cells() == {2, 4, 6}
+
+    # The game is over: clicks from an older view are refused, the board is unchanged.
+    text = await refusal(await arena.click(bob, bobs_view, row=2, col=2))
+    assert "over" in text
+    text = await refusal(await arena.raw_click(bob, board, final.cell_id(8)))
+    assert "over" in text
+    text = await refusal(await arena.click(alice, bobs_view, label="Forfeit"))
+    assert "over" in text
+    # The challenge's buttons, long gone from the message, answer too.
+    text = await refusal(await arena.click(bob, pending, label="Accept"))
+    assert "no longer open" in text
+    assert arena.board(board).marks == final.marks
+
+
+async def test_decline_and_withdraw(arena: Arena) -> None:
+    alice, bob = arena.member("alice"), arena.member("bob")
+    channel = arena.channel()
+    challenge = await arena.challenge(alice, bob, channel)
+    pending = snapshot(arena.current(challenge))
+    answer = await arena.click(bob, arena.current(challenge), label="Decline")
+    assert answer.type is CallbackType.UPDATE_MESSAGE
+    closed = arena.current(challenge)
+    assert "declined" in closed.text
+    assert all(button.disabled for button in closed.buttons())
+    text = await refusal(await arena.click(bob, pending, label="Accept"))
+    assert "no longer open" in text
+
+    challenge = await arena.challenge(alice, bob, channel)
+    answer = await arena.click(alice, arena.current(challenge), label="Decline")
+    assert answer.type is CallbackType.UPDATE_MESSAGE
+    closed = arena.current(challenge)
+    assert "withdrew" in closed.text
+    assert all(button.disabled for button in closed.buttons())
+
+    # Nothing was played, so nothing was rated.
+    answer = await arena.command(alice, channel, "stats")
+    assert "Versus members: 0W 0L 0D" in answer.message.text, answer.message.text
+
+
+async def test_challenges_that_cannot_be_made(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    answer = await arena.command(alice, channel, "tictactoe", opponent=alice)
+    assert answer.ephemeral and "challenge yourself" in answer.message.text
+    challenge = await arena.challenge(alice, bob, channel)
+    answer = await arena.command(carol, channel, "tictactoe", opponent=bob)
+    assert answer.ephemeral, answer
+    await arena.click(alice, arena.current(challenge), label="Decline")
+
+
+async def test_forfeit_between_members(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    ended = await arena.forfeit(bob, board)
+    assert f"<@{bob.id}> forfeited" in ended.text and f"<@{alice.id}> won" in ended.text
+    assert ended.controls == ("Rematch", "Review") and not ended.success_cells()
+    text = await stats_text(arena, carol, channel, bob)
+    assert "1480" in text and "Versus members: 0W 1L 0D" in text, text
+
+
+async def test_rematch_between_members(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.forfeit(alice, board)
+
+    text = await refusal(await arena.click(carol, arena.current(board), label="Rematch"))
+    assert "isn't your game" in text
+    answer = await arena.click(bob, arena.current(board), label="Rematch")
+    assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+    challenge = answer.message
+    assert challenge.id != board.id and not challenge.ephemeral
+    allowed = challenge.allowed_mentions or {}
+    assert [int(u) for u in allowed.get("users", [])] == [alice.id], "it pings only the other"
+    assert [b.label for b in challenge.buttons()] == ["Accept", "Decline"]
+    text = await refusal(await arena.click(bob, arena.current(challenge), label="Accept"))
+    assert "Only the challenged member" in text
+
+    state = await arena.accept(alice, challenge)
+    # Sides swapped: Bob, who was O, now plays X and moves first.
+    assert f"❌ <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
+    await arena.move(bob, challenge, 0)
+    assert arena.board(challenge).marks[0] == "X"
+    await arena.forfeit(alice, challenge)
+
+
+async def test_stop_by_a_moderator_and_refusal_for_others(arena: Arena) -> None:
+    alice, bob = arena.member("alice"), arena.member("bob")
+    carol = arena.member("carol")
+    dave = arena.member("dave", permissions=Permission.MANAGE_MESSAGES)
+    channel = arena.channel()
+
+    answer = await arena.command(dave, channel, "tictactoe-stop")
+    assert answer.ephemeral and "no game" in answer.message.text.lower()
+
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    answer = await arena.command(carol, channel, "tictactoe-stop")
+    assert answer.ephemeral and "moderator" in answer.message.text, answer.message.text
+    assert arena.board(board).live
+    await arena.move(bob, board, 0)  # the game goes on
+
+    view = snapshot(arena.current(board))
+    answer = await arena.command(dave, channel, "tictactoe-stop")
+    assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not answer.ephemeral
+    assert "stopped" in answer.message.text and answer.message.pings.nobody
+    await arena.emu.wait_for(lambda: "stopped" in arena.current(board).text)
+    state = arena.board(board)
+    assert not state.live and all(b.disabled for b in state.cells)
+    assert state.marks[4] == "X" and state.marks[0] == "O"
+    text = await refusal(await arena.click(alice, view, row=2, col=2))
+    assert "over" in text
+
+    # A stopped game doesn't count.
+    answer = await arena.command(alice, channel, "stats")
+    assert "Versus members: 0W 0L 0D" in answer.message.text, answer.message.text
+    assert "1500" in answer.message.text
+
+
+async def test_a_player_may_stop_their_own_game(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    answer = await arena.command(bob, channel, "tictactoe-stop")
+    assert not answer.ephemeral and "stopped" in answer.message.text
+    await arena.emu.wait_for(lambda: "stopped" in arena.current(board).text)
+    assert not arena.board(board).live
+
+
+async def test_two_clicks_at_once_only_one_lands(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    state = arena.board(board)
+    # A double click: both arrive before the bot has answered either.
+    first = await arena.emu.click(alice, state.message, custom_id=state.cell_id(0))
+    second = await arena.emu.click(alice, state.message, custom_id=state.cell_id(1))
+    answers = [await arena.answer(first), await arena.answer(second)]
+    landed = [a for a in answers if a.type is CallbackType.UPDATE_MESSAGE]
+    assert len(landed) == 1, answers
+    (refused,) = [a for a in answers if a is not landed[0]]
+    text = await refusal(refused)
+    assert "board changed" in text or "not your turn" in text, text
+    after = arena.board(board)
+    assert after.move_no == 1 and after.marks.count("X") == 1
+    assert f"<@{bob.id}>, your move" in after.text
+    await arena.forfeit(bob, board)
+
+
+async def test_a_member_game_on_4x4_with_three_in_a_row(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel, side=4, win_length=3)
+    assert "4×4" in board.text and "three in a row" in board.text, board.text
+    for user, cell in ((alice, 5), (bob, 0), (alice, 10), (bob, 1), (alice, 15)):
+        await arena.move(user, board, cell, side=4)
+    state = arena.board(board, 4)
+    assert check_final(state, 3) == "X" and state.success_cells() == {5, 10, 15}
+    assert f"<@{alice.id}> won" in state.text
+
+
+async def test_the_challenged_member_may_be_given_the_first_move(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    challenge = await arena.challenge(alice, bob, channel, first="opponent")
+    state = await arena.accept(bob, challenge)
+    assert f"❌ <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
+    text = await refusal(await arena.click(alice, state.message, row=1, col=1))
+    assert "not your turn" in text
+    await arena.move(bob, challenge, 4)
+    assert arena.board(challenge).marks[4] == "X"
+    await arena.forfeit(alice, challenge)

@@ -1,0 +1,146 @@
+"""Restarts, end to end: the bot is SIGKILLed mid-game and started again on the same database.
+
+The messages and their buttons stay on Discord's side (the emulator), so after the restart
+the very same custom_ids must carry on the games; a turn that ran out while the bot was
+down is settled as soon as it is back, and its message updated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+
+from tests.bot.e2e_helpers import BotProcess
+from tests.discord_emulator import CallbackType, Emulator
+
+from .conftest import (
+    WAIT,
+    Arena,
+    assert_log_clean,
+    check_final,
+    edited_through_channel,
+    eventually,
+    refusal,
+    snapshot,
+)
+
+
+async def kill(bot: BotProcess) -> None:
+    """SIGKILL: no shutdown code runs, as when the host dies."""
+    code = await bot.stop(signal.SIGKILL, within=WAIT)
+    assert code == -signal.SIGKILL, code
+
+
+async def test_games_survive_sigkill_and_overdue_turns_are_settled(tmp_path: Path) -> None:
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        database = tmp_path / "data" / "tictactoe.db"
+
+        def launch(**env: str) -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT, **env
+            )
+
+        # First life, with 2-second turns: a game whose turn will run out while it is down.
+        async with launch(TURN_TIMEOUT_SECONDS="2") as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+            late = await arena.start_bot_game(alice, arena.channel(), difficulty="easy", first="me")
+            await arena.move(alice, late, 4)
+            await kill(bot)
+        first_life = bot.log()
+        await asyncio.sleep(2.5)  # the turn runs out with nobody watching
+
+        # Second life: the overdue turn is settled at start-up; two games get under way.
+        async with launch() as bot:
+            arena.bot = bot
+            await emu.wait_for(lambda: "ran out of time" in arena.current(late).text)
+            state = arena.board(late)
+            assert f"<@{alice.id}> ran out of time" in state.text, state.text
+            check_final(state, 3)
+            assert state.controls == ("Rematch", "Review")
+
+            versus_bot = await arena.start_bot_game(
+                alice, arena.channel(), difficulty="hard", first="me"
+            )
+            await arena.move(alice, versus_bot, 0)
+            members = await arena.member_game(bob, carol, arena.channel())
+            await arena.move(bob, members, 4)
+            before_restart = snapshot(arena.current(members))
+            await arena.move(carol, members, 0)
+            custom_ids = [b.custom_id for b in arena.current(versus_bot).buttons()]
+            await kill(bot)
+        second_life = bot.log()[len(first_life) :]
+
+        # Third life: the same messages, the same buttons, the games go on.
+        async with launch() as bot:
+            arena.bot = bot
+            assert [b.custom_id for b in arena.current(versus_bot).buttons()] == custom_ids
+            final = await arena.play_out(alice, versus_bot, "X")
+            check_final(final, 3)
+
+            text = await refusal(await arena.click(bob, before_restart, row=2, col=2))
+            assert "board changed" in text
+            for user, cell in ((bob, 2), (carol, 1), (bob, 6)):
+                await arena.move(user, members, cell)
+            state = arena.board(members)
+            assert check_final(state, 3) == "X" and state.success_cells() == {2, 4, 6}
+            assert f"<@{bob.id}> won" in state.text
+            stats = await arena.command(carol, arena.current(members).channel, "stats")
+            assert stats.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+            assert "Versus members: 0W 1L 0D" in stats.message.text, stats.message.text
+            assert await bot.stop() == 0, bot.log()
+        third_life = bot.log()[len(first_life) + len(second_life) :]
+
+        assert not emu.failed_interactions, bot.log()
+        assert not emu.unrouted, emu.unrouted
+        for log in (first_life, second_life, third_life):
+            assert_log_clean(log)
+
+
+async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(tmp_path: Path) -> None:
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+
+        def launch() -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(emu, tmp_path, dev_guild=guild, ready_timeout=3 * WAIT)
+
+        async with launch() as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, channel = arena.member("alice"), arena.channel()
+            board = await arena.start_bot_game(
+                alice, channel, size="5x5", difficulty="impossible", first="me"
+            )
+            state = arena.board(board, 5)
+            # The strongest level thinks for a while on 5x5: the click is deferred, the
+            # move saved, and the bot dies while it is still thinking about its reply.
+            answer = await arena.click(alice, state.message, custom_id=state.cell_id(12))
+            assert answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE
+            await asyncio.sleep(0.5)
+            assert answer.handle.original_edits == 0, "the reply came too soon to be cut short"
+            await kill(bot)
+        first_life = bot.log()
+
+        async with launch() as bot:
+            arena.bot = bot
+            await eventually(
+                emu,
+                lambda: arena.board(board, 5).move_no == 2,
+                "the restarted bot makes its owed reply and shows it",
+                WAIT,
+            )
+            state = arena.board(board, 5)
+            assert state.live and state.marks[12] == "X" and state.marks.count("O") == 1
+            assert f"<@{alice.id}>, your move" in state.text
+            assert edited_through_channel(emu, board)
+            await arena.move(alice, board, state.free()[0], side=5, deferred=True)
+            assert arena.board(board, 5).move_no == 4
+            await arena.forfeit(alice, board, side=5)
+            assert await bot.stop() == 0, bot.log()
+
+        assert not emu.failed_interactions, bot.log()
+        assert not emu.unrouted, emu.unrouted
+        assert_log_clean(first_life)
+        assert_log_clean(bot.log()[len(first_life) :])
