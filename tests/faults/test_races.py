@@ -1,0 +1,156 @@
+"""Races against one bot process: over 1,000 moments where several actions hit one game at once.
+
+Kinds: the player on move double-clicks (the same or another cell), both players click at
+once, a click races a forfeit, a click races /tictactoe-stop, and a click races the turn
+running out (TURN_TIMEOUT_SECONDS=2 and a 1 s sweep). After all of them: at most one click
+was accepted per game and move number, every accepted click is in the database, every
+other click got an ephemeral answer, no interaction failed, and the database is whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.discord_emulator import CallbackType, Channel, Message, User
+
+from .conftest import (
+    CELL_ID,
+    Arena,
+    acknowledged_moves,
+    assert_log_clean,
+    check_database,
+    free_cells,
+    moves_of,
+    player_on_move,
+)
+
+
+class RaceTable:
+    def __init__(self, arena: Arena, seed: int, *, against_bot: bool) -> None:
+        self.arena = arena
+        self.channel: Channel = arena.channel()
+        self.players: tuple[User, ...] = (
+            (arena.member(),) if against_bot else (arena.member(), arena.member())
+        )
+        self.rng = random.Random(seed)
+        self.board: Message | None = None
+        self.races = 0
+        self.stale = 0
+
+    async def answered(self, handle: Any) -> Any:
+        async with asyncio.timeout(6):
+            response = await handle.response()
+        assert not response.failed
+        return response
+
+    async def new_game(self) -> None:
+        emu, first = self.arena.emu, self.players[0]
+        options: dict[str, Any] = {"first": "me"}
+        if len(self.players) == 1:
+            options["difficulty"] = self.rng.choice(("easy", "hard"))
+        else:
+            options["opponent"] = self.players[1]
+        response = await self.answered(
+            await emu.run_command(first, self.channel, "tictactoe", **options)
+        )
+        assert response.message is not None and not response.ephemeral, response.message
+        if len(self.players) == 2:
+            accept = await emu.click(self.players[1], response.message, label="Accept")
+            assert (await self.answered(accept)).type == CallbackType.UPDATE_MESSAGE
+        self.board = emu.message(response.message.id)
+
+    async def race(self) -> None:
+        """One race on the current game; a new game first if it is over."""
+        emu = self.arena.emu
+        board = emu.message(self.board.id) if self.board is not None else None
+        free = free_cells(board) if board is not None else []
+        if board is None or not free:
+            await self.new_game()
+            return
+        mover = next((p for p in self.players if p.id == player_on_move(board)), None)
+        forfeit = next((b for b in board.buttons() if b.label == "Forfeit"), None)
+        assert mover is not None and forfeit is not None, (board.text, board.buttons())
+        other = self.players[-1] if mover is self.players[0] else self.players[0]
+        first, second = self.rng.choice(free), self.rng.choice(free)
+        kind = self.rng.choice(("double", "double", "both", "forfeit", "stop", "timeout"))
+        if len(self.players) == 1 and kind in ("both", "timeout"):
+            kind = "double"
+        actions = []
+        if kind == "timeout":
+            await asyncio.sleep(self.rng.uniform(1.9, 2.2))  # the 2 s turn is running out
+
+        def press(user: User, custom_id: Any) -> Any:
+            """A click on the board as both users saw it (no client-side checks between)."""
+            data = {"custom_id": custom_id, "component_type": 2}
+            return emu.send_raw_interaction(user, self.channel, type=3, data=data, message=board)
+
+        actions.append(press(mover, first.custom_id))
+        if kind == "double" or kind == "timeout":
+            actions.append(press(mover, second.custom_id))
+        elif kind == "both":
+            actions.append(press(other, second.custom_id))
+        elif kind == "forfeit":
+            actions.append(press(other, forfeit.custom_id))
+        else:
+            actions.append(emu.run_command(other, self.channel, "tictactoe-stop"))
+        handles = await asyncio.gather(*actions)
+        responses = await asyncio.gather(*(self.answered(h) for h in handles))
+        updates = [r for r in responses if r.type == CallbackType.UPDATE_MESSAGE]
+        for response in responses:
+            if response.type != CallbackType.UPDATE_MESSAGE:
+                assert response.message is not None
+                assert response.ephemeral or kind == "stop", (kind, response.message.text)
+        texts = [r.message.text for r in responses if r.message is not None]
+        assert len(updates) <= 1 or kind == "forfeit", (kind, texts)
+        if kind in ("double", "both") and not updates:
+            # Only if the board was out of date: an answer overtaken by an earlier one
+            # (the clicker is then told, and the board redrawn).
+            assert all("over" in t or "board changed" in t for t in texts), (kind, texts)
+            self.stale += 1
+        self.races += 1
+
+
+async def test_a_thousand_races(arena: Arena) -> None:
+    await run_races(arena, races=1000, tables=24)
+
+
+@pytest.mark.slow
+async def test_many_races(arena: Arena) -> None:
+    await run_races(arena, races=5000, tables=32)
+
+
+async def run_races(arena: Arena, *, races: int, tables: int) -> None:
+    emu = arena.emu
+    async with arena.bot(TURN_TIMEOUT_SECONDS="2") as bot:
+        playing = [RaceTable(arena, i, against_bot=i % 4 == 0) for i in range(tables)]
+        per_table = -(-races // tables)
+
+        async def run(table: RaceTable) -> None:
+            while table.races < per_table:
+                await table.race()
+
+        await asyncio.gather(*(run(table) for table in playing))
+        assert sum(t.races for t in playing) >= races
+        assert sum(t.stale for t in playing) < races // 10
+        await asyncio.sleep(0.3)
+
+        games = check_database(arena.database)
+        per_move: Counter[tuple[int, int]] = Counter()
+        for handle in emu.interactions.values():
+            found = CELL_ID.match(str(handle.payload.get("data", {}).get("custom_id", "")))
+            if found and handle.callback_type == CallbackType.UPDATE_MESSAGE:
+                per_move[(int(found["game"]), int(found["move"]))] += 1
+        doubled = [key for key, count in per_move.items() if count > 1]
+        assert not doubled, f"two clicks accepted for one move: {doubled}"
+        for (game_id, move_no), cell in acknowledged_moves(emu).items():
+            assert moves_of(games[game_id])[move_no] == cell
+        results = Counter(row["result"] for row in games.values())
+        assert results["forfeit"] and results["abandoned"] and results["timeout"], results
+        assert not emu.failed_interactions
+        assert not emu.unrouted
+    assert_log_clean(bot.log())
