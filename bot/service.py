@@ -13,7 +13,9 @@ conditional on the game still being BOT_TO_MOVE at that move number. A crash bet
 two leaves a BOT_TO_MOVE game that ``start()`` completes before the bot serves clicks
 (and ``sweep()`` completes any left stranded by another instance). The player's move is
 thus never lost, and the bot never "forgets" to answer. Each reply's rng is seeded from
-the game id and move number, so a game replays identically.
+the game id and move number, so a game replays identically. Where the reply is a table
+lookup (boards of at most ``ServiceConfig.inline_cells`` cells), it is computed on the
+spot and both moves are committed in one transaction instead.
 
 Deadlines: every move gives the player now on move ``turn_timeout`` seconds. ``sweep()``
 ends overdue games (the player on move loses by TIMEOUT), and so does a click that
@@ -600,6 +602,9 @@ class GameService:
             if game.board.cell(cell) is not None:
                 raise CellTaken()
             new = self._advance(game, cell, now)
+            if new.status is GameStatus.BOT_TO_MOVE and self._is_inline(new):
+                # The reply is a table lookup: commit both moves in one transaction.
+                new = self._advance(new, ai.compute_move(*self._move_args(new)), now)
             if not await self._store.save_game(new, game):
                 raise await self._conflict(game_id, guild_id)
         if new.status is GameStatus.BOT_TO_MOVE:
@@ -623,17 +628,20 @@ class GameService:
             if known is task:
                 del self._bot_tasks[game_id]
 
-    async def _complete_bot_move(self, game: Game) -> Game | None:
+    def _is_inline(self, game: Game) -> bool:
+        """Whether the bot's reply here is cheap enough to compute on the event loop."""
+        return game.width * game.height <= self._config.inline_cells
+
+    @staticmethod
+    def _move_args(game: Game) -> tuple[int, int, int, tuple[int, ...], str, int]:
+        """``ai.compute_move``'s arguments for the bot's owed move in ``game``."""
         assert game.bot_level is not None
-        args = (
-            game.width,
-            game.height,
-            game.k,
-            game.moves,
-            game.bot_level,
-            ai.move_seed(game.id, game.move_no),
-        )
-        if game.width * game.height <= self._config.inline_cells:
+        seed = ai.move_seed(game.id, game.move_no)
+        return (game.width, game.height, game.k, game.moves, game.bot_level, seed)
+
+    async def _complete_bot_move(self, game: Game) -> Game | None:
+        args = self._move_args(game)
+        if self._is_inline(game):
             cell = ai.compute_move(*args)
         else:
             cell = await self._compute(ai.compute_move, *args)

@@ -332,6 +332,26 @@ def replays_with_seeds(game: Game) -> bool:
     return True
 
 
+async def test_inline_replies_commit_both_moves_at_once(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    # With inline_cells=9 a 3x3 reply is computed on the spot: the stored game goes from
+    # the human's turn straight to the human's next turn, never through BOT_TO_MOVE.
+    service = make_service(store, clock, executor, inline_cells=9)
+    game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="hard", first=First.ME)
+    seen_statuses = set()
+    while game.is_live:
+        cell = next(c for c in range(9) if Board.from_moves(game.moves).cell(c) is None)
+        before = game.move_no
+        game = await service.play(game.id, ALICE, cell, before)
+        stored = await store.get_game(game.id)
+        assert stored == game
+        seen_statuses.add(stored.status)
+        assert game.move_no == before + 2 or not game.is_live
+    assert GameStatus.BOT_TO_MOVE not in seen_statuses
+    assert replays_with_seeds(game)  # the same moves the pool would have chosen
+
+
 async def test_bot_moves_first_when_it_is_x(service: GameService, clock: FakeClock) -> None:
     game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="hard", first=First.OPPONENT)
     assert (game.x_id, game.o_id, game.bot_level) == (None, ALICE, "hard")
