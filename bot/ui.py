@@ -19,8 +19,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Self, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import aiohttp
 import discord
@@ -64,6 +64,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
 GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
@@ -463,21 +465,17 @@ class AcceptButton(ui.DynamicItem[ui.Button], template=rf"\Attt:accept:(?P<chall
         if (bot := await admit(interaction)) is None:
             return
         async with guarded(interaction):
-            service = bot.service
-            challenge = await service.get_challenge(self.challenge_id)
-            if challenge.guild_id != interaction.guild_id:
-                raise NotChallenged()
-            try:
-                game = await service.accept(self.challenge_id, interaction.user.id)
-            except ChallengeExpired as error:
-                await reply_error(interaction, error)
-                await bot.redraw(await service.get_challenge(self.challenge_id))
+            user_id = interaction.user.id
+            game = await answer_challenge(
+                bot, interaction, self.challenge_id, lambda c: bot.service.accept(c.id, user_id)
+            )
+            if game is None:
                 return
             await interaction.response.edit_message(
                 view=board_view(game), allowed_mentions=turn_mentions(game)
             )
             if interaction.message is not None:
-                await service.set_game_message(game.id, interaction.message.id)
+                await bot.service.set_game_message(game.id, interaction.message.id)
 
 
 class DeclineButton(ui.DynamicItem[ui.Button], template=rf"\Attt:decline:(?P<challenge>{_ID})\Z"):
@@ -504,22 +502,37 @@ class DeclineButton(ui.DynamicItem[ui.Button], template=rf"\Attt:decline:(?P<cha
         if (bot := await admit(interaction)) is None:
             return
         async with guarded(interaction):
-            service = bot.service
-            challenge = await service.get_challenge(self.challenge_id)
-            if challenge.guild_id != interaction.guild_id:
-                raise NotChallenged()
-            try:
-                if interaction.user.id == challenge.challenger_id:
-                    challenge = await service.withdraw(self.challenge_id, interaction.user.id)
-                else:
-                    challenge = await service.decline(self.challenge_id, interaction.user.id)
-            except ChallengeExpired as error:
-                await reply_error(interaction, error)
-                await bot.redraw(await service.get_challenge(self.challenge_id))
+            user_id = interaction.user.id
+
+            def act(challenge: Challenge) -> Awaitable[Challenge]:
+                if user_id == challenge.challenger_id:
+                    return bot.service.withdraw(challenge.id, user_id)
+                return bot.service.decline(challenge.id, user_id)
+
+            challenge = await answer_challenge(bot, interaction, self.challenge_id, act)
+            if challenge is None:
                 return
             await interaction.response.edit_message(
                 view=challenge_view(challenge), allowed_mentions=discord.AllowedMentions.none()
             )
+
+
+async def answer_challenge(
+    bot: TicTacToeBot,
+    interaction: Interaction,
+    challenge_id: int,
+    act: Callable[[Challenge], Awaitable[T]],
+) -> T | None:
+    """Run ``act`` on this server's challenge; None if it had expired (told and redrawn)."""
+    challenge = await bot.service.get_challenge(challenge_id)
+    if challenge.guild_id != interaction.guild_id:
+        raise NotChallenged()
+    try:
+        return await act(challenge)
+    except ChallengeExpired as error:
+        await reply_error(interaction, error)
+        await bot.redraw(await bot.service.get_challenge(challenge_id))
+        return None
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
