@@ -56,7 +56,15 @@ __all__ = [
     "split_statements",
 ]
 
-DEFAULT_MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+def _default_migrations_dir() -> Path:
+    """The copy an installed package carries (bot/migrations), else the checkout's."""
+    here = Path(__file__).resolve().parent
+    installed = here / "migrations"
+    return installed if installed.is_dir() else here.parent / "migrations"
+
+
+DEFAULT_MIGRATIONS_DIR = _default_migrations_dir()
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[\w\-]+\.sql$")
 _LIVE = (GameStatus.ACTIVE.value, GameStatus.BOT_TO_MOVE.value)
 _ENDED = (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
