@@ -25,19 +25,9 @@ from engine.analysis import (
 from engine.board import Board
 from engine.errors import IllegalMoveError, InvalidMoveError
 from engine.solver import LOSS, WIN, Perfect
+from tests.engine.brute import line_masks
 
 # -- brute force --------------------------------------------------------------------------
-
-
-def line_masks(width: int, height: int, k: int) -> list[int]:
-    masks = []
-    for row in range(height):
-        for col in range(width):
-            for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(row + d_row * i, col + d_col * i) for i in range(k)]
-                if all(0 <= r < height and 0 <= c < width for r, c in cells):
-                    masks.append(sum(1 << (r * width + c) for r, c in cells))
-    return masks
 
 
 @functools.cache
