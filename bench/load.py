@@ -12,13 +12,18 @@ include the emulator's own time.
 Prints clicks per second, the time from click to the bot's answer (p50/p99/max, 3x3 and
 5x5 apart; a 5x5 click is answered by a deferral, its board edit timed separately), the
 bot's memory per live game (RSS with the games live minus RSS idle, per game), and the
-database size per finished game.
+database size per finished game. To tell the bot's time from the harness's, it also prints
+where a 3x3 click's time went (emulator gateway queue, bot, emulator callback handling,
+player wake-up), this process's own event-loop lag, and the CPU of the bot's AI worker
+processes apart from the bot's own.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import os
 import random
 import re
@@ -28,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -49,6 +55,32 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """The pids of ``pid``'s children, grandchildren... (the bot's AI worker processes)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def children_cpu_seconds(pid: int) -> float:
+    """CPU time so far of ``pid``'s live descendants (not counted in ``cpu_seconds(pid)``)."""
+    total = 0.0
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):  # it ended meanwhile
+            total += cpu_seconds(child)
+    return total
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -93,6 +125,77 @@ class Waits:
             self.waiting.pop(key, None)
 
 
+class Stages:
+    """Per-click stage timestamps, taken by wrapping emulator internals from outside.
+
+    ``written``: the INTERACTION_CREATE frame serialised by the gateway writer (it goes to
+    the socket right after); ``called``: the bot's callback request reached the emulator's
+    handler; ``acked``: the callback was validated and applied. With the click's start and
+    the moment the player saw the answer, a click's time splits into emulator gateway queue,
+    bot (plus both sides' sockets), emulator callback handling, and the player's wake-up.
+    """
+
+    def __init__(self) -> None:
+        self.written: dict[int, float] = {}
+        self.called: dict[int, float] = {}
+        self.acked: dict[int, float] = {}
+        self._undo: list[Callable[[], None]] = []
+
+    def install(self) -> None:
+        from tests.discord_emulator import gateway, interactions, server
+
+        written, called, acked = self.written, self.called, self.acked
+        real_json = gateway.json
+
+        class TimedJson:
+            loads = staticmethod(real_json.loads)
+
+            @staticmethod
+            def dumps(item: object) -> str:
+                text = real_json.dumps(item)
+                if isinstance(item, dict) and item.get("t") == "INTERACTION_CREATE":
+                    written[int(item["d"]["id"])] = time.perf_counter()
+                return text
+
+        real_read = server._read_body
+
+        async def read_body(request: Any) -> Any:
+            path = request.path
+            if path.endswith("/callback"):
+                called[int(path.rsplit("/", 3)[1])] = time.perf_counter()
+            return await real_read(request)
+
+        handle_class = interactions.InteractionHandle
+        real_ack = handle_class._acknowledge
+
+        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
+            acked.setdefault(handle.id, time.perf_counter())
+            real_ack(handle, *args, **kwargs)
+
+        gateway.json = TimedJson  # type: ignore[assignment]
+        server._read_body = read_body  # type: ignore[assignment]
+        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
+        self._undo = [
+            lambda: setattr(gateway, "json", real_json),
+            lambda: setattr(server, "_read_body", real_read),
+            lambda: setattr(handle_class, "_acknowledge", real_ack),
+        ]
+
+    def uninstall(self) -> None:
+        for undo in self._undo:
+            undo()
+        self._undo = []
+
+
+async def watch_lag(lags: list[float], stop: asyncio.Event) -> None:
+    """This process's (emulator + load generator) event-loop lag: a 10 ms timer's lateness."""
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        due = loop.time() + 0.01
+        await asyncio.sleep(0.01)
+        lags.append(loop.time() - due)
+
+
 class Game:
     def __init__(
         self, emu: Emulator, waits: Waits, guild: object, index: int, rng: random.Random
@@ -127,7 +230,9 @@ class Game:
             await (await emu.click(bob, response.message, label="Accept")).response()
         self.board = response.message.id
 
-    async def click(self, stats: dict[str, list[float]]) -> bool:
+    async def click(
+        self, stats: dict[str, list[float]], stages: Stages, split: list[tuple[float, ...]]
+    ) -> bool:
         """One click (a new game first if this one is over); False if it needed no click."""
         emu = self.emu
         message = emu.message(self.board) if self.board is not None else None
@@ -147,8 +252,14 @@ class Game:
         started = time.perf_counter()
         handle = await emu.click(user, message, custom_id=self.rng.choice(free).custom_id)
         await self.waits.until(lambda: not handle.pending)
+        seen = time.perf_counter()
         response = await handle.response()
         took = time.perf_counter() - started
+        if self.size == "3x3" and handle.id in stages.acked:
+            written = stages.written.pop(handle.id, started)
+            called = stages.called.pop(handle.id, written)
+            acked = stages.acked.pop(handle.id)
+            split.append((written - started, called - written, acked - called, seen - acked))
         if response.failed:
             stats["failed"].append(took)
         elif response.type == CallbackType.DEFERRED_UPDATE_MESSAGE:
@@ -181,6 +292,11 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
                 await asyncio.sleep(1.0)
                 idle = rss_kib(pid)
                 waits = Waits(emu)
+                stages = Stages()
+                stages.install()
+                split: list[tuple[float, ...]] = []
+                own_lags: list[float] = []
+                stop_lag = asyncio.Event()
                 tables = [
                     Game(emu, waits, guild, i, random.Random(rng.random())) for i in range(games)
                 ]
@@ -193,24 +309,45 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
                 done = 0
 
                 reached: list[float] = []
+                cpu_at: list[float] = []
                 think = games / rate  # mean seconds between one game's clicks
 
                 async def player(table: Game) -> None:
                     nonlocal done
                     await asyncio.sleep(rng.uniform(0, think))
                     while done < clicks:
-                        if await table.click(stats):
+                        if await table.click(stats, stages, split):
                             done += 1
-                            if done == clicks:
+                            if done == clicks:  # CPU up to here, not the stragglers'
                                 reached.append(time.perf_counter())
+                                own = time.process_time()
+                                cpu_at.extend((cpu_seconds(pid), children_cpu_seconds(pid), own))
                         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
 
                 lag_from = len(bot.log())
                 began, bot_cpu, own_cpu = time.perf_counter(), cpu_seconds(pid), time.process_time()
+                ai_cpu = children_cpu_seconds(pid)
+                lag_task = asyncio.create_task(watch_lag(own_lags, stop_lag))
+                # The emulator keeps every request and gateway frame: full (gen 2) collections
+                # of this process's growing heap stalled its loop up to 1 s at a time (12 of
+                # them, 5.6 s of its 26 s CPU in a full run). Freeze the set-up heap and put
+                # off full collections until the clicks are done; young ones still run.
+                gc.collect()
+                gc.freeze()
+                thresholds = gc.get_threshold()
+                gc.set_threshold(thresholds[0], thresholds[1], 1_000_000)
                 await asyncio.gather(*(player(t) for t in tables))
                 elapsed = (reached[0] if reached else time.perf_counter()) - began
-                bot_cpu = cpu_seconds(pid) - bot_cpu
-                own_cpu = time.process_time() - own_cpu
+                if not cpu_at:
+                    cpu_at = [cpu_seconds(pid), children_cpu_seconds(pid), time.process_time()]
+                bot_cpu = cpu_at[0] - bot_cpu
+                ai_cpu = cpu_at[1] - ai_cpu
+                own_cpu = cpu_at[2] - own_cpu
+                gc.set_threshold(*thresholds)
+                gc.unfreeze()
+                stop_lag.set()
+                await lag_task
+                stages.uninstall()
                 peak = rss_kib(pid)
                 log = bot.log()
                 lags = [tuple(float(x) for x in found) for found in LAG.findall(log[lag_from:])]
@@ -242,9 +379,25 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
             f" worst p99 {max(p for _, p, _ in lags):.1f} ms,"
             f" median p50 {statistics.median(q for _, _, q in lags):.1f} ms"
         )
+    if split:
+        names = ("emulator->socket", "bot", "emulator callback", "player wake-up")
+        parts = [
+            f"{name} p50={percentile([s[i] for s in split], 0.5) * 1e3:.1f}"
+            f"/p99={percentile([s[i] for s in split], 0.99) * 1e3:.1f}"
+            for i, name in enumerate(names)
+        ]
+        print(f"3x3 click stages (ms): {', '.join(parts)}")
+    if own_lags:
+        print(
+            f"emulator + load generator event-loop lag (10 ms timer): max {max(own_lags) * 1e3:.1f}"
+            f" ms, p99 {percentile(own_lags, 0.99) * 1e3:.1f} ms,"
+            f" p50 {percentile(own_lags, 0.5) * 1e3:.1f} ms"
+        )
     print(
         f"CPU during the clicks: bot {bot_cpu:.1f} s ({bot_cpu / elapsed:.0%} of a core),"
+        f" its AI workers {ai_cpu:.1f} s ({ai_cpu / elapsed:.0%}),"
         f" emulator + load generator {own_cpu:.1f} s ({own_cpu / elapsed:.0%})"
+        f" of {os.cpu_count()} cores"
     )
     print(
         f"bot RSS: idle {idle / 1024:.1f} MiB, with {games} games {busy / 1024:.1f} MiB "
