@@ -135,24 +135,27 @@ async def test_bot_results_are_per_level_and_unrated(store: Store) -> None:
     assert (total, page, rows) == (0, 1, [])
 
 
-async def test_challenges(store: Store) -> None:
-    challenge = await store.insert_challenge(
-        Challenge(
-            id=0,
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            message_id=None,
-            challenger_id=ALICE,
-            opponent_id=BOB,
-            width=3,
-            height=3,
-            k=3,
-            first=First.ME,
-            status=ChallengeStatus.PENDING,
-            created_at=NOW,
-            expires_at=NOW + 60,
-        )
+def pending_challenge() -> Challenge:
+    """Alice's 3x3 challenge to Bob, made at NOW and open for 60 s (id assigned on insert)."""
+    return Challenge(
+        id=0,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        message_id=None,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        width=3,
+        height=3,
+        k=3,
+        first=First.ME,
+        status=ChallengeStatus.PENDING,
+        created_at=NOW,
+        expires_at=NOW + 60,
     )
+
+
+async def test_challenges(store: Store) -> None:
+    challenge = await store.insert_challenge(pending_challenge())
     assert await store.get_challenge(challenge.id) == challenge
     view = await store.channel_view(GUILD, CHANNEL, NOW)
     assert view.challenges == (challenge,) and view.games == ()
@@ -166,23 +169,7 @@ async def test_challenges(store: Store) -> None:
 
 
 async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None:
-    challenge = await store.insert_challenge(
-        Challenge(
-            id=0,
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            message_id=None,
-            challenger_id=ALICE,
-            opponent_id=BOB,
-            width=3,
-            height=3,
-            k=3,
-            first=First.ME,
-            status=ChallengeStatus.PENDING,
-            created_at=NOW,
-            expires_at=NOW + 60,
-        )
-    )
+    challenge = await store.insert_challenge(pending_challenge())
     await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True)
     with pytest.raises(ChannelTaken):
         await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True)
