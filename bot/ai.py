@@ -12,21 +12,43 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
+import math
 import multiprocessing
 import os
 import random
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine import Board
-from engine.levels import LEVELS, choose_move
+from engine.levels import LEVELS, choose_move, get_level
 
 if TYPE_CHECKING:
     from engine.analysis import Review
 
-__all__ = ["compute_move", "create_pool", "move_seed", "review_game", "warm_up", "warm_up_pool"]
+WORKER_NICENESS = 10
+"""How much lower the workers' CPU priority is than the bot's: when the cores are busy,
+clicks (on the bot's event loop) go before searches, which have a time budget anyway."""
+
+MIN_BUDGET = 0.05
+"""Seconds the bot's search always gets, however late its deadline has passed. Perfect's
+iterative deepening checks the clock only every 2,048 nodes, so even a spent budget
+finishes a few plies (depth 4 or more on 5x5 k=4): enough to take an immediate win and
+block an immediate threat, which the first ply already decides."""
+
+__all__ = [
+    "MIN_BUDGET",
+    "compute_move",
+    "create_pool",
+    "move_seed",
+    "review_game",
+    "search_budget",
+    "warm_up",
+    "warm_up_pool",
+]
 
 
 def move_seed(game_id: int, move_no: int) -> int:
@@ -35,12 +57,39 @@ def move_seed(game_id: int, move_no: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+def search_budget(level_budget: float, deadline: float, now: float) -> float:
+    """Seconds to search when ``now`` is the time and ``deadline`` the reply's due time.
+
+    The time left, capped at ``level_budget`` and never below MIN_BUDGET (also when the
+    deadline has passed or is minus infinity); ValueError if ``deadline`` is NaN.
+    """
+    if math.isnan(deadline):
+        raise ValueError("the deadline must be a time.monotonic() instant, not NaN")
+    return max(MIN_BUDGET, min(level_budget, deadline - now))
+
+
 def compute_move(
-    width: int, height: int, k: int, moves: Sequence[int], level: str, seed: int
+    width: int,
+    height: int,
+    k: int,
+    moves: Sequence[int],
+    level: str,
+    seed: int,
+    deadline: float | None = None,
 ) -> int:
-    """The cell (0-based) the bot plays after ``moves`` at ``level``, deterministic in ``seed``."""
+    """The cell (0-based) the bot plays after ``moves`` at ``level``, deterministic in ``seed``.
+
+    ``deadline`` is a ``time.monotonic()`` instant (system-wide, so the requesting process
+    may take it) by which the reply is due: time spent queued for a worker comes off the
+    level's search budget (see ``search_budget``). That budget only binds where the
+    engine searches to a time budget (``impossible`` on boards over 16 cells), and there
+    the move depends on the machine's speed, with or without a deadline.
+    """
     board = Board.from_moves(moves, width, height, k)
-    return choose_move(board, level, random.Random(seed))
+    budget = None
+    if deadline is not None:
+        budget = search_budget(get_level(level).budget, deadline, time.monotonic())
+    return choose_move(board, level, random.Random(seed), budget=budget)
 
 
 def review_game(moves: Sequence[int], width: int, height: int, k: int) -> Review:
@@ -72,6 +121,8 @@ def _exit_with_parent() -> None:
 
 
 def _initializer() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.nice(WORKER_NICENESS)
     threading.Thread(target=_exit_with_parent, name="exit-with-parent", daemon=True).start()
     warm_up()
 

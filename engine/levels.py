@@ -20,14 +20,18 @@ boards); the first step that applies decides the move:
 
 All chances and ties are drawn from the ``rng`` in that order, so a seed replays a game
 exactly (except where Perfect searches to a time budget: boards over 16 cells at
-``impossible``). ``impossible`` is Perfect itself. The 3x3 and 4x4 numbers were tuned
-by measurement: bench/calibrate.py plays each level against ``random`` and ``perfect``
-and writes docs/levels.md. The bigger boards' numbers are not held to that table (no
-exact opponent exists there); they keep every move well under a second.
+``impossible``). ``choose_move``'s ``budget`` overrides that time budget for one call,
+so a caller that has already waited can search for less. ``impossible`` is Perfect
+itself. The 3x3 and 4x4 numbers were tuned by measurement: bench/calibrate.py plays
+each level against ``random`` and ``perfect`` and writes docs/levels.md. The bigger
+boards' numbers are not held to that table (no exact opponent exists there); they keep
+every move well under a second.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import random
 from dataclasses import dataclass
 
@@ -170,14 +174,36 @@ def get_level(name: str) -> Level:
 
 
 _perfect: dict[float, Strategy] = {}
+"""Perfect players for the levels' own budgets only, so callers' budgets cannot grow it."""
+
+_LEVEL_BUDGETS = frozenset(level.budget for level in _ALL)
 
 
 def _perfect_player(budget: float) -> Strategy:
-    """One Perfect per budget, kept for the process: the solver's caches warm up."""
+    """Perfect with a time budget of ``budget`` seconds.
+
+    A Perfect holds only its budget (the solver's tables and caches are module-level and
+    shared by all of them), so a fresh one for an unusual budget costs nothing; only the
+    levels' own budgets are kept.
+    """
     player = _perfect.get(budget)
     if player is None:
-        player = _perfect[budget] = make_strategy("perfect", budget=budget)
+        player = make_strategy("perfect", budget=budget)
+        if budget in _LEVEL_BUDGETS:
+            _perfect[budget] = player
     return player
+
+
+def _checked_budget(budget: object) -> float:
+    """``budget`` as seconds; ValueError unless it is a finite real number above 0."""
+    if (
+        isinstance(budget, bool)
+        or not isinstance(budget, numbers.Real)
+        or not math.isfinite(budget)
+        or budget <= 0
+    ):
+        raise ValueError(f"budget must be a finite number of seconds above 0, not {budget!r}")
+    return float(budget)
 
 
 def _pick(cells: list[int], rng: random.Random) -> int:
@@ -214,15 +240,23 @@ def _searched_mistakes(board: Board, depth: int) -> list[int]:
     return [cell for cell, value in classes.items() if value < best]
 
 
-def choose_move(board: Board, level: str, rng: random.Random) -> int:
+def choose_move(
+    board: Board, level: str, rng: random.Random, *, budget: float | None = None
+) -> int:
     """The 0-based cell the bot plays at ``level``; all chance comes from ``rng``.
 
-    Raises UnknownLevelError for an unknown level and IllegalMoveError on a finished board.
+    ``budget`` (seconds) replaces the level's ``Level.budget`` for this call. It only
+    matters where Perfect searches to a time budget (boards over EXACT_CELLS cells at a
+    level whose ``big_depth`` is None); smaller boards are solved exactly and the
+    depth-limited levels ignore it. Raises ValueError unless ``budget`` is None or a
+    finite number above 0, UnknownLevelError for an unknown level and IllegalMoveError
+    on a finished board.
     """
     policy = get_level(level)
+    seconds = policy.budget if budget is None else _checked_budget(budget)
     moves = board.legal_moves()
     if not moves or policy.is_perfect:
-        return _perfect_player(policy.budget)(board, rng)  # also rejects a finished board
+        return _perfect_player(seconds)(board, rng)  # also rejects a finished board
     rates = policy.rates(board)
     if policy.random_opening and not board.ply and board.size <= EXACT_CELLS:
         return _pick(list(moves), rng)
@@ -248,7 +282,7 @@ def choose_move(board: Board, level: str, rng: random.Random) -> int:
         worse = _exact_mistakes(board)
         if worse:
             return _pick(worse, rng)
-    return _perfect_player(policy.budget)(board, rng)
+    return _perfect_player(seconds)(board, rng)
 
 
 class LevelStrategy:
