@@ -10,7 +10,8 @@ generator share one process (and the machine's two cores with the bot), so the f
 include the emulator's own time.
 
 Prints clicks per second, the time from click to the bot's answer (p50/p99/max, 3x3 and
-5x5 apart; a 5x5 click is answered by a deferral, its board edit timed separately), the
+5x5 apart; a 5x5 click is answered with the player's move, and the board edit with the
+bot's reply is timed separately), the
 bot's memory per live game (RSS with the games live minus RSS idle, per game), and the
 database size per finished game. To tell the bot's time from the harness's, it also prints
 where a 3x3 click's time went (emulator gateway queue, bot, emulator callback handling,
@@ -37,8 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.bot.e2e_helpers import BotProcess
-from tests.discord_emulator import CallbackType, Emulator
+from tests.bot.e2e_helpers import BotProcess, answered_thinking
+from tests.discord_emulator import Emulator
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
@@ -262,7 +263,7 @@ class Game:
             split.append((written - started, called - written, acked - called, seen - acked))
         if response.failed:
             stats["failed"].append(took)
-        elif response.type == CallbackType.DEFERRED_UPDATE_MESSAGE:
+        elif answered_thinking(handle):  # the move shown now, the bot's reply in an edit
             stats["5x5"].append(took)
             await self.waits.until(lambda: handle.original_edits >= 1 or handle.failed)
             stats["5x5 edit"].append(time.perf_counter() - started)

@@ -270,9 +270,9 @@ class TicTacToeBot(commands.Bot):
     # -- quiet defaults -----------------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction, /) -> None:
-        """Clicks discord.py would drop without a word still get an answer."""
+        """Board cells are played here; clicks discord.py would drop get an answer."""
         if interaction.type is discord.InteractionType.component:
-            await ui.answer_unrouted_click(interaction)
+            await ui.route_component(interaction)
 
     async def on_message(self, message: discord.Message, /) -> None:
         """There are no prefix commands: messages are not even read."""

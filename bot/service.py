@@ -96,6 +96,7 @@ _MAX_PER_PAGE = 50
 _MAX_HISTORY = 100
 _EXACT_CELLS = 16  # boards up to this size are solved exactly (engine.levels.EXACT_CELLS)
 _STRANDED_AFTER = 30.0  # seconds a BOT_TO_MOVE game may wait before sweep() takes it over
+TIME_RAN_OUT = "Time ran out for this game: it's over."
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,11 @@ class ServiceConfig:
     # in the executor: 3x3 replies take microseconds (tables), and in the pool they would
     # queue behind long 5x5 searches and miss Discord's 3-second window. 0: all in the pool.
     inline_cells: int = 0
+    # Seconds from asking for a bot move to its reply, for searches that run to a time
+    # budget (5x5 at impossible): a move that waited in the pool's queue searches only
+    # for what is left (engine budget 1.5 s, never under ai.MIN_BUDGET), so under load
+    # replies get a little weaker instead of later and later.
+    reply_seconds: float = 2.0
 
 
 def _validate_settings(width: int, height: int, k: int, level: str | None = None) -> None:
@@ -560,7 +566,7 @@ class GameService:
             ended = self._ended(game, Result.TIMEOUT, game.turn, now)
             if not await self._store.save_game(ended, game):
                 ended = await self.get_game(game.id)  # settled elsewhere meanwhile
-            raise GameOver("Time ran out for this game: it's over.", game=ended)
+            raise GameOver(TIME_RAN_OUT, game=ended)
 
     async def _conflict(self, game_id: int, guild_id: int | None) -> GameError:
         """The error for a write that lost a race: the game ended, or it moved on."""
@@ -572,18 +578,31 @@ class GameService:
         return StaleBoard()
 
     async def play(
-        self, game_id: int, user_id: int, cell: int, move_no: int, *, guild_id: int | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        cell: int,
+        move_no: int,
+        *,
+        guild_id: int | None = None,
+        await_reply: bool = True,
     ) -> Game:
         """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
 
         Checks, in order: GameNotFound, GameOver (also when the player on move ran out of
         time: the timeout is settled here), NotAPlayer, StaleBoard, NotYourTurn,
-        InvalidCell, CellTaken. In a bot game the result includes the bot's reply.
+        InvalidCell, CellTaken. The checks and the write are one transaction. In a bot
+        game the result includes the bot's reply, unless ``await_reply`` is False and the
+        reply needs a search: then the game comes back at BOT_TO_MOVE, and ``bot_reply``
+        completes it.
         """
-        async with self._lock(game_id):
-            game = await self.get_game(game_id, guild_id)
-            await self._settle_if_overdue(game)
-            now = self._clock()
+        now = self._clock()
+
+        def change(game: Game | None) -> Game:  # runs on the database thread
+            if game is None or (guild_id is not None and game.guild_id != guild_id):
+                raise GameNotFound()
+            if self._overdue(game, now):
+                return self._ended(game, Result.TIMEOUT, game.turn, now)
             if not game.is_live:
                 raise GameOver()
             mark = game.mark_of(user_id)
@@ -603,13 +622,22 @@ class GameService:
                 raise CellTaken()
             new = self._advance(game, cell, now)
             if new.status is GameStatus.BOT_TO_MOVE and self._is_inline(new):
-                # The reply is a table lookup: commit both moves in one transaction.
+                # The reply is a table lookup: commit both moves together.
                 new = self._advance(new, ai.compute_move(*self._move_args(new)), now)
-            if not await self._store.save_game(new, game):
-                raise await self._conflict(game_id, guild_id)
-        if new.status is GameStatus.BOT_TO_MOVE:
+            return new
+
+        before, new = await self._store.update_game(game_id, change)
+        if new.result is Result.TIMEOUT and before.is_live:
+            raise GameOver(TIME_RAN_OUT, game=new)
+        if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             return await self._bot_move(new)
         return new
+
+    async def bot_reply(self, game: Game) -> Game:
+        """``game`` after the bot's owed move (as stored: if someone else made it, theirs)."""
+        if game.status is not GameStatus.BOT_TO_MOVE:
+            return game
+        return await self._bot_move(game)
 
     # -- the bot's moves -------------------------------------------------------------------------
 
@@ -644,7 +672,8 @@ class GameService:
         if self._is_inline(game):
             cell = ai.compute_move(*args)
         else:
-            cell = await self._compute(ai.compute_move, *args)
+            deadline = time.monotonic() + self._config.reply_seconds
+            cell = await self._compute(ai.compute_move, *args, deadline)
         async with self._lock(game.id):
             new = self._advance(game, cell, self._clock())
             if await self._store.save_game(new, game):

@@ -4,7 +4,7 @@ One aiosqlite connection per ``Store``. aiosqlite runs the connection on its own
 and executes one job at a time there; each public method here is exactly one such job
 (a plain function over the ``sqlite3`` connection), so a transaction is never split
 across ``await`` points and cannot interleave with another coroutine's statements. Writes
-are ``BEGIN IMMEDIATE ... COMMIT`` jobs, additionally serialised by an ``asyncio.Lock``.
+are ``BEGIN IMMEDIATE ... COMMIT`` jobs.
 Running a whole transaction in one job relies on aiosqlite's ``_execute`` (the method
 all its public calls go through): it costs one thread round trip per transaction
 instead of one per statement, which is what makes 1,000+ moves a second possible.
@@ -22,7 +22,6 @@ so they hold across several processes sharing the file, not just within one.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import sqlite3
@@ -243,7 +242,6 @@ class Store:
         self._conn = conn
         self.path = path
         self.schema_version = schema_version
-        self._write_lock = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -307,8 +305,8 @@ class Store:
         return cls(db, conn, path, version)
 
     async def close(self) -> None:
-        async with self._write_lock:
-            await self._db.close()
+        """Close after every job already queued (aiosqlite runs them in order)."""
+        await self._db.close()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -330,7 +328,12 @@ class Store:
         return await self._db._execute(transaction)
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` inside BEGIN IMMEDIATE ... COMMIT as one job; roll back on error."""
+        """Run ``fn(*args)`` inside BEGIN IMMEDIATE ... COMMIT as one job; roll back on error.
+
+        No lock is needed around it: aiosqlite runs jobs one at a time on its thread, and
+        each transaction is one job. Not holding one also lets that thread start the next
+        write while the event loop is still busy with the last one's result.
+        """
         conn = self._conn
 
         def transaction() -> T:
@@ -344,8 +347,7 @@ class Store:
                 raise
             return result
 
-        async with self._write_lock:
-            return await self._db._execute(transaction)
+        return await self._db._execute(transaction)
 
     # -- meta -------------------------------------------------------------------------------
 
@@ -439,6 +441,29 @@ class Store:
         in the same transaction, so a result is counted exactly once.
         """
         return await self._write(self._save_game, new, expected)
+
+    async def update_game(
+        self, game_id: int, change: Callable[[Game | None], Game]
+    ) -> tuple[Game, Game]:
+        """Read the game, ask ``change`` for its next state and write that, in one transaction.
+
+        ``change`` gets the stored game (None if there is none) and runs on the database
+        thread inside the transaction, so it must be quick and must not touch the event
+        loop. Whatever it raises rolls back and reaches the caller. Returning the game
+        unchanged writes nothing. Returns ``(before, after)``; a result is recorded as in
+        ``save_game``. A click is one thread hop this way instead of a read and a write.
+        """
+
+        def fn() -> tuple[Game, Game]:
+            before = self._get_game(game_id)
+            after = change(before)
+            if before is None or after.id != before.id:
+                raise ValueError("update_game's change must return the same, stored game")
+            if after is not before and not self._save_game(after, before):
+                raise RuntimeError("the game changed inside its own transaction")
+            return before, after
+
+        return await self._write(fn)
 
     def _save_game(self, new: Game, expected: Game) -> bool:
         if new.id != expected.id:

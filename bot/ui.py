@@ -6,12 +6,14 @@ board rows, the control row and the text above them live in one message (at most
 components: a 5x5 board is 1 text + 5 rows + 25 cells + 1 row + up to 2 buttons = 34).
 One rendering path then serves every size.
 
-Buttons are ``DynamicItem``s: their custom_id carries all they need (``ttt:cell:{game}:
-{cell}:{move_no}``, ``ttt:forfeit:{game}``, ...), so they keep working after a restart
-and a click on an out-of-date board is recognised by its move number. ``from_custom_id``
-only parses; the callbacks load from the database, so every failure is answered. Every
-rejected click gets an ephemeral reply: discord.py gives none if ``interaction_check``
-says no, so the checks happen in the callbacks (through the service).
+Every custom_id carries all its click needs (``ttt:cell:{game}:{cell}:{move_no}``,
+``ttt:forfeit:{game}``, ...), so buttons keep working after a restart and a click on an
+out-of-date board is recognised by its move number. Cells, the hot path, are routed by
+``route_component`` and board payloads are built as plain dicts; the other buttons are
+``DynamicItem``s whose ``from_custom_id`` only parses. Handlers load from the database,
+so every failure is answered. Every rejected click gets an ephemeral reply: discord.py
+gives none if ``interaction_check`` says no, so the checks happen in the handlers
+(through the service).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from bot.errors import (
     GameOver,
     NotAPlayer,
     NotChallenged,
-    NotYourTurn,
     StaleBoard,
 )
 from bot.models import Challenge, ChallengeStatus, Game, GameStatus, LeaderboardPage
@@ -43,22 +44,26 @@ if TYPE_CHECKING:
     from bot.client import TicTacToeBot
 
 __all__ = [
+    "CELL_ID",
     "DYNAMIC_ITEMS",
     "EMPTY_LABEL",
     "AcceptButton",
-    "CellButton",
     "DeclineButton",
     "ForfeitButton",
     "LeaderboardPageButton",
     "RematchButton",
     "ReviewButton",
     "admit",
+    "board_components",
     "board_view",
+    "cell_custom_id",
     "challenge_view",
     "guarded",
     "leaderboard_view",
+    "play_cell",
     "post_new",
     "reply_error",
+    "route_component",
     "send_ephemeral",
     "turn_mentions",
 ]
@@ -165,71 +170,59 @@ def turn_mentions(game: Game) -> discord.AllowedMentions:
 # -- the board ------------------------------------------------------------------------
 
 
-class CellButton(
-    ui.DynamicItem[ui.Button],
-    template=rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z",
-):
-    """One cell of a board as it was at move ``move_no``."""
+CELL_ID = re.compile(rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z")
+"""A cell's custom_id: the game, the cell (0-based) and the move number the board showed.
 
-    def __init__(
-        self,
-        game_id: int,
-        cell: int,
-        move_no: int,
-        *,
-        label: str = EMPTY_LABEL,
-        style: ButtonStyle = ButtonStyle.secondary,
-        disabled: bool = False,
-    ) -> None:
-        self.game_id, self.cell, self.move_no = game_id, cell, move_no
-        super().__init__(
-            ui.Button(
-                label=label,
-                style=style,
-                disabled=disabled,
-                custom_id=f"ttt:cell:{game_id}:{cell}:{move_no}",
-            )
-        )
+Cells are not ``DynamicItem``s: discord.py would rebuild the whole clicked message as a
+view before each callback, about a tenth of a click's CPU. ``route_component`` parses
+the id and calls ``play_cell``.
+"""
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: Interaction, item: ui.Item[Any], match: re.Match[str], /
-    ) -> Self:
-        return cls(int(match["game"]), int(match["cell"]), int(match["move"]))
 
-    async def callback(self, interaction: Interaction) -> None:
-        if (bot := await admit(interaction)) is None:
-            return
-        async with guarded(interaction):
-            try:
-                await self._play(bot, interaction)
-            except (StaleBoard, GameOver) as error:
-                # The clicked board is out of date: perhaps the answer to an earlier click
-                # never reached Discord (an error, a timeout, a crash after the commit).
-                await reply_error(interaction, error)
-                await refresh_board(bot, interaction, self.game_id)
+def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
+    return f"ttt:cell:{game_id}:{cell}:{move_no}"
 
-    async def _play(self, bot: TicTacToeBot, interaction: Interaction) -> None:
+
+async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: int) -> None:
+    """A click on a board cell: play it, and answer with the new board.
+
+    The player's move is checked and stored in one transaction before anything is sent,
+    so a refused click gets a plain ephemeral answer. A bot reply that needs a search
+    (bigger boards) is not awaited inside Discord's 3 seconds: the answer shows the
+    player's move with "My move…", and the board is edited again when the search is done.
+    """
+    if (bot := await admit(interaction)) is None:
+        return
+    async with guarded(interaction):
         service = bot.service
-        game = await service.get_game(self.game_id, guild_id=interaction.guild_id)
-        slow = service.is_slow_search(game)
-        if slow:
-            # The reply may take longer than Discord's 3 seconds: check what can be
-            # checked now, so a rejected click still gets a plain ephemeral answer.
-            precheck_move(game, interaction.user.id, self.move_no)
-            await interaction.response.defer()
-        game = await service.play(
-            self.game_id,
-            interaction.user.id,
-            self.cell,
-            self.move_no,
-            guild_id=interaction.guild_id,
+        try:
+            game = await service.play(
+                game_id,
+                interaction.user.id,
+                cell,
+                move_no,
+                guild_id=interaction.guild_id,
+                await_reply=False,
+            )
+        except (StaleBoard, GameOver) as error:
+            # The clicked board is out of date: perhaps the answer to an earlier click
+            # never reached Discord (an error, a timeout, a crash after the commit).
+            await reply_error(interaction, error)
+            await refresh_board(bot, interaction, game_id)
+            return
+        if game.status is GameStatus.BOT_TO_MOVE and service.is_slow_search(game):
+            await interaction.response.edit_message(
+                view=board_view(game), allowed_mentions=discord.AllowedMentions.none()
+            )
+            game = await service.bot_reply(game)
+            await interaction.edit_original_response(
+                view=board_view(game), allowed_mentions=turn_mentions(game)
+            )
+            return
+        game = await service.bot_reply(game)
+        await interaction.response.edit_message(
+            view=board_view(game), allowed_mentions=turn_mentions(game)
         )
-        view, mentions = board_view(game), turn_mentions(game)
-        if slow:
-            await interaction.edit_original_response(view=view, allowed_mentions=mentions)
-        else:
-            await interaction.response.edit_message(view=view, allowed_mentions=mentions)
 
 
 async def refresh_board(bot: TicTacToeBot, interaction: Interaction, game_id: int) -> None:
@@ -261,18 +254,6 @@ async def refresh_board(bot: TicTacToeBot, interaction: Interaction, game_id: in
             log.warning("Could not redraw the board of game %s: %s", game_id, exc)
             return
         drawn = state
-
-
-def precheck_move(game: Game, user_id: int, move_no: int) -> None:
-    """The service's cheap refusals, raised before a deferral turns replies into follow-ups."""
-    if game.mark_of(user_id) is None:
-        raise NotAPlayer()
-    if not game.is_live:
-        raise GameOver()
-    if game.move_no != move_no:
-        raise StaleBoard()
-    if game.current_player_id != user_id:
-        raise NotYourTurn()
 
 
 class ForfeitButton(ui.DynamicItem[ui.Button], template=rf"\Attt:forfeit:(?P<game>{_ID})\Z"):
@@ -406,36 +387,78 @@ class ReviewButton(ui.DynamicItem[ui.Button], template=rf"\Attt:review:(?P<game>
             await send_ephemeral(interaction, render.review_text(game, review))
 
 
-def cell_button(game: Game, cell: int) -> CellButton:
+class PrebuiltView(ui.LayoutView):
+    """A Components V2 message whose component payload was built directly as dicts.
+
+    Building discord.py items for a board, on every click, cost about a sixth of the
+    click's CPU. discord.py asks a view it sends only for ``to_components()`` and
+    ``has_components_v2()``; with no items, it keeps nothing in its view store (our
+    buttons are routed by custom_id). tests/bot/test_render.py rebuilds every payload
+    with discord.py's own component classes to check that it reads back unchanged.
+    """
+
+    def __init__(self, components: list[dict[str, Any]]) -> None:
+        super().__init__(timeout=None)
+        self._components = components
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._components
+
+    def has_components_v2(self) -> bool:
+        return True
+
+
+def _button(
+    custom_id: str, label: str, style: ButtonStyle, *, disabled: bool = False, emoji: str = ""
+) -> dict[str, Any]:
+    """A button's payload, keyed as discord.py's ``Button.to_dict`` writes it."""
+    button: dict[str, Any] = {
+        "type": 2,
+        "style": style.value,
+        "disabled": disabled,
+        "label": label,
+        "custom_id": custom_id,
+    }
+    if emoji:
+        button["emoji"] = {"id": None, "name": emoji}
+    return button
+
+
+def board_components(game: Game) -> list[dict[str, Any]]:
+    """The board message's payload: text, one action row per board row, then the controls."""
     board = game.board
-    mark = board.cell(cell)
     outcome = board.outcome()
-    line = outcome.line if outcome is not None else ()
-    disabled = mark is not None or not game.is_live or game.current_player_id is None
-    if mark is None:
-        label, style = EMPTY_LABEL, ButtonStyle.secondary
+    line = frozenset(outcome.line) if outcome is not None else frozenset()
+    locked = not game.is_live or game.current_player_id is None
+    components: list[dict[str, Any]] = [{"type": 10, "content": render.game_text(game)}]
+    for row in range(game.height):
+        buttons = []
+        for cell in range(row * game.width, (row + 1) * game.width):
+            mark = board.cell(cell)
+            if mark is None:
+                label, style, disabled = EMPTY_LABEL, ButtonStyle.secondary, locked
+            else:
+                label, style, disabled = mark.value, _MARK_STYLE[mark], True
+            if cell in line:
+                style = ButtonStyle.success
+            custom_id = cell_custom_id(game.id, cell, game.move_no)
+            buttons.append(_button(custom_id, label, style, disabled=disabled))
+        components.append({"type": 1, "components": buttons})
+    if game.is_live:
+        controls = [_button(f"ttt:forfeit:{game.id}", "Forfeit", ButtonStyle.secondary, emoji="🏳️")]
     else:
-        label, style = mark.value, _MARK_STYLE[mark]
-    if cell in line:
-        style = ButtonStyle.success
-    return CellButton(game.id, cell, game.move_no, label=label, style=style, disabled=disabled)
+        controls = [_button(f"ttt:rematch:{game.id}", "Rematch", ButtonStyle.primary, emoji="🔁")]
+        if game.moves:
+            controls.append(
+                _button(f"ttt:review:{game.id}", "Review", ButtonStyle.secondary, emoji="🔍")
+            )
+    components.append({"type": 1, "components": controls})
+    return components
 
 
 def board_view(game: Game) -> ui.LayoutView:
-    """The whole board message: text, one action row per board row, then the controls."""
-    view = ui.LayoutView(timeout=None)
-    view.add_item(ui.TextDisplay(render.game_text(game)))
-    for row in range(game.height):
-        cells = range(row * game.width, (row + 1) * game.width)
-        view.add_item(ui.ActionRow(*(cell_button(game, cell) for cell in cells)))
-    if game.is_live:
-        view.add_item(ui.ActionRow(ForfeitButton(game.id)))
-    else:
-        controls: list[ui.Item[Any]] = [RematchButton(game.id)]
-        if game.moves:
-            controls.append(ReviewButton(game.id))
-        view.add_item(ui.ActionRow(*controls))
-    return view
+    """The whole board message (see ``board_components``)."""
+    return PrebuiltView(board_components(game))
 
 
 # -- challenges -----------------------------------------------------------------------
@@ -642,24 +665,31 @@ def _custom_ids(components: Iterable[Any]) -> Iterator[str]:
             yield from _custom_ids((accessory,))
 
 
-async def answer_unrouted_click(interaction: Interaction) -> None:
-    """Answer a component click that no item will: an out-of-date board, an unknown button."""
+async def route_component(interaction: Interaction) -> None:
+    """Every component click reaches this (``on_interaction``): cells are played here;
+    the other buttons are discord.py's ``DynamicItem``s, and what none of them takes is
+    answered (see ``answer_unrouted_click``)."""
     data = cast("dict[str, Any]", interaction.data or {})
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str):
         return
+    cell = CELL_ID.fullmatch(custom_id)
+    if cell is not None:
+        await play_cell(interaction, int(cell["game"]), int(cell["cell"]), int(cell["move"]))
+    else:
+        await answer_unrouted_click(interaction, custom_id)
+
+
+async def answer_unrouted_click(interaction: Interaction, custom_id: str) -> None:
+    """Answer a click that no item will: an out-of-date message, an unknown button."""
     found = _match(custom_id)
     if found is not None and is_on_message(interaction, custom_id):
         return  # discord.py dispatches it to its DynamicItem
-    if (bot := await admit(interaction)) is None:
+    if await admit(interaction) is None:
         return
     async with guarded(interaction):
         if found is None:
             raise GameError("This button is no longer in use.")
-        item_cls, match = found
-        if item_cls is CellButton:
-            game = await bot.service.get_game(int(match["game"]), guild_id=interaction.guild_id)
-            raise StaleBoard() if game.is_live else GameOver()
         raise GameError("This message changed since you saw it; look at it again.")
 
 
@@ -672,7 +702,6 @@ def _match(custom_id: str) -> tuple[type[ui.DynamicItem[Any]], re.Match[str]] | 
 
 
 DYNAMIC_ITEMS: tuple[type[ui.DynamicItem[Any]], ...] = (
-    CellButton,
     ForfeitButton,
     RematchButton,
     ReviewButton,
@@ -680,3 +709,5 @@ DYNAMIC_ITEMS: tuple[type[ui.DynamicItem[Any]], ...] = (
     DeclineButton,
     LeaderboardPageButton,
 )
+"""The buttons discord.py routes (registered in ``setup_hook``); cells are routed by
+``route_component``."""

@@ -144,3 +144,19 @@ class BotProcess:
             return self.log_path.read_text(errors="replace")
         except FileNotFoundError:
             return ""
+
+
+THINKING = "My move…"
+
+
+def answered_thinking(handle: Any) -> bool:
+    """Whether a click was answered with an update showing the bot still to move.
+
+    That is how a click on a board whose reply needs a search is answered: the player's
+    move at once, then an edit of the same message (``handle.edited_original()``) with
+    the bot's reply.
+    """
+    if handle.callback_type != 7 or not handle.callback_data:  # UPDATE_MESSAGE
+        return False
+    texts = [c.get("content", "") for c in handle.callback_data.get("components", [])]
+    return any(THINKING in text for text in texts)

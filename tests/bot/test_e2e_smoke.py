@@ -6,7 +6,7 @@ import signal
 import time
 from pathlib import Path
 
-from tests.bot.e2e_helpers import BotProcess
+from tests.bot.e2e_helpers import BotProcess, answered_thinking
 from tests.discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 
 EMPTY = "\u200b"
@@ -195,7 +195,8 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
 
             free = next(c for c in cells if not c.disabled)
             click = await emu.click(alice, board, custom_id=free.custom_id)
-            assert (await click.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE
+            await click.response()
+            assert answered_thinking(click), bot.log()
             await click.edited_original()
             marks = [c.label for c in board_cells(emu.message(board.id), side=5)]
             assert sum(label in ("X", "O") for label in marks) == 3, bot.log()

@@ -26,13 +26,13 @@ from bot.models import (
     Result,
 )
 from bot.ui import (
+    CELL_ID,
     DYNAMIC_ITEMS,
     EMPTY_LABEL,
-    CellButton,
     board_view,
+    cell_custom_id,
     challenge_view,
     leaderboard_view,
-    precheck_move,
     turn_mentions,
 )
 from engine import Board, Mark
@@ -110,27 +110,32 @@ def rows(view: ui.LayoutView) -> list[list[dict[str, Any]]]:
     return [c["components"] for c in view.to_components() if c["type"] == 1]
 
 
+ROUTES = [CELL_ID, *(i.__discord_ui_compiled_template__ for i in DYNAMIC_ITEMS)]
+"""Every custom_id the bot answers: cells (routed by the bot) and discord.py's items."""
+
+
 def check_limits(view: ui.LayoutView) -> None:
-    """What Discord enforces on a V2 message, checked against discord.py's own counting."""
+    """What Discord enforces on a V2 message, checked against discord.py's own counting.
+
+    Boards are built as plain dicts (``PrebuiltView``): discord.py's component classes
+    must read the payload back into items that serialise to exactly the same payload.
+    """
     payload = view.to_components()
+    assert view.has_components_v2()
+    rebuilt = discord.ui.LayoutView(timeout=None)
+    for component in payload:
+        rebuilt.add_item(_item_from_dict(component))
+    assert rebuilt.to_components() == payload
     total = sum(1 for _ in walk(payload))
-    assert total == view.total_children_count <= MAX_COMPONENTS
-    assert view.content_length() <= MAX_TEXT
+    assert total == rebuilt.total_children_count <= MAX_COMPONENTS
+    assert rebuilt.content_length() <= MAX_TEXT
     for row in rows(view):
         assert 1 <= len(row) <= 5
     ids = custom_ids(view)
     assert len(ids) == len(set(ids)), "custom_ids must be unique within a message"
     for custom_id in ids:
         assert len(custom_id) <= 100
-        matches = [
-            i for i in DYNAMIC_ITEMS if i.__discord_ui_compiled_template__.fullmatch(custom_id)
-        ]
-        assert len(matches) == 1, custom_id
-    # discord.py rebuilds the same view from the message payload without complaint.
-    rebuilt = discord.ui.LayoutView(timeout=None)
-    for component in payload:
-        rebuilt.add_item(_item_from_dict(component))
-    assert rebuilt.to_components() == payload
+        assert len([r for r in ROUTES if r.fullmatch(custom_id)]) == 1, custom_id
 
 
 def _item_from_dict(data: dict[str, Any]) -> ui.Item[Any]:
@@ -196,7 +201,8 @@ def test_won_board_highlights_the_line_and_disables_everything(size: tuple[int, 
 
 def test_largest_message_is_34_components() -> None:
     view = board_view(make_game(WON[(5, 5, 5)], size=(5, 5, 5)))
-    assert view.total_children_count == 1 + 5 + 25 + 1 + 2
+    check_limits(view)
+    assert sum(1 for _ in walk(view.to_components())) == 1 + 5 + 25 + 1 + 2
 
 
 def test_drawn_board() -> None:
@@ -255,14 +261,11 @@ def test_turn_mentions_only_the_player_to_move() -> None:
     assert finished["parse"] == [] and not finished.get("users")
 
 
-async def test_cell_ids_round_trip_through_the_template() -> None:
-    item = CellButton(812, 24, 17)
-    match = CellButton.__discord_ui_compiled_template__.fullmatch(item.custom_id)
+def test_cell_ids_round_trip_through_the_pattern() -> None:
+    match = CELL_ID.fullmatch(cell_custom_id(812, 24, 17))
     assert match is not None
-    again = await CellButton.from_custom_id(None, item.item, match)  # type: ignore[arg-type]
-    assert (again.game_id, again.cell, again.move_no) == (812, 24, 17)
-    longest = CellButton(10**18 - 1, 24, 25)
-    assert len(longest.custom_id) <= 100
+    assert (int(match["game"]), int(match["cell"]), int(match["move"])) == (812, 24, 17)
+    assert len(cell_custom_id(10**18 - 1, 24, 25)) <= 100
 
 
 @pytest.mark.parametrize(
@@ -281,25 +284,10 @@ async def test_cell_ids_round_trip_through_the_template() -> None:
         "ttt:accept:1 ",
     ],
 )
-def test_malformed_ids_match_no_item(custom_id: str) -> None:
-    for item in DYNAMIC_ITEMS:
-        assert item.__discord_ui_compiled_template__.fullmatch(custom_id) is None
-        assert not item.__discord_ui_compiled_template__.match(custom_id)
-
-
-def test_precheck_refuses_what_the_service_would() -> None:
-    from bot.errors import GameOver, NotAPlayer, NotYourTurn, StaleBoard
-
-    game = make_game((4,))
-    with pytest.raises(NotAPlayer):
-        precheck_move(game, 999, 1)
-    with pytest.raises(StaleBoard):
-        precheck_move(game, BOB, 0)
-    with pytest.raises(NotYourTurn):
-        precheck_move(game, ALICE, 1)
-    precheck_move(game, BOB, 1)
-    with pytest.raises(GameOver):
-        precheck_move(make_game(WON[(3, 3, 3)]), BOB, 5)
+def test_malformed_ids_match_no_route(custom_id: str) -> None:
+    for route in ROUTES:
+        assert route.fullmatch(custom_id) is None
+        assert not route.match(custom_id)
 
 
 def make_challenge(status: ChallengeStatus) -> Challenge:

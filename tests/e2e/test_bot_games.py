@@ -82,7 +82,7 @@ async def test_a_full_game_against_each_level(arena: Arena, level: str, first: s
         assert "decided" in review.message.text, review.message.text
 
 
-async def test_a_full_game_on_5x5_defers_then_edits(arena: Arena) -> None:
+async def test_a_full_game_on_5x5_shows_each_move_then_the_reply(arena: Arena) -> None:
     alice, channel = arena.member("alice"), arena.channel()
     answer = await arena.command(
         alice, channel, "tictactoe", size="5x5", difficulty="medium", first="opponent"
@@ -94,7 +94,7 @@ async def test_a_full_game_on_5x5_defers_then_edits(arena: Arena) -> None:
     assert state.live and state.move_no == 1 and "four in a row" in state.text
     assert f"<@{alice.id}>, your move" in state.text
 
-    final = await arena.play_out(alice, board, "O", side=5, k=4, deferred=True)
+    final = await arena.play_out(alice, board, "O", side=5, k=4, thinking=True)
     mark = check_final(final, 4)
     assert ("won" if mark else "draw") in final.text.lower(), final.text
     assert final.controls == ("Rematch", "Review")
@@ -145,11 +145,11 @@ async def test_rejected_clicks_are_answered_privately(arena: Arena) -> None:
     assert arena.board(board).marks == ended.marks
 
 
-async def test_refusals_on_a_deferred_board(arena: Arena) -> None:
+async def test_refusals_while_the_bot_thinks(arena: Arena) -> None:
     alice, carol, channel = arena.member("alice"), arena.member("carol"), arena.channel()
     board = await arena.start_bot_game(alice, channel, size="5x5", difficulty="hard", first="me")
     before = snapshot(arena.current(board))
-    await arena.move(alice, board, 12, side=5, deferred=True)
+    await arena.move(alice, board, 12, side=5, thinking=True)
     state = arena.board(board, 5)
     assert state.move_no == 2
 
@@ -157,7 +157,7 @@ async def test_refusals_on_a_deferred_board(arena: Arena) -> None:
     assert "isn't your game" in text
     text = await refusal(await arena.click(alice, before, row=0, col=0))
     assert "board changed" in text
-    # A forged click on a taken cell: the bot may defer first, but answers privately.
+    # A forged click on a taken cell is answered privately.
     text = await refusal(await arena.raw_click(alice, board, state.cell_id(12)))
     assert "already taken" in text
     assert arena.board(board, 5).marks == state.marks
@@ -295,7 +295,7 @@ async def test_a_full_game_on_4x4(arena: Arena, level: str, win_length: int) -> 
     assert state.live and state.move_no == 0
     assert ("three in a row" if win_length == 3 else "four in a row") in state.text
     # One answer per click: an update, or (if the bot may think long) a deferral + one edit.
-    final = await arena.play_out(alice, board, "X", side=4, k=win_length, deferred=None)
+    final = await arena.play_out(alice, board, "X", side=4, k=win_length, thinking=None)
     mark = check_final(final, win_length)
     assert ("won" if mark else "draw") in final.text.lower(), final.text
 

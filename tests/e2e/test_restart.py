@@ -12,7 +12,7 @@ import signal
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
-from tests.bot.e2e_helpers import BotProcess
+from tests.bot.e2e_helpers import BotProcess, answered_thinking
 from tests.discord_emulator import CallbackType, Emulator
 
 from .conftest import (
@@ -114,10 +114,10 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(tmp_path: Pat
                 alice, channel, size="5x5", difficulty="impossible", first="me"
             )
             state = arena.board(board, 5)
-            # The strongest level thinks for a while on 5x5: the click is deferred, the
-            # move saved, and the bot dies while it is still thinking about its reply.
+            # The strongest level thinks for a while on 5x5: the click is answered with
+            # the move saved and shown, and the bot dies while it is still thinking.
             answer = await arena.click(alice, state.message, custom_id=state.cell_id(12))
-            assert answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE
+            assert answered_thinking(answer.handle), answer.handle.callback_data
             await asyncio.sleep(0.5)
             assert answer.handle.original_edits == 0, "the reply came too soon to be cut short"
             await kill(bot)
@@ -135,7 +135,7 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(tmp_path: Pat
             assert state.live and state.marks[12] == "X" and state.marks.count("O") == 1
             assert f"<@{alice.id}>, your move" in state.text
             assert edited_through_channel(emu, board)
-            await arena.move(alice, board, state.free()[0], side=5, deferred=True)
+            await arena.move(alice, board, state.free()[0], side=5, thinking=True)
             assert arena.board(board, 5).move_no == 4
             await arena.forfeit(alice, board, side=5)
             assert await bot.stop() == 0, bot.log()
