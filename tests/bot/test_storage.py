@@ -233,3 +233,66 @@ def test_move_count_must_match_the_moves(tmp_path: Path) -> None:
             with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
                 conn.execute(insert.replace("(1, 1, 1", "(1, 3, 1"), (moves, move_no))
     conn.close()
+
+
+PARTIAL_INDEXES = (
+    "games_live_per_channel",
+    "games_live_by_channel",
+    "games_by_deadline",
+    "games_bot_to_move",
+    "games_ended_by_guild",
+    "challenges_pending_by_expiry",
+    "challenges_pending_by_channel",
+)
+
+
+class RecordingConnection:
+    """Delegates to the store's sqlite3 connection and keeps every (sql, parameters)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.statements: list[tuple[str, tuple[object, ...]]] = []
+
+    def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        self.statements.append((sql, tuple(parameters)))
+        return self.conn.execute(sql, parameters)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.conn, name)
+
+
+async def test_status_queries_use_their_partial_indexes(store: Store) -> None:
+    """The lookups made on every new game, sweep and restart search an index, never the
+    whole table: a server's finished games must not slow its /tictactoe down."""
+    for i in range(40):  # enough ended games that a scan would be the worse plan
+        game = await store.insert_game(new_game(channel_id=CHANNEL + 1 + i), exclusive=True)
+        await store.save_game(won(game, (0, 3, 1, 4, 2), Mark.X), game)
+    real = store._conn
+    recorder = RecordingConnection(real)
+    store._conn = recorder  # type: ignore[assignment]
+    try:
+        await store.live_games(GUILD, CHANNEL)
+        await store.channel_view(GUILD, CHANNEL, NOW)
+        await store.games_bot_to_move()
+        await store.overdue_games(NOW)
+        await store.history(GUILD, None, 10)
+        await store.history(GUILD, ALICE, 10)
+        await store.expire_challenges(NOW)
+    finally:
+        store._conn = real
+    checked = 0
+    for sql, parameters in recorder.statements:
+        if "status" not in sql or sql.startswith(("BEGIN", "COMMIT")):
+            continue
+
+        def plan(sql: str = sql, parameters: tuple[object, ...] = parameters) -> list[str]:
+            rows = real.execute(f"EXPLAIN QUERY PLAN {sql}", parameters).fetchall()
+            return [row[3] for row in rows]
+
+        details = await store._read(plan)
+        # Even "SCAN games USING INDEX <partial>" reads only the index's own rows; an index
+        # on the guild (games_by_x/_o) would read all its games.
+        assert not any(d.startswith("SCAN") and "USING" not in d for d in details), (sql, details)
+        assert any(name in d for d in details for name in PARTIAL_INDEXES), (sql, details)
+        checked += 1
+    assert checked == 8
