@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 
 import discord
@@ -68,31 +70,71 @@ class GameTree(app_commands.CommandTree["TicTacToeBot"]):
         await ui.reply_error(interaction, original)
 
 
+def freeze_heap() -> None:
+    """Keep what start-up allocated (modules, discord.py, the engine's tables) out of
+    every later garbage collection: full collections scanned it all and stopped the
+    event loop for up to ~50 ms under load (bench/load.py); now they scan only what is
+    new. Those objects live as long as the process anyway."""
+    gc.collect()
+    gc.freeze()
+
+
+class GcPauses:
+    """The garbage collector's pauses (they stop the event loop), read and reset together."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.longest = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.count += 1
+            self.longest = max(self.longest, time.perf_counter() - self._started)
+
+    def take(self) -> tuple[int, float]:
+        found = (self.count, self.longest)
+        self.count, self.longest = 0, 0.0
+        return found
+
+
 async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
     """Log how late the event loop runs a ``tick``-second timer, every ``every`` seconds.
 
     Opt-in instrumentation (LAG_REPORT_SECONDS) for load tests: a late timer means some
     callback held the loop, and every click waiting behind it was answered that much later.
+    The garbage collector's longest pause is logged with it.
     """
     loop = asyncio.get_running_loop()
     lags: list[float] = []
+    pauses = GcPauses()
+    gc.callbacks.append(pauses)
     report_at = loop.time() + every
-    while True:
-        expected = loop.time() + tick
-        await asyncio.sleep(tick)
-        now = loop.time()
-        lags.append(max(0.0, now - expected))
-        if now >= report_at:
-            lags.sort()
-            log.info(
-                "Event loop lag: max %.1f ms, p99 %.1f ms, p50 %.1f ms over %d ticks",
-                lags[-1] * 1e3,
-                lags[int(len(lags) * 0.99)] * 1e3,
-                lags[len(lags) // 2] * 1e3,
-                len(lags),
-            )
-            lags.clear()
-            report_at = now + every
+    try:
+        while True:
+            expected = loop.time() + tick
+            await asyncio.sleep(tick)
+            now = loop.time()
+            lags.append(max(0.0, now - expected))
+            if now >= report_at:
+                lags.sort()
+                collections, longest = pauses.take()
+                log.info(
+                    "Event loop lag: max %.1f ms, p99 %.1f ms, p50 %.1f ms over %d ticks;"
+                    " %d GC runs, longest %.1f ms",
+                    lags[-1] * 1e3,
+                    lags[int(len(lags) * 0.99)] * 1e3,
+                    lags[len(lags) // 2] * 1e3,
+                    len(lags),
+                    collections,
+                    longest * 1e3,
+                )
+                lags.clear()
+                report_at = now + every
+    finally:
+        gc.callbacks.remove(pauses)
 
 
 def message_free_intents() -> discord.Intents:
@@ -156,6 +198,7 @@ class TicTacToeBot(commands.Bot):
             self._lag_monitor = asyncio.create_task(
                 watch_loop_lag(self.settings.lag_report), name="ttt-lag-monitor"
             )
+        freeze_heap()
 
     def commands_hash(self) -> str:
         """A digest of what a global sync would send; changes whenever a command does."""
