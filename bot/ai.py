@@ -29,9 +29,8 @@ from engine.levels import LEVELS, choose_move, get_level
 if TYPE_CHECKING:
     from engine.analysis import Review
 
-WORKER_NICENESS = 10
-"""How much lower the workers' CPU priority is than the bot's: when the cores are busy,
-clicks (on the bot's event loop) go before searches, which have a time budget anyway."""
+WORKER_NICENESS = 19
+"""Where SCHED_IDLE is missing, how much lower the workers' CPU priority is than the bot's."""
 
 MIN_BUDGET = 0.05
 """Seconds the bot's search always gets, however late its deadline has passed. Perfect's
@@ -120,9 +119,22 @@ def _exit_with_parent() -> None:
     os._exit(0)
 
 
-def _initializer() -> None:
+def _lower_priority() -> None:
+    """Let the bot's own process, and anything else on the machine, run before searches.
+
+    Clicks are answered on the bot's event loop and must not wait for a core while a
+    search holds it; searches run to a deadline anyway. On Linux the workers use
+    SCHED_IDLE (a woken bot preempts them at once); elsewhere the lowest nice level.
+    """
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return
+    with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICENESS)
+
+
+def _initializer() -> None:
+    _lower_priority()
     threading.Thread(target=_exit_with_parent, name="exit-with-parent", daemon=True).start()
     warm_up()
 
