@@ -4,19 +4,22 @@
     python bench/load.py --quick    # 60 games, 1,500 clicks
 
 Games: 3x3 against the bot at every level, 3x3 between members, and some 5x5 against the
-bot (``hard``, plus a few ``impossible`` whose replies search for 1.5 s). Each game is
-played by its own coroutine, click after click, all at once. The emulator and this load
-generator share one process (and the machine's two cores with the bot), so the figures
-include the emulator's own time.
+bot (``hard``, plus a few ``impossible`` whose replies search for up to 1.5 s). The load
+is open-loop: clicks are sent at a fixed rate (``--rate``, 350/s), each to the game that
+has waited longest for its next click among those whose player is on move; a finished
+game is replaced by a new one outside that schedule. A slow bot therefore shows as
+growing latency, not as fewer clicks asked of it. The emulator and this load generator
+share one process (and the machine's two cores with the bot), so the figures include
+the emulator's own time.
 
 Prints clicks per second, the time from click to the bot's answer (p50/p99/max, 3x3 and
 5x5 apart; a 5x5 click is answered with the player's move, and the board edit with the
-bot's reply is timed separately), the
-bot's memory per live game (RSS with the games live minus RSS idle, per game), and the
-database size per finished game. To tell the bot's time from the harness's, it also prints
-where a 3x3 click's time went (emulator gateway queue, bot, emulator callback handling,
-player wake-up), this process's own event-loop lag, and the CPU of the bot's AI worker
-processes apart from the bot's own.
+bot's reply is timed separately), the bot's memory per live game (RSS with the games live
+minus RSS idle, per game), and the database size per finished game. To tell the bot's
+time from the harness's, it also prints where a 3x3 click's time went (emulator gateway
+queue, bot, emulator callback handling, player wake-up), this process's own event-loop
+lag, the bot's garbage-collection pauses, and the CPU of the bot's AI worker processes
+apart from the bot's own.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from tests.discord_emulator import Emulator
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
+GC = re.compile(r"(\d+) GC runs, longest ([0-9.]+) ms")
 
 
 def rss_kib(pid: int) -> int:
@@ -199,14 +203,21 @@ async def watch_lag(lags: list[float], stop: asyncio.Event) -> None:
 
 class Game:
     def __init__(
-        self, emu: Emulator, waits: Waits, guild: object, index: int, rng: random.Random
+        self,
+        emu: Emulator,
+        waits: Waits,
+        guild: object,
+        index: int,
+        rng: random.Random,
+        *,
+        big: bool = True,
     ) -> None:
         self.emu = emu
         self.waits = waits
         self.channel = emu.add_text_channel(guild, f"g{index}")  # type: ignore[arg-type]
         self.rng = rng
         kind = index % 10
-        self.size = "5x5" if kind == 9 else "3x3"
+        self.size = "5x5" if kind == 9 and big else "3x3"
         self.level = "impossible" if kind == 9 and index % 50 == 9 else LEVELS[index % 4]
         if self.size == "5x5" and self.level != "impossible":
             self.level = "hard"
@@ -231,25 +242,37 @@ class Game:
             await (await emu.click(bob, response.message, label="Accept")).response()
         self.board = response.message.id
 
-    async def click(
-        self, stats: dict[str, list[float]], stages: Stages, split: list[tuple[float, ...]]
-    ) -> bool:
-        """One click (a new game first if this one is over); False if it needed no click."""
-        emu = self.emu
-        message = emu.message(self.board) if self.board is not None else None
+    async def replace_if_over(self) -> None:
+        """Start a new game in this channel if the current one is over."""
+        message = self.emu.message(self.board) if self.board is not None else None
         assert message is not None
-        free = [
-            b for b in message.buttons() if b.custom_id.startswith("ttt:cell:") and not b.disabled
-        ]
-        if not free:
+        if not any(
+            b.custom_id.startswith("ttt:cell:") and not b.disabled for b in message.buttons()
+        ):
             self.finished += 1
             await self.start()
-            return False
-        text = message.text
-        user = next((u for u in self.players if f"<@{u.id}>, your move" in text), None)
-        if user is None:
-            await asyncio.sleep(0.01)
-            return False
+
+    async def click(
+        self, stats: dict[str, list[float]], stages: Stages, split: list[tuple[float, ...]]
+    ) -> None:
+        """One click by the player on move (a new game first if this one is over)."""
+        emu = self.emu
+        while True:
+            message = emu.message(self.board) if self.board is not None else None
+            assert message is not None
+            free = [
+                b
+                for b in message.buttons()
+                if b.custom_id.startswith("ttt:cell:") and not b.disabled
+            ]
+            if not free:
+                await self.replace_if_over()
+                continue
+            text = message.text
+            user = next((u for u in self.players if f"<@{u.id}>, your move" in text), None)
+            if user is not None:
+                break
+            await asyncio.sleep(0.01)  # the bot's reply is still on its way
         started = time.perf_counter()
         handle = await emu.click(user, message, custom_id=self.rng.choice(free).custom_id)
         await self.waits.until(lambda: not handle.pending)
@@ -269,10 +292,9 @@ class Game:
             stats["5x5 edit"].append(time.perf_counter() - started)
         else:
             stats[self.size].append(took)
-        return True
 
 
-async def run(games: int, clicks: int, rate: float, seed: int) -> None:
+async def run(games: int, clicks: int, rate: float, seed: int, big: bool = True) -> None:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="ttt-load-") as tmp:
         workdir = Path(tmp)
@@ -299,7 +321,8 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
                 own_lags: list[float] = []
                 stop_lag = asyncio.Event()
                 tables = [
-                    Game(emu, waits, guild, i, random.Random(rng.random())) for i in range(games)
+                    Game(emu, waits, guild, i, random.Random(rng.random()), big=big)
+                    for i in range(games)
                 ]
                 began = time.perf_counter()
                 for chunk in range(0, games, 50):
@@ -311,19 +334,39 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
 
                 reached: list[float] = []
                 cpu_at: list[float] = []
-                think = games / rate  # mean seconds between one game's clicks
+                ready: asyncio.Queue[Game] = asyncio.Queue()
+                for table in rng.sample(tables, len(tables)):
+                    ready.put_nowait(table)
+                in_flight: set[asyncio.Task[None]] = set()
+                waited_for_a_game = 0
 
-                async def player(table: Game) -> None:
+                async def one_click(table: Game) -> None:
                     nonlocal done
-                    await asyncio.sleep(rng.uniform(0, think))
-                    while done < clicks:
-                        if await table.click(stats, stages, split):
-                            done += 1
-                            if done == clicks:  # CPU up to here, not the stragglers'
-                                reached.append(time.perf_counter())
-                                own = time.process_time()
-                                cpu_at.extend((cpu_seconds(pid), children_cpu_seconds(pid), own))
-                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    await table.click(stats, stages, split)
+                    done += 1
+                    if done == clicks:  # CPU up to here, not the stragglers'
+                        reached.append(time.perf_counter())
+                        own = time.process_time()
+                        cpu_at.extend((cpu_seconds(pid), children_cpu_seconds(pid), own))
+                    await table.replace_if_over()  # outside the click schedule
+                    ready.put_nowait(table)
+
+                async def schedule() -> None:
+                    """Send ``clicks`` clicks at ``rate`` per second, whatever the answers do."""
+                    nonlocal waited_for_a_game
+                    loop = asyncio.get_running_loop()
+                    due = loop.time()
+                    for _ in range(clicks):
+                        due += 1 / rate
+                        if (delay := due - loop.time()) > 0:
+                            await asyncio.sleep(delay)
+                        if ready.empty():
+                            waited_for_a_game += 1
+                        task = asyncio.create_task(one_click(await ready.get()))
+                        in_flight.add(task)
+                        task.add_done_callback(in_flight.discard)
+                    while in_flight:
+                        await asyncio.gather(*in_flight)
 
                 lag_from = len(bot.log())
                 began, bot_cpu, own_cpu = time.perf_counter(), cpu_seconds(pid), time.process_time()
@@ -337,7 +380,7 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
                 gc.freeze()
                 thresholds = gc.get_threshold()
                 gc.set_threshold(thresholds[0], thresholds[1], 1_000_000)
-                await asyncio.gather(*(player(t) for t in tables))
+                await schedule()
                 elapsed = (reached[0] if reached else time.perf_counter()) - began
                 if not cpu_at:
                     cpu_at = [cpu_seconds(pid), children_cpu_seconds(pid), time.process_time()]
@@ -352,6 +395,7 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
                 peak = rss_kib(pid)
                 log = bot.log()
                 lags = [tuple(float(x) for x in found) for found in LAG.findall(log[lag_from:])]
+                pauses = [(int(n), float(ms)) for n, ms in GC.findall(log[lag_from:])]
             finished = sum(t.finished for t in tables)
             size = sum(os.path.getsize(p) for p in map(str, workdir.glob("load.db*")))  # noqa: ASYNC240
     answered = clicks  # counted up to the moment the target was reached (no stragglers)
@@ -361,7 +405,8 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
     )
     print(
         f"clicks: {answered} answered in {elapsed:.1f} s = {answered / elapsed:.0f} clicks/s"
-        f" (users aimed at {rate:.0f}/s); failed: {len(stats['failed'])}"
+        f" (sent at {rate:.0f}/s; {waited_for_a_game} waited for a game to be free);"
+        f" failed: {len(stats['failed'])}"
     )
     for key in ("3x3", "5x5", "5x5 edit"):
         values = stats[key]
@@ -379,6 +424,11 @@ async def run(games: int, clicks: int, rate: float, seed: int) -> None:
             f" worst max {max(m for m, _, _ in lags):.1f} ms,"
             f" worst p99 {max(p for _, p, _ in lags):.1f} ms,"
             f" median p50 {statistics.median(q for _, _, q in lags):.1f} ms"
+        )
+    if pauses:
+        print(
+            f"bot garbage collection: {sum(n for n, _ in pauses)} runs,"
+            f" longest pause {max(ms for _, ms in pauses):.1f} ms"
         )
     if split:
         names = ("emulator->socket", "bot", "emulator callback", "player wake-up")
@@ -418,13 +468,16 @@ def main() -> None:
     parser.add_argument("--games", type=int)
     parser.add_argument("--clicks", type=int)
     parser.add_argument(
-        "--rate", type=float, default=350.0, help="clicks per second the users try to make"
+        "--rate", type=float, default=350.0, help="clicks per second sent (open loop)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-5x5", dest="big", action="store_false", help="3x3 games only (no searches)"
+    )
     args = parser.parse_args()
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
-    asyncio.run(run(games, clicks, args.rate, args.seed))
+    asyncio.run(run(games, clicks, args.rate, args.seed, args.big))
 
 
 if __name__ == "__main__":
