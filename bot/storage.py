@@ -22,6 +22,9 @@ so they hold across several processes sharing the file, not just within one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import os
 import re
 import sqlite3
@@ -91,6 +94,12 @@ _IS_PENDING = _status_is(ChallengeStatus.PENDING.value)
 
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+CHECKPOINT_SECONDS = 1.0
+"""How often the store's background connection checkpoints the WAL (see _checkpoint_forever)."""
+WAL_AUTOCHECKPOINT_PAGES = 8_000
+"""WAL size (pages of 4 KiB) at which a commit checkpoints by itself: the fallback only."""
 
 
 class ChannelTaken(Exception):
@@ -258,12 +267,23 @@ class Store:
     """The bot's database. Create with ``await Store.open(path)``; close with ``close()``."""
 
     def __init__(
-        self, db: aiosqlite.Connection, conn: sqlite3.Connection, path: Path, schema_version: int
+        self,
+        db: aiosqlite.Connection,
+        conn: sqlite3.Connection,
+        path: Path,
+        schema_version: int,
+        checkpointer: aiosqlite.Connection | None = None,
     ) -> None:
         self._db = db
         self._conn = conn
         self.path = path
         self.schema_version = schema_version
+        self._checkpointer = checkpointer
+        self._checkpoints: asyncio.Task[None] | None = None
+        if checkpointer is not None:
+            self._checkpoints = asyncio.create_task(
+                self._checkpoint_forever(checkpointer), name="ttt-wal-checkpoints"
+            )
 
     @classmethod
     async def open(
@@ -312,22 +332,48 @@ class Store:
                 if mode.lower() != "wal":
                     raise StorageError(f"cannot switch {path} to WAL (journal_mode is {mode})")
                 conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+                conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
                 for number, file in migrations:
                     if number > version:
                         _apply_migration(conn, number, file)
                 return conn.execute("PRAGMA user_version").fetchone()[0]
 
             version = await db._execute(setup)
+            checkpointer = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as error:
             await db.close()
             raise StorageError(f"cannot use the database {path}: {error}") from error
         except BaseException:
             await db.close()
             raise
-        return cls(db, conn, path, version)
+        return cls(db, conn, path, version, checkpointer)
+
+    async def _checkpoint_forever(self, checkpointer: aiosqlite.Connection) -> None:
+        """Copy the WAL back into the database file every CHECKPOINT_SECONDS, on a second
+        connection (and thread) of its own.
+
+        SQLite otherwise checkpoints inside the COMMIT that fills the WAL to 1,000 pages:
+        under load that was once or twice a second, 10-20 ms each, and every query queued
+        behind it on the store's one thread. A PASSIVE checkpoint takes no lock that
+        writers wait for. If these stop, the writer still checkpoints at
+        WAL_AUTOCHECKPOINT_PAGES, so the WAL cannot grow without bound.
+        """
+        while True:
+            await asyncio.sleep(CHECKPOINT_SECONDS)
+            try:
+                async with checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)") as cursor:
+                    await cursor.fetchall()
+            except sqlite3.Error as error:
+                log.warning("WAL checkpoint of %s failed: %s", self.path, error)
 
     async def close(self) -> None:
         """Close after every job already queued (aiosqlite runs them in order)."""
+        if self._checkpoints is not None:
+            self._checkpoints.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpoints
+        if self._checkpointer is not None:
+            await self._checkpointer.close()
         await self._db.close()
 
     # -- plumbing ---------------------------------------------------------------------------

@@ -296,3 +296,31 @@ async def test_status_queries_use_their_partial_indexes(store: Store) -> None:
         assert any(name in d for d in details for name in PARTIAL_INDEXES), (sql, details)
         checked += 1
     assert checked == 8
+
+
+async def wal_size_after_writes(path: Path, checkpoint_seconds: float) -> int:
+    """Size of the -wal file after 300 moves written as a busy bot writes them."""
+    import bot.storage
+
+    saved = bot.storage.CHECKPOINT_SECONDS
+    bot.storage.CHECKPOINT_SECONDS = checkpoint_seconds
+    store = await Store.open(path)
+    try:
+        for i in range(100):
+            game = await store.insert_game(new_game(channel_id=CHANNEL + i), exclusive=True)
+            after = dataclasses.replace(game, moves=(4,), updated_at=NOW + 1)
+            assert await store.save_game(after, game)
+            await store.save_game(won(after, (4, 0, 3, 1, 5), Mark.X), after)
+            await asyncio.sleep(0.005)
+        return path.with_name(path.name + "-wal").stat().st_size
+    finally:
+        await store.close()
+        bot.storage.CHECKPOINT_SECONDS = saved
+
+
+async def test_the_wal_is_checkpointed_in_the_background(tmp_path: Path) -> None:
+    """Commits never pay for checkpoints, yet the WAL does not keep growing: a second
+    connection copies it back into the database file, and writers then reuse it."""
+    checkpointed = await wal_size_after_writes(tmp_path / "a.db", 0.02)
+    left_alone = await wal_size_after_writes(tmp_path / "b.db", 3600.0)
+    assert checkpointed * 4 < left_alone, (checkpointed, left_alone)
