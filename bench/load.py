@@ -46,7 +46,7 @@ from tests.discord_emulator import Emulator
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
-GC = re.compile(r"(\d+) GC runs, longest ([0-9.]+) ms")
+GC = re.compile(r"(\d+) GC runs, ([0-9.]+) ms in all, longest ([0-9.]+) ms")
 
 
 def rss_kib(pid: int) -> int:
@@ -395,7 +395,7 @@ async def run(games: int, clicks: int, rate: float, seed: int, big: bool = True)
                 peak = rss_kib(pid)
                 log = bot.log()
                 lags = [tuple(float(x) for x in found) for found in LAG.findall(log[lag_from:])]
-                pauses = [(int(n), float(ms)) for n, ms in GC.findall(log[lag_from:])]
+                pauses = [(int(n), float(t), float(m)) for n, t, m in GC.findall(log[lag_from:])]
             finished = sum(t.finished for t in tables)
             size = sum(os.path.getsize(p) for p in map(str, workdir.glob("load.db*")))  # noqa: ASYNC240
     answered = clicks  # counted up to the moment the target was reached (no stragglers)
@@ -427,8 +427,9 @@ async def run(games: int, clicks: int, rate: float, seed: int, big: bool = True)
         )
     if pauses:
         print(
-            f"bot garbage collection: {sum(n for n, _ in pauses)} runs,"
-            f" longest pause {max(ms for _, ms in pauses):.1f} ms"
+            f"bot garbage collection: {sum(n for n, _, _ in pauses)} runs,"
+            f" {sum(t for _, t, _ in pauses) / 1e3:.2f} s in all,"
+            f" longest pause {max(m for _, _, m in pauses):.1f} ms"
         )
     if split:
         names = ("emulator->socket", "bot", "emulator callback", "player wake-up")

@@ -84,6 +84,7 @@ class GcPauses:
 
     def __init__(self) -> None:
         self.count = 0
+        self.total = 0.0
         self.longest = 0.0
         self._started = 0.0
 
@@ -91,12 +92,15 @@ class GcPauses:
         if phase == "start":
             self._started = time.perf_counter()
         else:
+            took = time.perf_counter() - self._started
             self.count += 1
-            self.longest = max(self.longest, time.perf_counter() - self._started)
+            self.total += took
+            self.longest = max(self.longest, took)
 
-    def take(self) -> tuple[int, float]:
-        found = (self.count, self.longest)
-        self.count, self.longest = 0, 0.0
+    def take(self) -> tuple[int, float, float]:
+        """Collections, their total and their longest pause (seconds) since the last take."""
+        found = (self.count, self.total, self.longest)
+        self.count, self.total, self.longest = 0, 0.0, 0.0
         return found
 
 
@@ -120,15 +124,16 @@ async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
             lags.append(max(0.0, now - expected))
             if now >= report_at:
                 lags.sort()
-                collections, longest = pauses.take()
+                collections, total, longest = pauses.take()
                 log.info(
                     "Event loop lag: max %.1f ms, p99 %.1f ms, p50 %.1f ms over %d ticks;"
-                    " %d GC runs, longest %.1f ms",
+                    " %d GC runs, %.1f ms in all, longest %.1f ms",
                     lags[-1] * 1e3,
                     lags[int(len(lags) * 0.99)] * 1e3,
                     lags[len(lags) // 2] * 1e3,
                     len(lags),
                     collections,
+                    total * 1e3,
                     longest * 1e3,
                 )
                 lags.clear()
