@@ -478,16 +478,7 @@ def main() -> None:
     args = parser.parse_args()
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
-    try:
-        import uvloop
-    except ImportError:  # no uvloop build for this platform: asyncio's own loop
-        loop_factory = None
-    else:
-        loop_factory = uvloop.new_event_loop
-    # The emulator runs on the same loop as the bot (uvloop): its CPU is taken from the
-    # machine the bot is measured on.
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(run(games, clicks, args.rate, args.seed, args.big))
+    asyncio.run(run(games, clicks, args.rate, args.seed, args.big))
 
 
 if __name__ == "__main__":
