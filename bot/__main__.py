@@ -17,7 +17,7 @@ import os
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,7 +142,6 @@ async def serve(bot: TicTacToeBot, token: str) -> None:
 
 
 async def run(settings: Settings, *, force_sync: bool = False) -> None:
-    log.info("Event loop: %s", type(asyncio.get_running_loop()).__module__.split(".")[0])
     check_database_path(settings.database_path)
     store = await open_store(settings.database_path)
     try:
@@ -160,21 +159,6 @@ async def run(settings: Settings, *, force_sync: bool = False) -> None:
     finally:
         await store.close()
     log.info("Stopped")
-
-
-def event_loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop where it is installed (not on Windows), else asyncio's own.
-
-    uvloop runs sockets and callbacks in C, which takes a good share off each click's
-    CPU (bench/load.py). EVENT_LOOP=asyncio turns it off, to compare or to rule it out.
-    """
-    if settings.event_loop == "asyncio":
-        return None
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    return uvloop.new_event_loop
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -195,8 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     use_endpoints(settings)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     try:
-        with asyncio.Runner(loop_factory=event_loop_factory(settings)) as runner:
-            runner.run(run(settings, force_sync=args.sync))
+        asyncio.run(run(settings, force_sync=args.sync))
     except FatalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILURE

@@ -45,7 +45,6 @@ class Settings:
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
-    event_loop: str = "uvloop"  # EVENT_LOOP: "uvloop" (when installed) or "asyncio"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -67,10 +66,6 @@ class Settings:
         if level not in _LOG_LEVELS:
             raise SettingsError("LOG_LEVEL", f"must be one of {', '.join(_LOG_LEVELS)}")
 
-        event_loop = (get("EVENT_LOOP") or "uvloop").lower()
-        if event_loop not in ("uvloop", "asyncio"):
-            raise SettingsError("EVENT_LOOP", f"must be uvloop or asyncio, not {event_loop!r}")
-
         return cls(
             token=token,
             database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
@@ -90,7 +85,6 @@ class Settings:
                 "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
             ),
             lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
-            event_loop=event_loop,
         )
 
     @property

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-import bot.__main__ as bot_main
 from bot.__main__ import configure_logging
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
 
@@ -85,7 +84,6 @@ def test_blank_values_count_as_unset() -> None:
         ("AI_WORKERS", "1000"),
         ("SWEEP_INTERVAL_SECONDS", "x"),
         ("SHUTDOWN_GRACE_SECONDS", "1e9"),
-        ("EVENT_LOOP", "trio"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> None:
@@ -224,22 +222,3 @@ def test_unreachable_api_exits_with_one_line(tmp_path: Path, unused_tcp_port: in
     }
     result = run_bot(tmp_path, env)
     assert one_error_line(result).startswith("error: Cannot reach Discord (http://127.0.0.1:")
-
-
-@pytest.mark.parametrize(
-    ("raw", "loop"), [(None, "uvloop"), ("asyncio", "asyncio"), ("UVLOOP", "uvloop")]
-)
-def test_event_loop_choice(raw: str | None, loop: str) -> None:
-    env = {"DISCORD_TOKEN": TOKEN} | ({} if raw is None else {"EVENT_LOOP": raw})
-    settings = Settings.from_env(env)
-    assert settings.event_loop == loop
-    factory = bot_main.event_loop_factory(settings)
-    if loop == "asyncio":
-        assert factory is None
-    else:
-        assert factory is not None
-        made = factory()
-        try:
-            assert type(made).__module__.startswith("uvloop")
-        finally:
-            made.close()
