@@ -294,7 +294,14 @@ class Game:
             stats[self.size].append(took)
 
 
-async def run(games: int, clicks: int, rate: float, seed: int, big: bool = True) -> None:
+async def run(
+    games: int,
+    clicks: int,
+    rate: float,
+    seed: int,
+    big: bool = True,
+    bot_env: dict[str, str] | None = None,
+) -> None:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="ttt-load-") as tmp:
         workdir = Path(tmp)
@@ -310,6 +317,7 @@ async def run(games: int, clicks: int, rate: float, seed: int, big: bool = True)
                 LOG_LEVEL="INFO",
                 LAG_REPORT_SECONDS="1",
                 TURN_TIMEOUT_SECONDS="3600",
+                **(bot_env or {}),
             ) as bot:
                 pid = bot.process.pid
                 await asyncio.sleep(1.0)
@@ -475,10 +483,18 @@ def main() -> None:
     parser.add_argument(
         "--no-5x5", dest="big", action="store_false", help="3x3 games only (no searches)"
     )
+    parser.add_argument(
+        "--bot-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the bot, e.g. AI_WORKERS=2 (repeatable)",
+    )
     args = parser.parse_args()
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
-    asyncio.run(run(games, clicks, args.rate, args.seed, args.big))
+    bot_env = dict(item.split("=", 1) for item in args.bot_env)
+    asyncio.run(run(games, clicks, args.rate, args.seed, args.big, bot_env))
 
 
 if __name__ == "__main__":
