@@ -18,6 +18,7 @@ gives none if ``interaction_check`` says no, so the checks happen in the handler
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -179,6 +180,12 @@ the id and calls ``play_cell``.
 """
 
 
+QUICK_REPLY_SECONDS = 1.0
+"""How long a click waits for a bot reply expected to be quick (a small board, a weak
+level) before answering with "My move…" anyway: such a reply can still queue behind
+long searches in the pool, and Discord allows 3 seconds for the answer."""
+
+
 def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
     return f"ttt:cell:{game_id}:{cell}:{move_no}"
 
@@ -190,6 +197,8 @@ async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: 
     so a refused click gets a plain ephemeral answer. A bot reply that needs a search
     (bigger boards) is not awaited inside Discord's 3 seconds: the answer shows the
     player's move with "My move…", and the board is edited again when the search is done.
+    The same happens when a reply expected to be quick is not there within
+    QUICK_REPLY_SECONDS.
     """
     if (bot := await admit(interaction)) is None:
         return
@@ -210,16 +219,20 @@ async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: 
             await reply_error(interaction, error)
             await refresh_board(bot, interaction, game_id)
             return
-        if game.status is GameStatus.BOT_TO_MOVE and service.is_slow_search(game):
-            await interaction.response.edit_message(
-                view=board_view(game), allowed_mentions=discord.AllowedMentions.none()
-            )
-            game = await service.bot_reply(game)
-            await interaction.edit_original_response(
-                view=board_view(game), allowed_mentions=turn_mentions(game)
-            )
-            return
-        game = await service.bot_reply(game)
+        if game.status is GameStatus.BOT_TO_MOVE:
+            reply = asyncio.ensure_future(service.bot_reply(game))
+            if not service.is_slow_search(game):  # usually quick, unless the pool is busy
+                await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
+            if not reply.done():
+                await interaction.response.edit_message(
+                    view=board_view(game), allowed_mentions=discord.AllowedMentions.none()
+                )
+                game = await reply
+                await interaction.edit_original_response(
+                    view=board_view(game), allowed_mentions=turn_mentions(game)
+                )
+                return
+            game = reply.result()
         await interaction.response.edit_message(
             view=board_view(game), allowed_mentions=turn_mentions(game)
         )

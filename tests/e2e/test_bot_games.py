@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.bot.e2e_helpers import answered_thinking
 from tests.discord_emulator import CallbackType, InteractionType
 
 from .conftest import (
@@ -376,7 +377,8 @@ async def test_many_games_at_once(arena: Arena) -> None:
         for player in players
     ]
     # Everyone clicks at the same moment, in their own channel: every click is answered
-    # in time, once, with the player's move and the bot's reply.
+    # in time, once, with the player's move and the bot's reply (or, if the reply queued
+    # too long, with the move and "My move…", then the reply in an edit).
     handles = []
     for player, board in zip(players, boards, strict=True):
         state = arena.board(board, 4)
@@ -384,10 +386,35 @@ async def test_many_games_at_once(arena: Arena) -> None:
         handles.append(await arena.emu.click(player, state.message, custom_id=cell))
     answers = await asyncio.gather(*(arena.answer(handle) for handle in handles))
     for answer, board in zip(answers, boards, strict=True):
-        assert answer.type in (CallbackType.UPDATE_MESSAGE, CallbackType.DEFERRED_UPDATE_MESSAGE)
-        if answer.type is CallbackType.DEFERRED_UPDATE_MESSAGE:
+        assert answer.type is CallbackType.UPDATE_MESSAGE
+        if answered_thinking(answer.handle):
             await answer.handle.edited_original()
         state = arena.board(board, 4)
         assert state.live and state.move_no in (2, 3), state.marks
     for player, board in zip(players, boards, strict=True):
         await arena.forfeit(player, board, side=4)
+
+
+async def test_a_quick_reply_stuck_behind_a_search_still_answers_in_time(arena: Arena) -> None:
+    """A 4x4 reply at medium is normally part of the click's answer; when it queues behind
+    a 5x5 search (one AI worker), the click is answered after QUICK_REPLY_SECONDS with
+    the player's move and "My move…", and the reply follows as an edit."""
+    alice, bob = arena.member("alice"), arena.member("bob")
+    big = await arena.start_bot_game(
+        alice, arena.channel("deep"), size="5x5", difficulty="impossible", first="me"
+    )
+    small = await arena.start_bot_game(
+        bob, arena.channel("quick"), size="4x4", difficulty="medium", first="me"
+    )
+    search = await arena.click(alice, arena.current(big), custom_id=arena.board(big, 5).cell_id(12))
+    assert answered_thinking(search.handle)  # the 5x5 search is now running
+    state = arena.board(small, 4)
+    answer = await arena.click(bob, state.message, custom_id=state.cell_id(state.free()[0]))
+    assert answer.type is CallbackType.UPDATE_MESSAGE and not answer.handle.failed
+    assert answered_thinking(answer.handle), "the reply should have waited for the search"
+    await answer.handle.edited_original()
+    after = arena.board(small, 4)
+    assert after.live and after.move_no == 2 and f"<@{bob.id}>, your move" in after.text
+    await search.handle.edited_original()
+    await arena.forfeit(alice, big, side=5)
+    await arena.forfeit(bob, small, side=4)
