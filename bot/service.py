@@ -34,6 +34,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import heapq
+import itertools
 import logging
 import random
 import time
@@ -168,6 +170,10 @@ class GameService:
             weakref.WeakValueDictionary()
         )
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
+        # Jobs waiting for a pool worker, cheapest first (see _compute).
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._tickets = itertools.count()
+        self._in_pool = 0
 
     @property
     def config(self) -> ServiceConfig:
@@ -673,14 +679,57 @@ class GameService:
             cell = ai.compute_move(*args)
         else:
             deadline = time.monotonic() + self._config.reply_seconds
-            cell = await self._compute(ai.compute_move, *args, deadline)
+            cost = self._search_cost(game)
+            cell = await self._compute(ai.compute_move, *args, deadline, cost=cost)
         async with self._lock(game.id):
             new = self._advance(game, cell, self._clock())
             if await self._store.save_game(new, game):
                 return new
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
 
-    async def _compute(self, fn: Callable[..., T], *args: object) -> T:
+    def _search_cost(self, game: Game) -> int:
+        """The pool's queue order for the bot's reply in ``game``, cheapest first.
+
+        0: expected to be quick; 1: a deeper but bounded search (exact on boards up to
+        16 cells, fixed depth above); 2: a search to a time budget (Perfect above 16
+        cells). Reviews come last (3).
+        """
+        if not self.is_slow_search(game):
+            return 0
+        budgeted = game.width * game.height > _EXACT_CELLS and game.bot_level == LEVELS[-1]
+        return 2 if budgeted else 1
+
+    async def _compute(self, fn: Callable[..., T], *args: object, cost: int = 3) -> T:
+        """Run ``fn(*args)`` in the pool once a worker is free, cheapest ``cost`` first.
+
+        At most ``ai_workers`` jobs are in the pool at a time; the others wait here, so a
+        reply that takes milliseconds does not queue behind searches of 1.5 s (which
+        lose nothing by waiting: their budget counts from the request).
+        """
+        turn = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, (cost, next(self._tickets), turn))
+        self._admit_jobs()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # admitted just as it was cancelled
+                self._in_pool -= 1
+                self._admit_jobs()
+            raise
+        try:
+            return await self._run_in_pool(fn, *args)
+        finally:
+            self._in_pool -= 1
+            self._admit_jobs()
+
+    def _admit_jobs(self) -> None:
+        while self._waiting and self._in_pool < self._config.ai_workers:
+            *_, turn = heapq.heappop(self._waiting)
+            if not turn.done():  # else its waiter was cancelled
+                self._in_pool += 1
+                turn.set_result(None)
+
+    async def _run_in_pool(self, fn: Callable[..., T], *args: object) -> T:
         """Run ``fn(*args)`` in the executor; a broken pool of ours is replaced once."""
         loop = asyncio.get_running_loop()
         if self._executor is None:

@@ -770,3 +770,50 @@ async def test_a_killed_pool_worker_is_replaced(store: Store, clock: FakeClock) 
         assert service._executor is not pool
     finally:
         await service.close()
+
+
+async def test_cheap_replies_go_first_in_the_pool(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    """With the one worker busy, waiting replies leave in order of cost: a 4x4 reply at
+    medium, then 5x5 at hard, then a 5x5 search to a time budget, whatever the order
+    they were asked for in."""
+    service = make_service(store, clock, executor, ai_workers=1, reply_seconds=0.2)
+    await service.start()
+    gate = threading.Event()
+    try:
+        # Hold the worker (the test's pool runs threads) until every reply is waiting.
+        holder = asyncio.create_task(service._compute(gate.wait, 30.0, cost=0))
+        await asyncio.sleep(0)
+        shapes = [("budgeted", "impossible", 5), ("deep", "hard", 5), ("quick", "medium", 4)]
+        finished: list[str] = []
+        tasks = []
+        for i, (name, level, side) in enumerate(shapes):
+            game = await service.start_bot_game(
+                GUILD,
+                CHANNEL + i,
+                ALICE,
+                level=level,
+                width=side,
+                height=side,
+                k=4,
+                first=First.ME,
+            )
+            game = await service.play(game.id, ALICE, 5, game.move_no, await_reply=False)
+            assert game.status is GameStatus.BOT_TO_MOVE
+            task = asyncio.create_task(service.bot_reply(game))
+            task.add_done_callback(lambda _, name=name: finished.append(name))
+            tasks.append(task)
+        for _ in range(100):  # until all three wait for the worker
+            if len(service._waiting) == len(shapes):
+                break
+            await asyncio.sleep(0.01)
+        assert len(service._waiting) == len(shapes) and not finished
+        gate.set()
+        assert await holder is True
+        games = await asyncio.gather(*tasks)
+        assert finished == ["quick", "deep", "budgeted"]
+        assert all(g.move_no == 2 and g.status is GameStatus.ACTIVE for g in games)
+    finally:
+        gate.set()
+        await service.close()
