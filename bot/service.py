@@ -99,6 +99,7 @@ _MAX_HISTORY = 100
 _EXACT_CELLS = 16  # boards up to this size are solved exactly (engine.levels.EXACT_CELLS)
 _STRANDED_AFTER = 30.0  # seconds a BOT_TO_MOVE game may wait before sweep() takes it over
 TIME_RAN_OUT = "Time ran out for this game: it's over."
+_QUEUE_ALLOWANCE = (0.0, 0.25, 1.0, 2.0)  # seconds a job of each cost may be overtaken for
 
 
 @dataclass(frozen=True)
@@ -170,8 +171,8 @@ class GameService:
             weakref.WeakValueDictionary()
         )
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
-        # Jobs waiting for a pool worker, cheapest first (see _compute).
-        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        # Jobs waiting for a pool worker, by when they should start (see _compute).
+        self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
         self._tickets = itertools.count()
         self._in_pool = 0
 
@@ -700,14 +701,18 @@ class GameService:
         return 2 if budgeted else 1
 
     async def _compute(self, fn: Callable[..., T], *args: object, cost: int = 3) -> T:
-        """Run ``fn(*args)`` in the pool once a worker is free, cheapest ``cost`` first.
+        """Run ``fn(*args)`` in the pool once a worker is free, cheapest first.
 
-        At most ``ai_workers`` jobs are in the pool at a time; the others wait here, so a
-        reply that takes milliseconds does not queue behind searches of 1.5 s (which
-        lose nothing by waiting: their budget counts from the request).
+        At most ``ai_workers`` jobs are in the pool at a time; the others wait here, each
+        until its arrival plus _QUEUE_ALLOWANCE[cost], earliest first. So a reply that
+        takes milliseconds does not queue behind searches of 1.5 s (which lose nothing
+        by waiting: their budget counts from the request), yet a stream of quick ones
+        cannot hold a search back for more than its allowance.
         """
-        turn = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiting, (cost, next(self._tickets), turn))
+        loop = asyncio.get_running_loop()
+        turn = loop.create_future()
+        due = loop.time() + _QUEUE_ALLOWANCE[cost]
+        heapq.heappush(self._waiting, (due, next(self._tickets), turn))
         self._admit_jobs()
         try:
             await turn
