@@ -2,6 +2,7 @@
 
     python bench/load.py            # 500 games, at least 10,000 clicks
     python bench/load.py --quick    # 60 games, 1,500 clicks
+    python bench/load.py --repeat 3 # three runs and their medians (the machine is noisy)
 
 Games: 3x3 against the bot at every level, 3x3 between members, and some 5x5 against the
 bot (``hard``, plus a few ``impossible`` whose replies search for up to 1.5 s). The load
@@ -301,7 +302,8 @@ async def run(
     seed: int,
     big: bool = True,
     bot_env: dict[str, str] | None = None,
-) -> None:
+) -> dict[str, float]:
+    """One run: prints its figures and returns the headline ones."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="ttt-load-") as tmp:
         workdir = Path(tmp)
@@ -469,6 +471,27 @@ async def run(
     )
     errors = [line for line in log.splitlines() if " ERROR " in line]
     print(f"bot log: {len(errors)} ERROR lines")
+    small, edits = stats["3x3"], stats["5x5 edit"]
+    return {
+        "clicks/s": answered / elapsed,
+        "3x3 p50 ms": percentile(small, 0.5) * 1e3,
+        "3x3 p99 ms": percentile(small, 0.99) * 1e3,
+        "3x3 max ms": max(small, default=float("nan")) * 1e3,
+        "over 3 s": over,
+        "failed": len(stats["failed"]),
+        "5x5 reply p50 s": percentile(edits, 0.5),
+        "5x5 reply p99 s": percentile(edits, 0.99),
+        "bot CPU s": bot_cpu,
+    }
+
+
+def summarise(results: list[dict[str, float]]) -> None:
+    """Each run's headline figures and their median: the machine is shared and noisy."""
+    print(f"\n{len(results)} runs (same seed, a fresh bot and database each):")
+    for key in results[0]:
+        values = [r[key] for r in results]
+        runs = " ".join(f"{v:8.1f}" for v in values)
+        print(f"{key:>16}: {runs}   median {statistics.median(values):8.1f}")
 
 
 def main() -> None:
@@ -483,6 +506,7 @@ def main() -> None:
     parser.add_argument(
         "--no-5x5", dest="big", action="store_false", help="3x3 games only (no searches)"
     )
+    parser.add_argument("--repeat", type=int, default=1, help="runs, then each run's figures")
     parser.add_argument(
         "--bot-env",
         action="append",
@@ -494,7 +518,13 @@ def main() -> None:
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
     bot_env = dict(item.split("=", 1) for item in args.bot_env)
-    asyncio.run(run(games, clicks, args.rate, args.seed, args.big, bot_env))
+    results = []
+    for index in range(max(1, args.repeat)):
+        if args.repeat > 1:
+            print(f"\n-- run {index + 1} of {args.repeat}")
+        results.append(asyncio.run(run(games, clicks, args.rate, args.seed, args.big, bot_env)))
+    if len(results) > 1:
+        summarise(results)
 
 
 if __name__ == "__main__":
