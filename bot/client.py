@@ -109,7 +109,7 @@ async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
 
     Opt-in instrumentation (LAG_REPORT_SECONDS) for load tests: a late timer means some
     callback held the loop, and every click waiting behind it was answered that much later.
-    The garbage collector's longest pause is logged with it.
+    The garbage collector's runs, total time and longest pause are logged with it.
     """
     loop = asyncio.get_running_loop()
     lags: list[float] = []
