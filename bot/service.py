@@ -752,7 +752,8 @@ class GameService:
             return await loop.run_in_executor(self._executor, fn, *args)
 
     def is_slow_search(self, game: Game) -> bool:
-        """Whether the bot's next reply may take long enough that the click should be deferred.
+        """Whether the bot's next reply may take long enough that the click is answered
+        before it (with the player's move and "My move…"), and the reply edited in.
 
         3x3 is always instant. Above 16 cells every level but the weakest searches deeply;
         4x4-sized boards are slow only for the stronger half of the levels (weakest first
