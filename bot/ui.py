@@ -421,20 +421,15 @@ class PrebuiltView(ui.LayoutView):
         return True
 
 
-def _button(
-    custom_id: str, label: str, style: ButtonStyle, *, disabled: bool = False, emoji: str = ""
-) -> dict[str, Any]:
-    """A button's payload, keyed as discord.py's ``Button.to_dict`` writes it."""
-    button: dict[str, Any] = {
+def _cell(custom_id: str, label: str, style: ButtonStyle, disabled: bool) -> dict[str, Any]:
+    """A cell's payload, keyed as discord.py's ``Button.to_dict`` writes it."""
+    return {
         "type": 2,
         "style": style.value,
         "disabled": disabled,
         "label": label,
         "custom_id": custom_id,
     }
-    if emoji:
-        button["emoji"] = {"id": None, "name": emoji}
-    return button
 
 
 def board_components(game: Game) -> list[dict[str, Any]]:
@@ -455,17 +450,15 @@ def board_components(game: Game) -> list[dict[str, Any]]:
             if cell in line:
                 style = ButtonStyle.success
             custom_id = cell_custom_id(game.id, cell, game.move_no)
-            buttons.append(_button(custom_id, label, style, disabled=disabled))
+            buttons.append(_cell(custom_id, label, style, disabled))
         components.append({"type": 1, "components": buttons})
-    if game.is_live:
-        controls = [_button(f"ttt:forfeit:{game.id}", "Forfeit", ButtonStyle.secondary, emoji="🏳️")]
-    else:
-        controls = [_button(f"ttt:rematch:{game.id}", "Rematch", ButtonStyle.primary, emoji="🔁")]
-        if game.moves:
-            controls.append(
-                _button(f"ttt:review:{game.id}", "Review", ButtonStyle.secondary, emoji="🔍")
-            )
-    components.append({"type": 1, "components": controls})
+    # The one or two controls come from their DynamicItems, which also route their clicks.
+    controls: list[ui.DynamicItem[ui.Button]] = (
+        [ForfeitButton(game.id)] if game.is_live else [RematchButton(game.id)]
+    )
+    if not game.is_live and game.moves:
+        controls.append(ReviewButton(game.id))
+    components.append({"type": 1, "components": [c.item.to_component_dict() for c in controls]})
     return components
 
 
