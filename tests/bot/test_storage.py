@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sqlite3
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -305,7 +307,7 @@ def file_size(path: Path) -> int:
 
 async def database_file_growth(path: Path, checkpoint_seconds: float, wait: float) -> int:
     """How much the database file itself (not its WAL) grew, within ``wait`` seconds,
-    from 300 moves: only checkpoints copy pages into it."""
+    from 500 writes: only checkpoints copy pages into it."""
     import bot.storage
 
     saved = bot.storage.CHECKPOINT_SECONDS
@@ -313,10 +315,12 @@ async def database_file_growth(path: Path, checkpoint_seconds: float, wait: floa
     store = await Store.open(path)
     try:
         initial = file_size(path)
-        for i in range(100):
+        for i in range(100):  # the moves written on the loop, the result on the thread
             game = await store.insert_game(new_game(channel_id=CHANNEL + i), exclusive=True)
-            after = dataclasses.replace(game, moves=(4,), updated_at=NOW + 1)
-            assert await store.save_game(after, game)
+            for move in range(1, 5):
+                _, after = await store.update_game(
+                    game.id, lambda g, n=move: dataclasses.replace(g, moves=(4, 0, 3, 1)[:n])
+                )
             await store.save_game(won(after, (4, 0, 3, 1, 5), Mark.X), after)
         deadline = time.monotonic() + wait
         for _ in range(100_000):  # until the file grows, at most ``wait`` seconds
@@ -335,3 +339,65 @@ async def test_the_wal_is_checkpointed_in_the_background(tmp_path: Path) -> None
     connection copies them there in the background."""
     assert await database_file_growth(tmp_path / "a.db", 0.02, wait=10.0) > 0
     assert await database_file_growth(tmp_path / "b.db", 3600.0, wait=0.5) == 0
+
+
+def first_move(game: Game, threads: list[int]) -> Callable[[Game | None], Game]:
+    """An ``update_game`` change playing the centre, noting the thread it ran on."""
+
+    def change(stored: Game | None) -> Game:
+        assert stored is not None
+        threads.append(threading.get_ident())
+        return dataclasses.replace(stored, moves=(4,), updated_at=NOW + 1)
+
+    return change
+
+
+async def test_moves_are_written_on_the_event_loop(store: Store) -> None:
+    game = await store.insert_game(new_game(), exclusive=True)
+    threads: list[int] = []
+    before, after = await store.update_game(game.id, first_move(game, threads))
+    assert threads == [threading.get_ident()]
+    assert (before.moves, after.moves) == ((), (4,))
+    assert (await store.get_game(game.id)) == after
+    assert store.loop_fallbacks == 0
+
+
+async def test_with_synchronous_full_moves_are_written_on_the_database_thread(
+    db_path: Path,
+) -> None:
+    """An fsync per commit must not block the event loop."""
+    store = await Store.open(db_path, synchronous="FULL")
+    try:
+        game = await store.insert_game(new_game(), exclusive=True)
+        threads: list[int] = []
+        await store.update_game(game.id, first_move(game, threads))
+        assert len(threads) == 1 and threads[0] != threading.get_ident()
+        assert (await store.get_game(game.id)).moves == (4,)  # type: ignore[union-attr]
+    finally:
+        await store.close()
+
+
+async def test_a_move_that_finds_the_write_lock_taken_waits_off_the_event_loop(
+    store: Store, db_path: Path
+) -> None:
+    """Another writer (here another process's connection) holds the lock: the move
+    goes through the database thread, which waits for it, while the loop runs on."""
+    game = await store.insert_game(new_game(), exclusive=True)
+    blocker = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        threads: list[int] = []
+        move = asyncio.create_task(store.update_game(game.id, first_move(game, threads)))
+        ticks = 0
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert ticks == 20 and not move.done()
+        assert store.loop_fallbacks == 1 and threads == []
+        blocker.execute("COMMIT")
+    finally:
+        blocker.close()
+    _, after = await move
+    assert after.moves == (4,)
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    assert (await store.get_game(game.id)) == after
