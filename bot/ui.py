@@ -339,9 +339,7 @@ class ForfeitButton(ui.DynamicItem[ui.Button], template=rf"\Attt:forfeit:(?P<gam
                 await reply_error(interaction, error)
                 await refresh_board(bot, interaction, self.game_id)
                 return
-            await interaction.response.edit_message(
-                view=board_view(game), allowed_mentions=discord.AllowedMentions.none()
-            )
+            await update_message(interaction, board_view(game), discord.AllowedMentions.none())
 
 
 class RematchButton(ui.DynamicItem[ui.Button], template=rf"\Attt:rematch:(?P<game>{_ID})\Z"):
@@ -537,9 +535,7 @@ class AcceptButton(ui.DynamicItem[ui.Button], template=rf"\Attt:accept:(?P<chall
             )
             if game is None:
                 return
-            await interaction.response.edit_message(
-                view=board_view(game), allowed_mentions=turn_mentions(game)
-            )
+            await update_message(interaction, board_view(game), turn_mentions(game))
             if interaction.message is not None:
                 await bot.service.set_game_message(game.id, interaction.message.id)
 
