@@ -293,6 +293,7 @@ class Game:
             stats["5x5 edit"].append(time.perf_counter() - started)
         else:
             stats[self.size].append(took)
+            stats[f"{self.size} at"].append(started)
 
 
 async def run(
@@ -339,7 +340,14 @@ async def run(
                     await asyncio.gather(*(t.start() for t in tables[chunk : chunk + 50]))
                 setup = time.perf_counter() - began
                 busy = rss_kib(pid)
-                stats: dict[str, list[float]] = {"3x3": [], "5x5": [], "5x5 edit": [], "failed": []}
+                stats: dict[str, list[float]] = {
+                    "3x3": [],
+                    "3x3 at": [],
+                    "5x5": [],
+                    "5x5 at": [],
+                    "5x5 edit": [],
+                    "failed": [],
+                }
                 done = 0
 
                 reached: list[float] = []
@@ -426,6 +434,8 @@ async def run(
                 f" p50={percentile(values, 0.5) * 1e3:.1f} ms"
                 f" p99={percentile(values, 0.99) * 1e3:.1f} ms max={max(values) * 1e3:.1f} ms"
             )
+    if stats["3x3"]:
+        print(by_second(stats["3x3 at"], stats["3x3"], limit=0.025))
     over = sum(v > 3 for key in ("3x3", "5x5") for v in stats[key])
     print(f"clicks answered after 3 s: {over}")
     if lags:
@@ -477,12 +487,48 @@ async def run(
         "3x3 p50 ms": percentile(small, 0.5) * 1e3,
         "3x3 p99 ms": percentile(small, 0.99) * 1e3,
         "3x3 max ms": max(small, default=float("nan")) * 1e3,
+        "s p99<=25ms %": seconds_within(stats["3x3 at"], small, 0.025),
         "over 3 s": over,
         "failed": len(stats["failed"]),
         "5x5 reply p50 s": percentile(edits, 0.5),
         "5x5 reply p99 s": percentile(edits, 0.99),
         "bot CPU s": bot_cpu,
     }
+
+
+def seconds_of(starts: list[float], took: list[float]) -> dict[int, list[float]]:
+    """The values grouped by the whole second of the run they started in."""
+    first = min(starts, default=0.0)
+    seconds: dict[int, list[float]] = {}
+    for start, value in zip(starts, took, strict=True):
+        seconds.setdefault(int(start - first), []).append(value)
+    return seconds
+
+
+def full_second_p99s(seconds: dict[int, list[float]]) -> list[float]:
+    """Each second's p99, for the seconds with at least 100 clicks (not the last partial)."""
+    return sorted(percentile(values, 0.99) for values in seconds.values() if len(values) >= 100)
+
+
+def by_second(starts: list[float], took: list[float], limit: float) -> str:
+    """Whether slow clicks are spread over the run (the bot is too slow) or bunched in a
+    few seconds (something stalled everything then: on this shared machine, often every
+    process at once). Each whole second of the run gets its own p99."""
+    seconds = seconds_of(starts, took)
+    p99s = full_second_p99s(seconds) or [float("nan")]
+    slow = sorted((sum(v > limit for v in values) for values in seconds.values()), reverse=True)
+    return (
+        f"3x3 p99 of each second: median {statistics.median(p99s) * 1e3:.1f} ms,"
+        f" {sum(p <= limit for p in p99s)} of {len(p99s)} seconds at most {limit * 1e3:.0f} ms;"
+        f" clicks over {limit * 1e3:.0f} ms: {sum(slow)}, {sum(slow[:3])} of them in the"
+        " worst 3 seconds"
+    )
+
+
+def seconds_within(starts: list[float], took: list[float], limit: float) -> float:
+    """The share (%) of the run's full seconds whose 3x3 clicks had a p99 within limit."""
+    p99s = full_second_p99s(seconds_of(starts, took))
+    return 100 * sum(p <= limit for p in p99s) / len(p99s) if p99s else float("nan")
 
 
 def summarise(results: list[dict[str, float]]) -> None:
