@@ -190,6 +190,8 @@ async def guarded(interaction: Interaction) -> AsyncIterator[None]:
     """Run one admitted user action: count it in flight, answer any error it raises.
 
     An exception inside is answered ephemerally (see ``reply_error``) and not re-raised.
+    The action is the interaction's last user, so it is released at the end (see
+    ``release``): nothing may answer it after the block.
     """
     bot = cast("TicTacToeBot", interaction.client)
     async with bot.in_flight():
@@ -197,6 +199,8 @@ async def guarded(interaction: Interaction) -> AsyncIterator[None]:
             yield
         except Exception as error:
             await reply_error(interaction, error)
+        finally:
+            release(interaction)
 
 
 def turn_mentions(game: Game) -> discord.AllowedMentions:
@@ -714,10 +718,7 @@ async def route_component(interaction: Interaction) -> None:
         return
     cell = CELL_ID.fullmatch(custom_id)
     if cell is not None:
-        try:
-            await play_cell(interaction, int(cell["game"]), int(cell["cell"]), int(cell["move"]))
-        finally:
-            release(interaction)
+        await play_cell(interaction, int(cell["game"]), int(cell["cell"]), int(cell["move"]))
     else:
         await answer_unrouted_click(interaction, custom_id)
 
@@ -743,7 +744,8 @@ def release(interaction: Interaction) -> None:
     parsed from it, is freed only by the garbage collector. Clicks in flight while it
     runs outlive two collections and reach the oldest generation, whose collections
     (every few seconds under load) then took 10-40 ms, the longest pauses the bot had.
-    Only for interactions nothing else will answer: cells are routed by us alone.
+    ``guarded`` calls it when an action is done: every action answers its interaction
+    itself, and discord.py uses it no more once the callback has returned.
     """
     with contextlib.suppress(AttributeError):
         del interaction._cs_response  # type: ignore[attr-defined]
