@@ -8,9 +8,10 @@ are ``BEGIN IMMEDIATE ... COMMIT`` jobs.
 Running a whole transaction in one job relies on aiosqlite's ``_execute`` (the method
 all its public calls go through): it costs one thread round trip per transaction
 instead of one per statement, which is what makes 1,000+ moves a second possible.
-Moves (``update_game``) are the exception: they run on the event loop itself, on a
-second connection that never waits for a lock, and fall back to the thread when the lock
-is taken (see ``_write_on_loop``). A third connection checkpoints the WAL.
+Moves (``update_game``) and the few small statements of every new game are the
+exception: they run on the event loop itself, on a second connection that never waits
+for a lock, and fall back to the thread when the lock is taken (see ``_quick``). A
+third connection checkpoints the WAL.
 
 Durability: WAL with ``synchronous=NORMAL`` by default. A commit is in the WAL file (in
 the OS page cache) before ``COMMIT`` returns, so killing the process, even with SIGKILL,
@@ -34,7 +35,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
@@ -103,6 +104,9 @@ CHECKPOINT_SECONDS = 1.0
 """How often the store's background connection checkpoints the WAL (see _checkpoint_forever)."""
 WAL_AUTOCHECKPOINT_PAGES = 8_000
 """WAL size (pages of 4 KiB) at which a commit checkpoints by itself: the fallback only."""
+
+
+_Kind = Literal["read", "snapshot", "write"]
 
 
 class _Busy(Exception):
@@ -275,7 +279,7 @@ def _apply_migration(conn: sqlite3.Connection, version: int, path: Path) -> bool
 
 
 def _connect_for_loop(path: Path) -> sqlite3.Connection:
-    """The connection moves are written on from the event loop (``Store._write_on_loop``)."""
+    """The connection the event loop uses itself (``Store._on_loop``)."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 0")
@@ -494,11 +498,11 @@ class Store:
         ``exclusive`` claims the channel: raises ChannelTaken if the channel already has a
         live game that claimed it.
         """
-        return await self._write(self._insert_game, game, exclusive)
+        return await self._quick("write", lambda conn: self._insert_game(conn, game, exclusive))
 
-    def _insert_game(self, game: Game, exclusive: bool) -> Game:
+    def _insert_game(self, conn: sqlite3.Connection, game: Game, exclusive: bool) -> Game:
         try:
-            row = self._conn.execute(
+            row = conn.execute(
                 "INSERT INTO games (guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
                 " bot_level, width, height, k, moves, move_no, status, result, winner_id,"
                 " winner_mark, created_at, updated_at, turn_deadline, rematch_of)"
@@ -531,7 +535,7 @@ class Store:
                 raise ChannelTaken(str(error)) from error
             raise
         game_id = row[0]
-        stored = self._get_game(self._conn, game_id)
+        stored = self._get_game(conn, game_id)
         assert stored is not None
         return stored
 
@@ -551,7 +555,7 @@ class Store:
 
         ``change`` gets the stored game (None if there is none). It must be quick and free
         of side effects: it runs inside the transaction, on the event loop or on the
-        database thread, and may run twice (see ``_write_on_loop``). Whatever it raises
+        database thread, and may run twice (see ``_on_loop``). Whatever it raises
         rolls back and reaches the caller. Returning the game unchanged writes nothing.
         Returns ``(before, after)``; a result is recorded as in ``save_game``.
         """
@@ -565,18 +569,27 @@ class Store:
                 raise RuntimeError("the game changed inside its own transaction")
             return before, after
 
+        return await self._quick("write", fn)
+
+    async def _quick(self, kind: _Kind, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(conn)`` on the event loop (``_on_loop``), or on the database thread if
+        the loop's connection is busy or absent. Only for a few small, indexed statements:
+        a move, a new game and its message id, a channel's live games."""
         if self._loop_conn is not None:
             try:
-                return self._write_on_loop(self._loop_conn, fn)
+                return self._on_loop(self._loop_conn, kind, fn)
             except _Busy:
                 self.loop_fallbacks += 1
-        return await self._write(fn, self._conn)
+        runner = {"read": self._read, "snapshot": self._snapshot, "write": self._write}[kind]
+        return await runner(fn, self._conn)
 
-    def _write_on_loop(self, conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(conn)`` in BEGIN IMMEDIATE ... COMMIT right here, on the event loop.
+    @staticmethod
+    def _on_loop(conn: sqlite3.Connection, kind: _Kind, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(conn)`` right here, on the event loop: a write in BEGIN IMMEDIATE ...
+        COMMIT, a snapshot in BEGIN ... COMMIT, a read as it is.
 
-        For a click this is about a tenth of a millisecond of SQLite, less than the hop
-        to aiosqlite's thread and back costs. It never waits: the connection has
+        A move is about a tenth of a millisecond of SQLite, less than the hop to
+        aiosqlite's thread and back costs. It never waits: the connection has
         ``busy_timeout = 0``, so if another connection (our own thread's included) holds
         the write lock it raises _Busy at once, having changed nothing, and the caller
         goes through the thread instead. Its commits never checkpoint
@@ -584,14 +597,11 @@ class Store:
         store uses it only with that setting.
         """
         try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if _is_busy(error):
-                raise _Busy from error
-            raise
-        try:
+            if kind != "read":
+                conn.execute("BEGIN IMMEDIATE" if kind == "write" else "BEGIN")
             result = fn(conn)
-            conn.execute("COMMIT")
+            if kind != "read":
+                conn.execute("COMMIT")
         except BaseException as error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -723,20 +733,21 @@ class Store:
     async def set_game_message(self, game_id: int, message_id: int) -> bool:
         """Remember the message showing the game's board; False if there is no such game."""
 
-        def fn() -> bool:
-            row = self._conn.execute(
+        def fn(conn: sqlite3.Connection) -> bool:
+            row = conn.execute(
                 "UPDATE games SET message_id = ? WHERE id = ? RETURNING id", (message_id, game_id)
             ).fetchone()
             return row is not None
 
-        return await self._write(fn)
+        return await self._quick("write", fn)
 
     async def live_games(self, guild_id: int, channel_id: int) -> list[Game]:
         """The channel's live games, newest first."""
-        return await self._read(self._live_games, guild_id, channel_id)
+        return await self._quick("read", lambda conn: self._live_games(conn, guild_id, channel_id))
 
-    def _live_games(self, guild_id: int, channel_id: int) -> list[Game]:
-        rows = self._conn.execute(
+    @staticmethod
+    def _live_games(conn: sqlite3.Connection, guild_id: int, channel_id: int) -> list[Game]:
+        rows = conn.execute(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE guild_id = ? AND channel_id = ?"
             f" AND {_IS_LIVE} ORDER BY id DESC",
             (guild_id, channel_id),
@@ -799,17 +810,17 @@ class Store:
     async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
         """The channel's live games and its pending challenges not yet past expiry."""
 
-        def fn() -> ChannelView:
-            rows = self._conn.execute(
+        def fn(conn: sqlite3.Connection) -> ChannelView:
+            rows = conn.execute(
                 f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE guild_id = ?"
                 f" AND channel_id = ? AND {_IS_PENDING} AND expires_at > ? ORDER BY id",
                 (guild_id, channel_id, now),
             ).fetchall()
             return ChannelView(
-                tuple(self._live_games(guild_id, channel_id)), tuple(map(_challenge, rows))
+                tuple(self._live_games(conn, guild_id, channel_id)), tuple(map(_challenge, rows))
             )
 
-        return await self._snapshot(fn)
+        return await self._quick("snapshot", fn)
 
     async def insert_challenge(self, challenge: Challenge) -> Challenge:
         """Store a new challenge (its ``id`` is ignored) and return it with its id."""
@@ -886,7 +897,7 @@ class Store:
             ).fetchone()
             if row is None:
                 return None
-            stored = self._insert_game(game, exclusive)
+            stored = self._insert_game(self._conn, game, exclusive)
             self._conn.execute(
                 "UPDATE challenges SET game_id = ? WHERE id = ?", (stored.id, challenge_id)
             )

@@ -270,9 +270,11 @@ async def test_status_queries_use_their_partial_indexes(store: Store) -> None:
     for i in range(40):  # enough ended games that a scan would be the worse plan
         game = await store.insert_game(new_game(channel_id=CHANNEL + 1 + i), exclusive=True)
         await store.save_game(won(game, (0, 3, 1, 4, 2), Mark.X), game)
-    real = store._conn
+    real, real_loop = store._conn, store._loop_conn
     recorder = RecordingConnection(real)
     store._conn = recorder  # type: ignore[assignment]
+    loop_recorder = RecordingConnection(real_loop) if real_loop is not None else None
+    store._loop_conn = loop_recorder  # type: ignore[assignment]
     try:
         await store.live_games(GUILD, CHANNEL)
         await store.channel_view(GUILD, CHANNEL, NOW)
@@ -282,9 +284,11 @@ async def test_status_queries_use_their_partial_indexes(store: Store) -> None:
         await store.history(GUILD, ALICE, 10)
         await store.expire_challenges(NOW)
     finally:
-        store._conn = real
+        store._conn, store._loop_conn = real, real_loop
+    statements = recorder.statements + (loop_recorder.statements if loop_recorder else [])
+    assert loop_recorder is not None and loop_recorder.statements  # the channel's lookups
     checked = 0
-    for sql, parameters in recorder.statements:
+    for sql, parameters in statements:
         if "status" not in sql or sql.startswith(("BEGIN", "COMMIT")):
             continue
 
@@ -401,3 +405,28 @@ async def test_a_move_that_finds_the_write_lock_taken_waits_off_the_event_loop(
     assert after.moves == (4,)
     assert len(threads) == 1 and threads[0] != threading.get_ident()
     assert (await store.get_game(game.id)) == after
+
+
+async def test_a_new_games_lookups_do_not_wait_for_a_writer(store: Store, db_path: Path) -> None:
+    """While another connection holds the write lock (with a change not yet committed),
+    the channel's lookups answer at once from the loop, with the committed state; the
+    new game's insert goes through the thread and lands when the lock is free."""
+    game = await store.insert_game(new_game(), exclusive=True)
+    blocker = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        blocker.execute("UPDATE games SET moves = '4', move_no = 1 WHERE id = ?", (game.id,))
+        assert await store.live_games(GUILD, CHANNEL) == [game]  # not the move
+        assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
+        assert store.loop_fallbacks == 0
+        insert = asyncio.create_task(
+            store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True)
+        )
+        await asyncio.sleep(0.05)
+        assert not insert.done() and store.loop_fallbacks == 1
+        blocker.execute("COMMIT")
+    finally:
+        blocker.close()
+    inserted = await insert
+    assert inserted.channel_id == CHANNEL + 1
+    assert [g.moves for g in await store.live_games(GUILD, CHANNEL)] == [(4,)]
