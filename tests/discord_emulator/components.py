@@ -21,6 +21,7 @@ __all__ = [
     "assign_ids",
     "button_grid",
     "buttons",
+    "copy_json",
     "flatten_text",
     "validate_components",
     "walk",
@@ -178,6 +179,16 @@ def flatten_text(
         if component.get("type") == ComponentType.TEXT_DISPLAY
     )
     return "\n".join(parts)
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of parsed JSON (dicts, lists and scalars): ``copy.deepcopy`` without
+    its memo and dispatch, which was a twentieth of the emulator's time under load."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
 
 
 def assign_ids(components: list[dict[str, Any]]) -> None:

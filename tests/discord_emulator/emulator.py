@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -12,7 +11,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from .commands import CommandRegistry, build_command_data, check_command_access
-from .components import Button, assign_ids
+from .components import Button, assign_ids, copy_json
 from .errors import APIError, UserActionError
 from .gateway import Gateway, GatewayFrame, Intent, Session
 from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
@@ -505,14 +504,14 @@ class Emulator(World):
         flags = draft.flags & ~MessageFlag.EPHEMERAL
         if ephemeral_for is not None:
             flags |= MessageFlag.EPHEMERAL
-        components = copy.deepcopy(draft.components)
+        components = copy_json(draft.components)
         assign_ids(components)
         message = Message(
             id=self.snowflakes.next(),
             channel=channel,
             author=author,
             content=draft.content,
-            embeds=copy.deepcopy(draft.embeds),
+            embeds=copy_json(draft.embeds),
             components=components,
             attachments=[self._attachment(f) for f in draft.attachments],
             flags=flags,
@@ -556,10 +555,10 @@ class Emulator(World):
     def _edit(self, message: Message, draft: Draft) -> None:
         """Apply a validated edit; filling a deferred "thinking" message counts as posting it."""
         was_loading = message.loading
-        components = copy.deepcopy(draft.components)
+        components = copy_json(draft.components)
         assign_ids(components)
         message.content = draft.content
-        message.embeds = copy.deepcopy(draft.embeds)
+        message.embeds = copy_json(draft.embeds)
         message.components = components
         message.attachments = [self._attachment(f) for f in draft.attachments]
         message.flags = draft.flags & ~MessageFlag.LOADING
@@ -592,6 +591,9 @@ class Emulator(World):
 
     def _message_event(self, event: str, message: Message) -> None:
         guild = message.guild
+        intent = Intent.GUILD_MESSAGES if guild else Intent.DIRECT_MESSAGES
+        if not self.gateway.accepts(intent):
+            return  # dropped anyway: do not build it (most bots never ask for messages)
         payload = message.to_payload(self.users)
         member = guild.member(message.author) if guild else None
         if member is not None:
@@ -603,7 +605,6 @@ class Emulator(World):
         )
         if privileged and not self.gateway.intents & Intent.MESSAGE_CONTENT:
             payload.update(content="", embeds=[], attachments=[], components=[])
-        intent = Intent.GUILD_MESSAGES if guild else Intent.DIRECT_MESSAGES
         self.gateway.dispatch(event, payload, intent=intent)
 
     # -- gateway payloads --------------------------------------------------------------------

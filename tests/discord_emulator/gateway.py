@@ -126,6 +126,11 @@ class Gateway:
 
     # -- dispatching -----------------------------------------------------------------------
 
+    def accepts(self, intent: int) -> bool:
+        """Whether a DISPATCH needing ``intent`` would be sent (or buffered) now."""
+        session = self.session
+        return session is not None and session.resumable and bool(session.intents & intent)
+
     def dispatch(self, event: str, data: dict[str, Any], *, intent: int | None = None) -> bool:
         """Send (or buffer for replay) a DISPATCH to the bot's session.
 
@@ -134,7 +139,7 @@ class Gateway:
         session = self.session
         if session is None or not session.resumable:
             return False
-        if intent is not None and not session.intents & intent:
+        if intent is not None and not self.accepts(intent):
             return False
         self._emit(session, event, data)
         return True
