@@ -8,7 +8,7 @@ are ``BEGIN IMMEDIATE ... COMMIT`` jobs.
 Running a whole transaction in one job relies on aiosqlite's ``_execute`` (the method
 all its public calls go through): it costs one thread round trip per transaction
 instead of one per statement, which is what makes 1,000+ moves a second possible.
-Moves (``update_game``) and the few small statements of every new game are the
+Moves (``update_game``) and the other small statements on one game or challenge are the
 exception: they run on the event loop itself, on a second connection that never waits
 for a lock, and fall back to the thread when the lock is taken (see ``_quick``). A
 third connection checkpoints the WAL.
@@ -490,7 +490,7 @@ class Store:
         return None if row is None else _game(row)
 
     async def get_game(self, game_id: int) -> Game | None:
-        return await self._read(self._get_game, self._conn, game_id)
+        return await self._quick("read", lambda conn: self._get_game(conn, game_id))
 
     async def insert_game(self, game: Game, *, exclusive: bool) -> Game:
         """Store a new game (its ``id`` is ignored) and return it with its id.
@@ -546,7 +546,7 @@ class Store:
         the game becomes finished, the players' ratings, records and streaks are updated
         in the same transaction, so a result is counted exactly once.
         """
-        return await self._write(self._save_game, self._conn, new, expected)
+        return await self._quick("write", lambda conn: self._save_game(conn, new, expected))
 
     async def update_game(
         self, game_id: int, change: Callable[[Game | None], Game]
@@ -573,8 +573,9 @@ class Store:
 
     async def _quick(self, kind: _Kind, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(conn)`` on the event loop (``_on_loop``), or on the database thread if
-        the loop's connection is busy or absent. Only for a few small, indexed statements:
-        a move, a new game and its message id, a channel's live games."""
+        the loop's connection is busy or absent. Only for small statements on one row or
+        one channel's few (indexed): games, moves, challenges, a channel's live games; the
+        scans (sweeps, leaderboards, history) stay on the thread."""
         if self._loop_conn is not None:
             try:
                 return self._on_loop(self._loop_conn, kind, fn)
@@ -798,14 +799,15 @@ class Store:
 
     # -- challenges -------------------------------------------------------------------------
 
-    def _get_challenge(self, challenge_id: int) -> Challenge | None:
-        row = self._conn.execute(
+    @staticmethod
+    def _get_challenge(conn: sqlite3.Connection, challenge_id: int) -> Challenge | None:
+        row = conn.execute(
             f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
         ).fetchone()
         return None if row is None else _challenge(row)
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        return await self._read(self._get_challenge, challenge_id)
+        return await self._quick("read", lambda conn: self._get_challenge(conn, challenge_id))
 
     async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
         """The channel's live games and its pending challenges not yet past expiry."""
@@ -825,9 +827,9 @@ class Store:
     async def insert_challenge(self, challenge: Challenge) -> Challenge:
         """Store a new challenge (its ``id`` is ignored) and return it with its id."""
 
-        def fn() -> Challenge:
+        def fn(conn: sqlite3.Connection) -> Challenge:
             c = challenge
-            row = self._conn.execute(
+            row = conn.execute(
                 "INSERT INTO challenges (guild_id, channel_id, message_id, challenger_id,"
                 " opponent_id, width, height, k, first, status, created_at, expires_at,"
                 " game_id, rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -849,36 +851,36 @@ class Store:
                     c.rematch_of,
                 ),
             ).fetchone()
-            stored = self._get_challenge(row[0])
+            stored = self._get_challenge(conn, row[0])
             assert stored is not None
             return stored
 
-        return await self._write(fn)
+        return await self._quick("write", fn)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
-        def fn() -> bool:
-            row = self._conn.execute(
+        def fn(conn: sqlite3.Connection) -> bool:
+            row = conn.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ? RETURNING id",
                 (message_id, challenge_id),
             ).fetchone()
             return row is not None
 
-        return await self._write(fn)
+        return await self._quick("write", fn)
 
     async def answer_challenge(
         self, challenge_id: int, status: ChallengeStatus, now: float
     ) -> Challenge | None:
         """Move a pending, unexpired challenge to ``status``; None if it was not (any more)."""
 
-        def fn() -> Challenge | None:
-            row = self._conn.execute(
+        def fn(conn: sqlite3.Connection) -> Challenge | None:
+            row = conn.execute(
                 "UPDATE challenges SET status = ? WHERE id = ? AND status = ? AND expires_at > ?"
                 f" RETURNING {_CHALLENGE_COLUMNS}",
                 (status.value, challenge_id, ChallengeStatus.PENDING.value, now),
             ).fetchone()
             return None if row is None else _challenge(row)
 
-        return await self._write(fn)
+        return await self._quick("write", fn)
 
     async def accept_challenge(
         self, challenge_id: int, game: Game, now: float, *, exclusive: bool
@@ -889,23 +891,23 @@ class Store:
         if the channel got a live game meanwhile.
         """
 
-        def fn() -> tuple[Challenge, Game] | None:
-            row = self._conn.execute(
+        def fn(conn: sqlite3.Connection) -> tuple[Challenge, Game] | None:
+            row = conn.execute(
                 "UPDATE challenges SET status = ? WHERE id = ? AND status = ? AND expires_at > ?"
                 " RETURNING id",
                 (ChallengeStatus.ACCEPTED.value, challenge_id, ChallengeStatus.PENDING.value, now),
             ).fetchone()
             if row is None:
                 return None
-            stored = self._insert_game(self._conn, game, exclusive)
-            self._conn.execute(
+            stored = self._insert_game(conn, game, exclusive)
+            conn.execute(
                 "UPDATE challenges SET game_id = ? WHERE id = ?", (stored.id, challenge_id)
             )
-            challenge = self._get_challenge(challenge_id)
+            challenge = self._get_challenge(conn, challenge_id)
             assert challenge is not None
             return challenge, stored
 
-        return await self._write(fn)
+        return await self._quick("write", fn)
 
     async def expire_challenges(self, now: float) -> list[Challenge]:
         """Mark pending challenges at or past their expiry as expired and return them."""

@@ -319,7 +319,7 @@ async def database_file_growth(path: Path, checkpoint_seconds: float, wait: floa
     store = await Store.open(path)
     try:
         initial = file_size(path)
-        for i in range(100):  # the moves written on the loop, the result on the thread
+        for i in range(100):  # all written on the loop's connection
             game = await store.insert_game(new_game(channel_id=CHANNEL + i), exclusive=True)
             for move in range(1, 5):
                 _, after = await store.update_game(
