@@ -114,7 +114,9 @@ class _Busy(Exception):
 
 
 def _is_busy(error: sqlite3.OperationalError) -> bool:
-    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    """SQLITE_BUSY or SQLITE_LOCKED, extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT…) too."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 class ChannelTaken(Exception):
