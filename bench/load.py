@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import os
 import random
 import re
@@ -42,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.bot.e2e_helpers import BotProcess, answered_thinking
+from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 from tests.discord_emulator import Emulator
 
 LEVELS = ("easy", "medium", "hard", "impossible")
@@ -399,23 +398,17 @@ async def run(
                 began, bot_cpu, own_cpu = time.perf_counter(), cpu_seconds(pid), time.process_time()
                 ai_cpu = children_cpu_seconds(pid)
                 lag_task = asyncio.create_task(watch_lag(own_lags, stop_lag))
-                # The emulator keeps every request and gateway frame: full (gen 2) collections
-                # of this process's growing heap stalled its loop up to 1 s at a time (12 of
-                # them, 5.6 s of its 26 s CPU in a full run). Freeze the set-up heap and put
-                # off full collections until the clicks are done; young ones still run.
-                gc.collect()
-                gc.freeze()
-                thresholds = gc.get_threshold()
-                gc.set_threshold(thresholds[0], thresholds[1], 1_000_000)
-                await schedule()
+                # Full collections of this process's growing heap (the emulator keeps every
+                # request and frame) stalled its loop up to 1 s at a time (12 of them, 5.6 s
+                # of its 26 s CPU in a full run): held back until the clicks are done.
+                with full_collections_held_back():
+                    await schedule()
                 elapsed = (reached[0] if reached else time.perf_counter()) - began
                 if not cpu_at:
                     cpu_at = [cpu_seconds(pid), children_cpu_seconds(pid), time.process_time()]
                 bot_cpu = cpu_at[0] - bot_cpu
                 ai_cpu = cpu_at[1] - ai_cpu
                 own_cpu = cpu_at[2] - own_cpu
-                gc.set_threshold(*thresholds)
-                gc.unfreeze()
                 stop_lag.set()
                 await lag_task
                 stages.uninstall()

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -160,3 +161,23 @@ def answered_thinking(handle: Any) -> bool:
         return False
     texts = [c.get("content", "") for c in handle.callback_data.get("components", [])]
     return any(THINKING in text for text in texts)
+
+
+@contextlib.contextmanager
+def full_collections_held_back() -> Iterator[None]:
+    """Keep the test process's own garbage collector from stalling the emulator in it.
+
+    The emulator keeps every request and gateway frame. A full collection of a heap grown
+    over earlier tests once stopped its loop for 4.2 s, and every interaction in flight
+    then missed its 3 s as if the bot had. Collect once now, freeze what survives, and put
+    off full collections until the block ends; young collections still run.
+    """
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], 1_000_000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.bot.e2e_helpers import BotProcess, answered_thinking
+from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 from tests.discord_emulator import (
     Button,
     ButtonStyle,
@@ -497,16 +497,17 @@ async def shared_arena(
     """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings)."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
     workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
-    async with Emulator(wait_timeout=WAIT) as emu:
-        guild = emu.add_guild("Arcade")
-        async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
-            arena = Arena(emu, guild, bot, workdir)
-            yield arena
-            code = await bot.stop()
-        log = bot.log()
-        assert code == 0, f"the bot did not stop cleanly ({code}):\n{log}"
-        assert not emu.unrouted, emu.unrouted
-        assert_log_clean(log, errors=arena.logged_errors)
+    with full_collections_held_back():
+        async with Emulator(wait_timeout=WAIT) as emu:
+            guild = emu.add_guild("Arcade")
+            async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
+                arena = Arena(emu, guild, bot, workdir)
+                yield arena
+                code = await bot.stop()
+            log = bot.log()
+            assert code == 0, f"the bot did not stop cleanly ({code}):\n{log}"
+            assert not emu.unrouted, emu.unrouted
+            assert_log_clean(log, errors=arena.logged_errors)
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from engine import Board
-from tests.bot.e2e_helpers import BotProcess, bot_env
+from tests.bot.e2e_helpers import BotProcess, bot_env, full_collections_held_back
 from tests.discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 
 EMPTY = "\u200b"
@@ -101,9 +101,10 @@ class Arena:
 
 @pytest.fixture
 async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
-    async with Emulator(wait_timeout=15.0) as emu:
-        guild = emu.add_guild("Arcade")
-        yield Arena(emu, guild, tmp_path, tmp_path / "data" / "tictactoe.db")
+    with full_collections_held_back():
+        async with Emulator(wait_timeout=15.0) as emu:
+            guild = emu.add_guild("Arcade")
+            yield Arena(emu, guild, tmp_path, tmp_path / "data" / "tictactoe.db")
 
 
 # -- processes -------------------------------------------------------------------------------
