@@ -125,3 +125,12 @@ async def test_a_released_interaction_is_freed_without_the_collector(
         assert not HELD_BY_THE_CYCLE & left_for_the_collector(state, released=True)
     finally:
         await client.close()
+
+
+def test_discord_py_parses_with_orjson() -> None:
+    """orjson is a dependency only because discord.py picks it up by itself (README):
+    if discord.py stops doing so, the dependency is dead weight and should go."""
+    import orjson
+
+    assert discord.utils.HAS_ORJSON
+    assert discord.utils._from_json is orjson.loads
