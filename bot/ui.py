@@ -30,7 +30,11 @@ import discord
 from discord import ButtonStyle, Interaction, InteractionResponded, ui
 from discord.enums import InteractionResponseType
 from discord.http import Route
-from discord.webhook.async_ import async_context, interaction_message_response_params
+from discord.webhook.async_ import (
+    async_context,
+    handle_message_parameters,
+    interaction_message_response_params,
+)
 
 from bot import render
 from bot.errors import (
@@ -106,17 +110,47 @@ async def update_message(
     discord.py always asks Discord to send the edited message back (``with_response``)
     and parses it into a ``Message``; a board answer never reads it, and skipping that
     saved about 6% of the bot's CPU under load (bench/load.py), and the emulator's
-    encoding of it. This sends the same payload through discord.py's own webhook adapter
-    (its retries on 5xx and 429 included) and marks the response done as
-    ``edit_message`` does. Only views with nothing to dispatch (``PrebuiltView``) may be
-    sent this way: discord.py's view store never sees them.
+    encoding of it. See ``_respond`` for what may be sent this way.
+    """
+    await _respond(interaction, InteractionResponseType.message_update, view, mentions)
+
+
+async def send_new_message(
+    interaction: Interaction, view: ui.LayoutView, mentions: discord.AllowedMentions
+) -> int | None:
+    """``interaction.response.send_message(view=...)``; returns the new message's id, or
+    None if Discord did not say. discord.py would parse the whole message that comes
+    back (an ``InteractionMessage`` with every button); only its id is read here."""
+    data = await _respond(
+        interaction, InteractionResponseType.channel_message, view, mentions, with_response=True
+    )
+    about = data.get("interaction") if isinstance(data, dict) else None
+    found = about.get("response_message_id") if isinstance(about, dict) else None
+    return None if found is None else int(found)
+
+
+async def _respond(
+    interaction: Interaction,
+    kind: InteractionResponseType,
+    view: ui.LayoutView,
+    mentions: discord.AllowedMentions,
+    *,
+    with_response: bool = False,
+) -> Any:
+    """Answer ``interaction`` with ``view`` as discord.py's ``InteractionResponse`` would,
+    but return the callback's raw JSON (None without ``with_response``) instead of
+    parsing it into objects. The payload goes through discord.py's own webhook adapter,
+    with its retries on 5xx and 429, and the response is marked done as discord.py does.
+    Only views that need nothing from discord.py's view store may be sent this way, as
+    it never sees them: a ``PrebuiltView``, or one whose buttons are ``DynamicItem``s
+    (registered at start-up, see ``DYNAMIC_ITEMS``).
     """
     response = interaction.response
     if response.is_done():
         raise InteractionResponded(interaction)
     state = interaction._state
     params = interaction_message_response_params(
-        type=InteractionResponseType.message_update.value,
+        type=kind.value,
         view=view,
         allowed_mentions=mentions,
         previous_allowed_mentions=state.allowed_mentions,
@@ -127,14 +161,42 @@ async def update_message(
         webhook_id=interaction.id,
         webhook_token=interaction.token,
     )
-    await async_context.get().request(
+    data = await async_context.get().request(
         route,
         session=interaction._session,
         proxy=state.http.proxy,
         proxy_auth=state.http.proxy_auth,
         payload=params.payload,
+        params={"with_response": "1"} if with_response else None,
     )
-    response._response_type = InteractionResponseType.message_update
+    response._response_type = kind
+    return data
+
+
+async def edit_original(
+    interaction: Interaction, view: ui.LayoutView, mentions: discord.AllowedMentions
+) -> int:
+    """``interaction.edit_original_response(view=...)``; returns the message's id.
+
+    Discord sends the edited message back whatever we ask; discord.py would parse it into
+    an ``InteractionMessage`` with every button (25 cells on a 5x5 board), and only its
+    id is read here. Same adapter, retries and view rule as ``_respond``.
+    """
+    state = interaction._state
+    with handle_message_parameters(
+        view=view, allowed_mentions=mentions, previous_allowed_mentions=state.allowed_mentions
+    ) as params:
+        data = await async_context.get().edit_original_interaction_response(
+            interaction.application_id,
+            interaction.token,
+            session=interaction._session,
+            proxy=state.http.proxy,
+            proxy_auth=state.http.proxy_auth,
+            payload=params.payload,
+            multipart=params.multipart,
+            files=params.files,
+        )
+    return int(data["id"])
 
 
 async def reply_error(interaction: Interaction, error: BaseException) -> None:
@@ -272,9 +334,7 @@ async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: 
             if not reply.done():
                 await update_message(interaction, board_view(game), discord.AllowedMentions.none())
                 game = await reply
-                await interaction.edit_original_response(
-                    view=board_view(game), allowed_mentions=turn_mentions(game)
-                )
+                await edit_original(interaction, board_view(game), turn_mentions(game))
                 return
             game = reply.result()
         await update_message(interaction, board_view(game), turn_mentions(game))
@@ -392,13 +452,10 @@ async def post_new(interaction: Interaction, result: Game | Challenge) -> None:
     else:
         view, mentions = challenge_view(result), challenge_mentions(result)
     if interaction.response.is_done():
-        message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
-        message_id = message.id
+        message_id = await edit_original(interaction, view, mentions)
     else:
-        callback = await interaction.response.send_message(view=view, allowed_mentions=mentions)
-        message_id = callback.message_id
-        if message_id is None:
-            message_id = (await interaction.original_response()).id
+        found = await send_new_message(interaction, view, mentions)
+        message_id = (await interaction.original_response()).id if found is None else found
     if isinstance(result, Game):
         await bot.service.set_game_message(result.id, message_id)
     else:
