@@ -66,6 +66,9 @@ __all__ = [
     "board_view",
     "cell_custom_id",
     "challenge_view",
+    "control_button",
+    "control_payload",
+    "edit_original",
     "guarded",
     "leaderboard_view",
     "play_cell",
@@ -73,7 +76,9 @@ __all__ = [
     "reply_error",
     "route_component",
     "send_ephemeral",
+    "send_new_message",
     "turn_mentions",
+    "update_message",
 ]
 
 log = logging.getLogger(__name__)
@@ -376,14 +381,7 @@ class ForfeitButton(ui.DynamicItem[ui.Button], template=rf"\Attt:forfeit:(?P<gam
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
-        super().__init__(
-            ui.Button(
-                label="Forfeit",
-                emoji="🏳️",
-                style=ButtonStyle.secondary,
-                custom_id=f"ttt:forfeit:{game_id}",
-            )
-        )
+        super().__init__(control_button("forfeit", game_id))
 
     @classmethod
     async def from_custom_id(
@@ -412,14 +410,7 @@ class RematchButton(ui.DynamicItem[ui.Button], template=rf"\Attt:rematch:(?P<gam
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
-        super().__init__(
-            ui.Button(
-                label="Rematch",
-                emoji="🔁",
-                style=ButtonStyle.primary,
-                custom_id=f"ttt:rematch:{game_id}",
-            )
-        )
+        super().__init__(control_button("rematch", game_id))
 
     @classmethod
     async def from_custom_id(
@@ -473,14 +464,7 @@ class ReviewButton(ui.DynamicItem[ui.Button], template=rf"\Attt:review:(?P<game>
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
-        super().__init__(
-            ui.Button(
-                label="Review",
-                emoji="🔍",
-                style=ButtonStyle.secondary,
-                custom_id=f"ttt:review:{game_id}",
-            )
-        )
+        super().__init__(control_button("review", game_id))
 
     @classmethod
     async def from_custom_id(
@@ -518,6 +502,34 @@ class PrebuiltView(ui.LayoutView):
         return True
 
 
+_CONTROLS: dict[str, tuple[str, str, ButtonStyle]] = {
+    "forfeit": ("Forfeit", "🏳️", ButtonStyle.secondary),
+    "rematch": ("Rematch", "🔁", ButtonStyle.primary),
+    "review": ("Review", "🔍", ButtonStyle.secondary),
+}
+"""A board's control buttons (label, emoji, style), by the custom_id's kind."""
+
+
+def control_button(kind: str, game_id: int) -> ui.Button[Any]:
+    """A board control as a discord.py button, for its ``DynamicItem``."""
+    label, emoji, style = _CONTROLS[kind]
+    return ui.Button(label=label, emoji=emoji, style=style, custom_id=f"ttt:{kind}:{game_id}")
+
+
+def control_payload(kind: str, game_id: int) -> dict[str, Any]:
+    """``control_button(kind, game_id).to_component_dict()``, without building the button
+    and its ``DynamicItem`` on every click (about 3% of a click's CPU)."""
+    label, emoji, style = _CONTROLS[kind]
+    return {
+        "type": 2,
+        "style": style.value,
+        "disabled": False,
+        "label": label,
+        "custom_id": f"ttt:{kind}:{game_id}",
+        "emoji": {"id": None, "name": emoji},
+    }
+
+
 def _cell(custom_id: str, label: str, style: ButtonStyle, disabled: bool) -> dict[str, Any]:
     """A cell's payload, keyed as discord.py's ``Button.to_dict`` writes it."""
     return {
@@ -549,13 +561,11 @@ def board_components(game: Game) -> list[dict[str, Any]]:
             custom_id = cell_custom_id(game.id, cell, game.move_no)
             buttons.append(_cell(custom_id, label, style, disabled))
         components.append({"type": 1, "components": buttons})
-    # The one or two controls come from their DynamicItems, which also route their clicks.
-    controls: list[ui.DynamicItem[ui.Button]] = (
-        [ForfeitButton(game.id)] if game.is_live else [RematchButton(game.id)]
-    )
+    # Their clicks are routed by ForfeitButton, RematchButton and ReviewButton.
+    controls = [control_payload("forfeit" if game.is_live else "rematch", game.id)]
     if not game.is_live and game.moves:
-        controls.append(ReviewButton(game.id))
-    components.append({"type": 1, "components": [c.item.to_component_dict() for c in controls]})
+        controls.append(control_payload("review", game.id))
+    components.append({"type": 1, "components": controls})
     return components
 
 

@@ -29,9 +29,13 @@ from bot.ui import (
     CELL_ID,
     DYNAMIC_ITEMS,
     EMPTY_LABEL,
+    ForfeitButton,
+    RematchButton,
+    ReviewButton,
     board_view,
     cell_custom_id,
     challenge_view,
+    control_payload,
     leaderboard_view,
     turn_mentions,
 )
@@ -236,6 +240,17 @@ def test_forfeited_and_timed_out_boards(result: Result, words: str) -> None:
     text = view.to_components()[0]["content"]
     assert f"<@{ALICE}> {words}" in text and f"<@{BOB}> won" in text
     assert "<t:" not in text
+
+
+@pytest.mark.parametrize(
+    ("kind", "item"),
+    [("forfeit", ForfeitButton), ("rematch", RematchButton), ("review", ReviewButton)],
+)
+def test_control_payloads_are_what_their_dynamic_items_send(kind: str, item: type) -> None:
+    """Boards write their controls as dicts; the DynamicItems that route the clicks must
+    describe the very same button."""
+    assert control_payload(kind, 812) == item(812).item.to_component_dict()
+    assert item.__discord_ui_compiled_template__.fullmatch(control_payload(kind, 812)["custom_id"])
 
 
 def test_stopped_board_has_rematch_but_no_review_without_moves() -> None:
