@@ -91,6 +91,12 @@ def compute_move(
     return choose_move(board, level, random.Random(seed), budget=budget)
 
 
+def compute_move_on(board: Board, level: str, seed: int) -> int:
+    """``compute_move`` for a position already at hand, with no deadline: for replies
+    made on the event loop (table lookups), which need no pickling to a worker."""
+    return choose_move(board, level, random.Random(seed))
+
+
 def review_game(moves: Sequence[int], width: int, height: int, k: int) -> Review:
     """The engine's post-game review (may search; run it in the pool)."""
     from engine.analysis import review

@@ -7,7 +7,8 @@ A ``None`` player id stands for this bot in games against it. Times are Unix sec
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from engine import Board, Mark
 
@@ -82,6 +83,7 @@ class Game:
     updated_at: float
     turn_deadline: float | None
     rematch_of: int | None = None
+    _board: Board | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def move_no(self) -> int:
@@ -90,7 +92,21 @@ class Game:
 
     @property
     def board(self) -> Board:
-        return Board.from_moves(self.moves, self.width, self.height, self.k)
+        """The position after ``moves``, replayed once per state (a click reads it a few
+        times) and carried over by ``after_move``."""
+        board = self._board
+        if board is None:
+            board = Board.from_moves(self.moves, self.width, self.height, self.k)
+            object.__setattr__(self, "_board", board)
+        return board
+
+    def after_move(self, board: Board, **changes: Any) -> Game:
+        """This game at ``board`` (its position after one more move), with ``changes``."""
+        if board.moves[:-1] != self.moves:
+            raise ValueError("after_move needs the position one move on from this game's")
+        new = replace(self, moves=board.moves, **changes)
+        object.__setattr__(new, "_board", board)
+        return new
 
     @property
     def is_bot_game(self) -> bool:

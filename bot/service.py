@@ -83,7 +83,7 @@ from bot.models import (
 )
 from bot.ratings import is_provisional
 from bot.storage import ChannelTaken, ChannelView, Store
-from engine import MAX_SIDE, MIN_K, MIN_SIDE, Board, Mark
+from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
 
 if TYPE_CHECKING:
@@ -515,14 +515,12 @@ class GameService:
 
     def _advance(self, game: Game, cell: int, now: float) -> Game:
         """The game after the player to move marks ``cell`` (already checked to be legal)."""
-        moves = (*game.moves, cell)
-        board = Board.from_moves(moves, game.width, game.height, game.k)
+        board = game.board.play(cell)
         outcome = board.outcome()
         if outcome is not None:
             winner = outcome.winner
-            return dataclasses.replace(
-                game,
-                moves=moves,
+            return game.after_move(
+                board,
                 status=GameStatus.FINISHED,
                 result=Result.DRAW if winner is None else Result.WIN,
                 winner_mark=winner,
@@ -531,9 +529,8 @@ class GameService:
                 turn_deadline=None,
             )
         bot_next = game.is_bot_game and game.player_of(board.turn) is None
-        return dataclasses.replace(
-            game,
-            moves=moves,
+        return game.after_move(
+            board,
             status=GameStatus.BOT_TO_MOVE if bot_next else GameStatus.ACTIVE,
             updated_at=now,
             turn_deadline=None if bot_next else now + self._config.turn_timeout,
@@ -630,7 +627,7 @@ class GameService:
             new = self._advance(game, cell, now)
             if new.status is GameStatus.BOT_TO_MOVE and self._is_inline(new):
                 # The reply is a table lookup: commit both moves together.
-                new = self._advance(new, ai.compute_move(*self._move_args(new)), now)
+                new = self._advance(new, self._inline_move(new), now)
             return new
 
         before, new = await self._store.update_game(game_id, change)
@@ -674,11 +671,18 @@ class GameService:
         seed = ai.move_seed(game.id, game.move_no)
         return (game.width, game.height, game.k, game.moves, game.bot_level, seed)
 
+    @staticmethod
+    def _inline_move(game: Game) -> int:
+        """The bot's owed move in ``game``, computed here (see ``_is_inline``); the same
+        move ``ai.compute_move`` would give for ``_move_args``."""
+        assert game.bot_level is not None
+        return ai.compute_move_on(game.board, game.bot_level, ai.move_seed(game.id, game.move_no))
+
     async def _complete_bot_move(self, game: Game) -> Game | None:
-        args = self._move_args(game)
         if self._is_inline(game):
-            cell = ai.compute_move(*args)
+            cell = self._inline_move(game)
         else:
+            args = self._move_args(game)
             deadline = time.monotonic() + self._config.reply_seconds
             cost = self._search_cost(game)
             cell = await self._compute(ai.compute_move, *args, deadline, cost=cost)
