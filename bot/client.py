@@ -24,6 +24,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -177,6 +178,7 @@ class TicTacToeBot(commands.Bot):
         self._service_started = False
         self._shutdown_lock = asyncio.Lock()
         self._lag_monitor: asyncio.Task[None] | None = None
+        self._clicks: set[asyncio.Task[None]] = set()
 
     # -- start-up -----------------------------------------------------------------------
 
@@ -196,6 +198,7 @@ class TicTacToeBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*ui.DYNAMIC_ITEMS)
+        self._take_cell_clicks_from_the_gateway()
         await self.sync_commands()
         # The first sweep settles games that ran out while the bot was down.
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="ttt-sweeper")
@@ -204,6 +207,32 @@ class TicTacToeBot(commands.Bot):
                 watch_loop_lag(self.settings.lag_report), name="ttt-lag-monitor"
             )
         freeze_heap()
+
+    def _take_cell_clicks_from_the_gateway(self) -> None:
+        """Play board-cell clicks from the raw gateway payload (see ``ui.CellClick``).
+
+        discord.py looks up its handler for each gateway event in
+        ``ConnectionState.parsers``, the dict its gateway reads at every event; this wraps
+        the INTERACTION_CREATE one. Everything but a cell click goes on to discord.py.
+        """
+        state = self._connection
+        parse = state.parsers["INTERACTION_CREATE"]
+
+        def parse_interaction_create(data: Any) -> None:
+            click = ui.CellClick.from_gateway(data, state)
+            if click is None:
+                parse(data)
+                return
+            task = asyncio.create_task(ui.play_cell(click))
+            self._clicks.add(task)
+            task.add_done_callback(self._click_done)
+
+        state.parsers["INTERACTION_CREATE"] = parse_interaction_create
+
+    def _click_done(self, task: asyncio.Task[None]) -> None:
+        self._clicks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("Unhandled error playing a board cell", exc_info=error)
 
     def commands_hash(self) -> str:
         """A digest of what a global sync would send; changes whenever a command does."""
@@ -318,7 +347,8 @@ class TicTacToeBot(commands.Bot):
     # -- quiet defaults -----------------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction, /) -> None:
-        """Board cells are played here; clicks discord.py would drop get an answer."""
+        """Clicks discord.py would drop get an answer (board cells seldom come here: see
+        ``_take_cell_clicks_from_the_gateway``)."""
         if interaction.type is discord.InteractionType.component:
             await ui.route_component(interaction)
 

@@ -8,12 +8,12 @@ One rendering path then serves every size.
 
 Every custom_id carries all its click needs (``ttt:cell:{game}:{cell}:{move_no}``,
 ``ttt:forfeit:{game}``, ...), so buttons keep working after a restart and a click on an
-out-of-date board is recognised by its move number. Cells, the hot path, are routed by
-``route_component`` and board payloads are built as plain dicts; the other buttons are
-``DynamicItem``s whose ``from_custom_id`` only parses. Handlers load from the database,
-so every failure is answered. Every rejected click gets an ephemeral reply: discord.py
-gives none if ``interaction_check`` says no, so the checks happen in the handlers
-(through the service).
+out-of-date board is recognised by its move number. Cells, the hot path, are read from
+the gateway payload (``CellClick``) and board payloads are built as plain dicts; the
+other buttons are ``DynamicItem``s whose ``from_custom_id`` only parses. Handlers load
+from the database, so every failure is answered. Every rejected click gets an
+ephemeral reply: discord.py gives none if ``interaction_check`` says no, so the checks
+happen in the handlers (through the service).
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ from bot.models import Challenge, ChallengeStatus, Game, GameStatus, Leaderboard
 from engine import Mark
 
 if TYPE_CHECKING:
+    from discord.state import ConnectionState
+
     from bot.client import TicTacToeBot
 
 __all__ = [
@@ -115,9 +117,15 @@ async def update_message(
     discord.py always asks Discord to send the edited message back (``with_response``)
     and parses it into a ``Message``; a board answer never reads it, and skipping that
     saved about 6% of the bot's CPU under load (bench/load.py), and the emulator's
-    encoding of it. See ``_respond`` for what may be sent this way.
+    encoding of it. See ``_post_callback`` for what may be sent this way.
     """
-    await _respond(interaction, InteractionResponseType.message_update, view, mentions)
+    kind = InteractionResponseType.message_update
+    if interaction.response.is_done():
+        raise InteractionResponded(interaction)
+    await _post_callback(
+        interaction._state, interaction.id, interaction.token, kind, view, mentions
+    )
+    interaction.response._response_type = kind
 
 
 async def send_new_message(
@@ -126,56 +134,22 @@ async def send_new_message(
     """``interaction.response.send_message(view=...)``; returns the new message's id, or
     None if Discord did not say. discord.py would parse the whole message that comes
     back (an ``InteractionMessage`` with every button); only its id is read here."""
-    data = await _respond(
-        interaction, InteractionResponseType.channel_message, view, mentions, with_response=True
+    kind = InteractionResponseType.channel_message
+    if interaction.response.is_done():
+        raise InteractionResponded(interaction)
+    data = await _post_callback(
+        interaction._state,
+        interaction.id,
+        interaction.token,
+        kind,
+        view,
+        mentions,
+        with_response=True,
     )
+    interaction.response._response_type = kind
     about = data.get("interaction") if isinstance(data, dict) else None
     found = about.get("response_message_id") if isinstance(about, dict) else None
     return None if found is None else int(found)
-
-
-async def _respond(
-    interaction: Interaction,
-    kind: InteractionResponseType,
-    view: ui.LayoutView,
-    mentions: discord.AllowedMentions,
-    *,
-    with_response: bool = False,
-) -> Any:
-    """Answer ``interaction`` with ``view`` as discord.py's ``InteractionResponse`` would,
-    but return the callback's raw JSON (None without ``with_response``) instead of
-    parsing it into objects. The payload goes through discord.py's own webhook adapter,
-    with its retries on 5xx and 429, and the response is marked done as discord.py does.
-    Only views that need nothing from discord.py's view store may be sent this way, as
-    it never sees them: a ``PrebuiltView``, or one whose buttons are ``DynamicItem``s
-    (registered at start-up, see ``DYNAMIC_ITEMS``).
-    """
-    response = interaction.response
-    if response.is_done():
-        raise InteractionResponded(interaction)
-    state = interaction._state
-    params = interaction_message_response_params(
-        type=kind.value,
-        view=view,
-        allowed_mentions=mentions,
-        previous_allowed_mentions=state.allowed_mentions,
-    )
-    route = Route(
-        "POST",
-        "/interactions/{webhook_id}/{webhook_token}/callback",
-        webhook_id=interaction.id,
-        webhook_token=interaction.token,
-    )
-    data = await async_context.get().request(
-        route,
-        session=interaction._session,
-        proxy=state.http.proxy,
-        proxy_auth=state.http.proxy_auth,
-        payload=params.payload,
-        params={"with_response": "1"} if with_response else None,
-    )
-    response._response_type = kind
-    return data
 
 
 async def edit_original(
@@ -185,23 +159,196 @@ async def edit_original(
 
     Discord sends the edited message back whatever we ask; discord.py would parse it into
     an ``InteractionMessage`` with every button (25 cells on a 5x5 board), and only its
-    id is read here. Same adapter, retries and view rule as ``_respond``.
+    id is read here. Same adapter, retries and view rule as ``_post_callback``.
     """
     state = interaction._state
+    data = await _patch_original(
+        state, interaction.application_id, interaction.token, view, mentions
+    )
+    return int(data["id"])
+
+
+def _session(state: ConnectionState) -> aiohttp.ClientSession:
+    """discord.py's HTTP session, taken as its ``Interaction`` takes it."""
+    return cast("aiohttp.ClientSession", state.http._HTTPClient__session)  # type: ignore[attr-defined]
+
+
+async def _post_callback(
+    state: ConnectionState,
+    interaction_id: int,
+    token: str,
+    kind: InteractionResponseType,
+    view: ui.LayoutView,
+    mentions: discord.AllowedMentions,
+    *,
+    with_response: bool = False,
+) -> Any:
+    """Answer an interaction with ``view`` as discord.py's ``InteractionResponse`` would,
+    but return the callback's raw JSON (None without ``with_response``) instead of
+    parsing it into objects. The payload goes through discord.py's own webhook adapter,
+    with its retries on 5xx and 429; the caller marks the response done. Only views that
+    need nothing from discord.py's view store may be sent this way, as it never sees
+    them: a ``PrebuiltView``, or one whose buttons are ``DynamicItem``s (registered at
+    start-up, see ``DYNAMIC_ITEMS``).
+    """
+    params = interaction_message_response_params(
+        type=kind.value,
+        view=view,
+        allowed_mentions=mentions,
+        previous_allowed_mentions=state.allowed_mentions,
+    )
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction_id,
+        webhook_token=token,
+    )
+    return await async_context.get().request(
+        route,
+        session=_session(state),
+        proxy=state.http.proxy,
+        proxy_auth=state.http.proxy_auth,
+        payload=params.payload,
+        params={"with_response": "1"} if with_response else None,
+    )
+
+
+async def _patch_original(
+    state: ConnectionState,
+    application_id: int,
+    token: str,
+    view: ui.LayoutView,
+    mentions: discord.AllowedMentions,
+) -> Any:
+    """Edit an interaction's original response to ``view``; Discord's raw JSON back."""
     with handle_message_parameters(
         view=view, allowed_mentions=mentions, previous_allowed_mentions=state.allowed_mentions
     ) as params:
-        data = await async_context.get().edit_original_interaction_response(
-            interaction.application_id,
-            interaction.token,
-            session=interaction._session,
+        return await async_context.get().edit_original_interaction_response(
+            application_id,
+            token,
+            session=_session(state),
             proxy=state.http.proxy,
             proxy_auth=state.http.proxy_auth,
             payload=params.payload,
             multipart=params.multipart,
             files=params.files,
         )
-    return int(data["id"])
+
+
+class CellClick:
+    """A click on a board cell, read straight from the gateway's INTERACTION_CREATE.
+
+    Building discord.py's ``Interaction`` (with the clicked message and every button on
+    it) and dispatching it through ``on_interaction`` took about a tenth of a click's CPU
+    (bench/load.py), and playing a cell needs only the ids kept here. The
+    ``Interaction`` is built on first use of ``interaction``: a refusal, an error to
+    answer. Answers go out as ``update_message``'s do.
+    """
+
+    __slots__ = (
+        "_answered",
+        "_data",
+        "_interaction",
+        "_state",
+        "application_id",
+        "cell",
+        "channel_id",
+        "game_id",
+        "guild_id",
+        "id",
+        "message_id",
+        "move_no",
+        "token",
+        "user_id",
+    )
+
+    def __init__(
+        self,
+        state: ConnectionState,
+        match: re.Match[str],
+        *,
+        data: dict[str, Any] | None = None,
+        interaction: Interaction | None = None,
+    ) -> None:
+        """From the gateway's ``data``, or from discord.py's ``interaction``."""
+        self._state = state
+        self._data = data
+        self._interaction = interaction
+        self._answered: InteractionResponseType | None = None
+        self.game_id, self.cell, self.move_no = (int(match[g]) for g in ("game", "cell", "move"))
+        if interaction is not None:
+            self.id, self.token = interaction.id, interaction.token
+            self.application_id = interaction.application_id
+            self.guild_id, self.channel_id = interaction.guild_id, interaction.channel_id
+            self.user_id = interaction.user.id
+            self.message_id = None if interaction.message is None else interaction.message.id
+            return
+        assert data is not None
+        self.id, self.token = int(data["id"]), str(data["token"])
+        self.application_id = int(data["application_id"])
+        self.guild_id = _snowflake(data.get("guild_id"))
+        self.channel_id = _snowflake(data.get("channel_id"))
+        member = data.get("member")
+        user = member["user"] if isinstance(member, dict) else data["user"]
+        self.user_id = int(user["id"])
+        message = data.get("message")
+        self.message_id = _snowflake(message.get("id")) if isinstance(message, dict) else None
+
+    @classmethod
+    def from_gateway(cls, data: Any, state: ConnectionState) -> CellClick | None:
+        """The cell click in an INTERACTION_CREATE payload; None for anything else, and
+        for a payload this cannot read (discord.py then parses it, and ``route_component``
+        plays it if it is a cell after all)."""
+        try:
+            if data["type"] != discord.InteractionType.component.value:
+                return None
+            custom_id = data["data"]["custom_id"]
+            match = CELL_ID.fullmatch(custom_id) if isinstance(custom_id, str) else None
+            return None if match is None else cls(state, match, data=data)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    @property
+    def client(self) -> discord.Client:
+        return self._state._get_client()
+
+    @property
+    def interaction(self) -> Interaction:
+        """discord.py's ``Interaction`` for this click, built on first use."""
+        if self._interaction is None:
+            self._interaction = Interaction(data=self._data, state=self._state)  # type: ignore[arg-type]
+            if self._answered is not None:
+                self._interaction.response._response_type = self._answered
+        return self._interaction
+
+    def is_answered(self) -> bool:
+        if self._interaction is not None:
+            return self._interaction.response.is_done()
+        return self._answered is not None
+
+    async def update(self, view: ui.LayoutView, mentions: discord.AllowedMentions) -> None:
+        """``update_message`` for this click."""
+        if self._interaction is not None:
+            await update_message(self._interaction, view, mentions)
+            return
+        if self._answered is not None:
+            raise InteractionResponded(self.interaction)
+        kind = InteractionResponseType.message_update
+        await _post_callback(self._state, self.id, self.token, kind, view, mentions)
+        self._answered = kind
+
+    async def edit_original(self, view: ui.LayoutView, mentions: discord.AllowedMentions) -> None:
+        """``edit_original`` for this click."""
+        await _patch_original(self._state, self.application_id, self.token, view, mentions)
+
+    def release(self) -> None:
+        if self._interaction is not None:
+            release(self._interaction)
+
+
+def _snowflake(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 async def reply_error(interaction: Interaction, error: BaseException) -> None:
@@ -235,16 +382,17 @@ def _describe(interaction: Interaction) -> str:
     return f"component {data.get('custom_id', '?')!r}"
 
 
-async def admit(interaction: Interaction) -> TicTacToeBot | None:
+async def admit(action: Interaction | CellClick) -> TicTacToeBot | None:
     """The bot, if this interaction may go ahead; else it is answered (a DM, a shutdown)."""
-    bot = cast("TicTacToeBot", interaction.client)
+    bot = cast("TicTacToeBot", action.client)
     refusal = None
-    if interaction.guild_id is None:
+    if action.guild_id is None:
         refusal = DM_MESSAGE
     elif bot.is_shutting_down:
         refusal = SHUTDOWN_MESSAGE
     if refusal is None:
         return bot
+    interaction = _interaction_of(action)
     try:
         await send_ephemeral(interaction, refusal)
     except (discord.HTTPException, aiohttp.ClientError, RuntimeError) as exc:  # "Session is
@@ -254,21 +402,28 @@ async def admit(interaction: Interaction) -> TicTacToeBot | None:
 
 
 @contextlib.asynccontextmanager
-async def guarded(interaction: Interaction) -> AsyncIterator[None]:
+async def guarded(action: Interaction | CellClick) -> AsyncIterator[None]:
     """Run one admitted user action: count it in flight, answer any error it raises.
 
     An exception inside is answered ephemerally (see ``reply_error``) and not re-raised.
     The action is the interaction's last user, so it is released at the end (see
     ``release``): nothing may answer it after the block.
     """
-    bot = cast("TicTacToeBot", interaction.client)
+    bot = cast("TicTacToeBot", action.client)
     async with bot.in_flight():
         try:
             yield
         except Exception as error:
-            await reply_error(interaction, error)
+            await reply_error(_interaction_of(action), error)
         finally:
-            release(interaction)
+            if isinstance(action, CellClick):
+                action.release()
+            else:
+                release(action)
+
+
+def _interaction_of(action: Interaction | CellClick) -> Interaction:
+    return action.interaction if isinstance(action, CellClick) else action
 
 
 def turn_mentions(game: Game) -> discord.AllowedMentions:
@@ -288,8 +443,9 @@ CELL_ID = re.compile(rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<mo
 """A cell's custom_id: the game, the cell (0-based) and the move number the board showed.
 
 Cells are not ``DynamicItem``s: discord.py would rebuild the whole clicked message as a
-view before each callback, about a tenth of a click's CPU. ``route_component`` parses
-the id and calls ``play_cell``.
+view before each callback, about a tenth of a click's CPU. The bot takes cell clicks from
+the gateway payload itself (``CellClick.from_gateway``) and calls ``play_cell``;
+``route_component`` plays any that reach discord.py all the same.
 """
 
 
@@ -303,7 +459,7 @@ def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
     return f"ttt:cell:{game_id}:{cell}:{move_no}"
 
 
-async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: int) -> None:
+async def play_cell(click: CellClick) -> None:
     """A click on a board cell: play it, and answer with the new board.
 
     The player's move is checked and stored in one transaction before anything is sent,
@@ -313,39 +469,52 @@ async def play_cell(interaction: Interaction, game_id: int, cell: int, move_no: 
     The same happens when a reply expected to be quick is not there within
     QUICK_REPLY_SECONDS.
     """
-    if (bot := await admit(interaction)) is None:
+    if (bot := await admit(click)) is None:
         return
-    async with guarded(interaction):
+    async with guarded(click):
         service = bot.service
         try:
             game = await service.play(
-                game_id,
-                interaction.user.id,
-                cell,
-                move_no,
-                guild_id=interaction.guild_id,
+                click.game_id,
+                click.user_id,
+                click.cell,
+                click.move_no,
+                guild_id=click.guild_id,
                 await_reply=False,
             )
         except (StaleBoard, GameOver) as error:
             # The clicked board is out of date: perhaps the answer to an earlier click
             # never reached Discord (an error, a timeout, a crash after the commit).
-            await reply_error(interaction, error)
-            await refresh_board(bot, interaction, game_id)
+            await reply_error(click.interaction, error)
+            await refresh_board(
+                bot,
+                click.game_id,
+                guild_id=click.guild_id,
+                channel_id=click.channel_id,
+                message_id=click.message_id,
+            )
             return
         if game.status is GameStatus.BOT_TO_MOVE:
             reply = asyncio.ensure_future(service.bot_reply(game))
             if not service.is_slow_search(game):  # usually quick, unless the pool is busy
                 await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
             if not reply.done():
-                await update_message(interaction, board_view(game), discord.AllowedMentions.none())
+                await click.update(board_view(game), discord.AllowedMentions.none())
                 game = await reply
-                await edit_original(interaction, board_view(game), turn_mentions(game))
+                await click.edit_original(board_view(game), turn_mentions(game))
                 return
             game = reply.result()
-        await update_message(interaction, board_view(game), turn_mentions(game))
+        await click.update(board_view(game), turn_mentions(game))
 
 
-async def refresh_board(bot: TicTacToeBot, interaction: Interaction, game_id: int) -> None:
+async def refresh_board(
+    bot: TicTacToeBot,
+    game_id: int,
+    *,
+    guild_id: int | None,
+    channel_id: int | None,
+    message_id: int | None,
+) -> None:
     """Redraw the clicked board message from the database, through its channel.
 
     Each edit is followed by a fresh read, and repeated (a few times at most) if the game
@@ -353,14 +522,13 @@ async def refresh_board(bot: TicTacToeBot, interaction: Interaction, game_id: in
     answer lands in between (every answer is sent after its commit). A game waiting for
     the bot is left alone: whoever computes that move draws it.
     """
-    source = interaction.message
-    if source is None or interaction.channel_id is None:
+    if message_id is None or channel_id is None:
         return
-    message = bot.get_partial_messageable(interaction.channel_id).get_partial_message(source.id)
+    message = bot.get_partial_messageable(channel_id).get_partial_message(message_id)
     drawn: tuple[int, GameStatus] | None = None
     for _attempt in range(3):
         try:
-            game = await bot.service.get_game(game_id, guild_id=interaction.guild_id)
+            game = await bot.service.get_game(game_id, guild_id=guild_id)
         except GameError:
             return
         state = (game.move_no, game.status)
@@ -400,7 +568,15 @@ class ForfeitButton(ui.DynamicItem[ui.Button], template=rf"\Attt:forfeit:(?P<gam
             except GameOver as error:
                 # Perhaps the clock ran out first (settled just now): show how it ended.
                 await reply_error(interaction, error)
-                await refresh_board(bot, interaction, self.game_id)
+                source = interaction.message
+                message_id = None if source is None else source.id
+                await refresh_board(
+                    bot,
+                    self.game_id,
+                    guild_id=interaction.guild_id,
+                    channel_id=interaction.channel_id,
+                    message_id=message_id,
+                )
                 return
             await update_message(interaction, board_view(game), discord.AllowedMentions.none())
 
@@ -777,16 +953,17 @@ def _custom_ids(components: Iterable[Any]) -> Iterator[str]:
 
 
 async def route_component(interaction: Interaction) -> None:
-    """Every component click reaches this (``on_interaction``): cells are played here;
-    the other buttons are discord.py's ``DynamicItem``s, and what none of them takes is
-    answered (see ``answer_unrouted_click``)."""
+    """Every component click discord.py parses reaches this (``on_interaction``): the
+    buttons are discord.py's ``DynamicItem``s, and what none of them takes is answered
+    (see ``answer_unrouted_click``). Cells are played here only if they got past
+    ``CellClick.from_gateway``."""
     data = cast("dict[str, Any]", interaction.data or {})
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str):
         return
     cell = CELL_ID.fullmatch(custom_id)
-    if cell is not None:
-        await play_cell(interaction, int(cell["game"]), int(cell["cell"]), int(cell["move"]))
+    if cell is not None:  # one CellClick.from_gateway could not read
+        await play_cell(CellClick(interaction._state, cell, interaction=interaction))
     else:
         await answer_unrouted_click(interaction, custom_id)
 

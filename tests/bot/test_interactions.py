@@ -1,15 +1,18 @@
-"""How the bot lets go of a handled interaction (``bot.ui.release``)."""
+"""How the bot reads a click (``bot.ui.CellClick``) and lets go of a handled interaction
+(``bot.ui.release``), against discord.py's own classes."""
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import discord
 import pytest
+import pytest_asyncio
+from discord.enums import InteractionResponseType
 
-from bot.ui import release
+from bot.ui import CELL_ID, CellClick, release
 
 BOT_USER = {"id": "42", "username": "bot", "discriminator": "0", "avatar": None, "bot": True}
 ALICE = {"id": "1001", "username": "alice", "discriminator": "0", "avatar": None}
@@ -134,3 +137,106 @@ def test_discord_py_parses_with_orjson() -> None:
 
     assert discord.utils.HAS_ORJSON
     assert discord.utils._from_json is orjson.loads
+
+
+@pytest_asyncio.fixture
+async def state() -> AsyncIterator[Any]:
+    client = discord.Client(intents=discord.Intents.default())
+    state = client._connection
+    state.user = discord.ClientUser(state=state, data=BOT_USER)  # type: ignore[arg-type]
+    try:
+        yield state
+    finally:
+        await client.close()
+
+
+CLICK_FIELDS = (
+    "id",
+    "token",
+    "application_id",
+    "guild_id",
+    "channel_id",
+    "user_id",
+    "message_id",
+    "game_id",
+    "cell",
+    "move_no",
+)
+
+
+async def test_a_cell_click_reads_the_same_from_the_gateway_as_from_discord_py(
+    state: Any,
+) -> None:
+    data = cell_click()
+    click = CellClick.from_gateway(data, state)
+    assert click is not None
+    assert (click.id, click.guild_id, click.channel_id, click.user_id) == (5001, 7, 8, 1001)
+    assert (click.message_id, click.game_id, click.cell, click.move_no) == (9, 1, 4, 0)
+    match = CELL_ID.fullmatch(data["data"]["custom_id"])
+    assert match is not None
+    interaction = discord.Interaction(data=data, state=state)
+    through_discord_py = CellClick(state, match, interaction=interaction)
+    for name in CLICK_FIELDS:
+        assert getattr(click, name) == getattr(through_discord_py, name), name
+
+
+async def test_a_click_in_a_dm_has_no_guild(state: Any) -> None:
+    data = cell_click()
+    for key in ("guild_id", "member", "channel"):
+        del data[key]
+    data["user"] = ALICE
+    click = CellClick.from_gateway(data, state)
+    assert click is not None
+    assert (click.guild_id, click.user_id) == (None, 1001)
+    assert click.interaction.guild_id is None  # what admit() refuses
+
+
+def _with(path: tuple[str, ...], value: object) -> dict[str, Any]:
+    data = cell_click()
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    if value is KeyError:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _with(("data", "custom_id"), "ttt:forfeit:1"),
+        _with(("data", "custom_id"), "ttt:cell:1:4"),
+        _with(("data", "custom_id"), "ttt:cell:1:4:0:extra"),
+        _with(("data", "custom_id"), 14),
+        _with(("data",), "ttt:cell:1:4:0"),
+        _with(("type",), 2),
+        _with(("token",), KeyError),
+        _with(("member",), KeyError),
+        _with(("id",), "not a number"),
+    ],
+    ids=[
+        "another-button",
+        "short-id",
+        "long-id",
+        "id-not-text",
+        "data-not-a-dict",
+        "a-command",
+        "no-token",
+        "no-user",
+        "bad-snowflake",
+    ],
+)
+async def test_anything_else_is_left_to_discord_py(state: Any, data: dict[str, Any]) -> None:
+    assert CellClick.from_gateway(data, state) is None
+
+
+async def test_an_interaction_built_after_the_answer_knows_it_was_answered(state: Any) -> None:
+    """An error after the board answer (a 5x5 reply's edit failing) is told with a
+    follow-up: the Interaction built for it must know the response is done."""
+    click = CellClick.from_gateway(cell_click(), state)
+    assert click is not None and not click.is_answered()
+    click._answered = InteractionResponseType.message_update  # what update() records
+    assert click.is_answered()
+    assert click.interaction.response.is_done()
