@@ -125,34 +125,56 @@ def _rows(components: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
                 yield [accessory]
 
 
-def button_grid(components: list[dict[str, Any]]) -> list[list[Button]]:
-    """Buttons by row; rows without buttons (a select menu) are left out."""
-    grid: list[list[Button]] = []
-    index = 0
+def _button_places(
+    components: list[dict[str, Any]],
+) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
+    """Each button's (row, col, index, raw payload); rows without buttons do not count."""
+    row_no = index = 0
     for row in _rows(components):
-        cells: list[Button] = []
+        col = 0
         for raw in row:
             if raw.get("type") != ComponentType.BUTTON:
                 continue
-            cells.append(
-                Button(
-                    row=len(grid),
-                    col=len(cells),
-                    index=index,
-                    label=raw.get("label"),
-                    style=int(raw.get("style", 0)),
-                    disabled=bool(raw.get("disabled", False)),
-                    custom_id=raw.get("custom_id"),
-                    url=raw.get("url"),
-                    emoji=raw.get("emoji"),
-                    component_id=raw.get("id"),
-                    raw=raw,
-                )
-            )
+            yield row_no, col, index, raw
+            col += 1
             index += 1
-        if cells:
-            grid.append(cells)
+        if col:
+            row_no += 1
+
+
+def _button(row: int, col: int, index: int, raw: dict[str, Any]) -> Button:
+    return Button(
+        row=row,
+        col=col,
+        index=index,
+        label=raw.get("label"),
+        style=int(raw.get("style", 0)),
+        disabled=bool(raw.get("disabled", False)),
+        custom_id=raw.get("custom_id"),
+        url=raw.get("url"),
+        emoji=raw.get("emoji"),
+        component_id=raw.get("id"),
+        raw=raw,
+    )
+
+
+def button_grid(components: list[dict[str, Any]]) -> list[list[Button]]:
+    """Buttons by row; rows without buttons (a select menu) are left out."""
+    grid: list[list[Button]] = []
+    for row, col, index, raw in _button_places(components):
+        if col == 0:
+            grid.append([])
+        grid[row].append(_button(row, col, index, raw))
     return grid
+
+
+def find_button(components: list[dict[str, Any]], custom_id: str) -> Button | None:
+    """The first button with ``custom_id``, building no other (the load benchmark clicks
+    hundreds of times a second)."""
+    for row, col, index, raw in _button_places(components):
+        if raw.get("custom_id") == custom_id:
+            return _button(row, col, index, raw)
+    return None
 
 
 def buttons(components: list[dict[str, Any]]) -> list[Button]:
@@ -211,6 +233,23 @@ def validate_components(
     _Validator(errors, v2).check(components, path)
 
 
+_CHECKS = {
+    ComponentType.ACTION_ROW: "action_row",
+    ComponentType.BUTTON: "button",
+    ComponentType.SECTION: "section",
+    ComponentType.TEXT_DISPLAY: "text_display",
+    ComponentType.THUMBNAIL: "media_item",
+    ComponentType.MEDIA_GALLERY: "media_gallery",
+    ComponentType.FILE: "file",
+    ComponentType.SEPARATOR: "separator",
+    ComponentType.CONTAINER: "container",
+}
+"""The check for each component type (any other is a select menu); built once, as are
+the two sets below: the load benchmark validates hundreds of payloads a second."""
+_IN_A_ROW = frozenset({ComponentType.BUTTON, *SELECTS})
+_BUTTON_STYLES = frozenset(ButtonStyle)
+
+
 class _Validator:
     def __init__(self, errors: FormErrors, v2: bool) -> None:
         self.errors = errors
@@ -265,17 +304,7 @@ class _Validator:
             return
         if "id" in component:
             self.unique_id(component["id"], (*path, "id"))
-        handler = {
-            ComponentType.ACTION_ROW: self.action_row,
-            ComponentType.BUTTON: self.button,
-            ComponentType.SECTION: self.section,
-            ComponentType.TEXT_DISPLAY: self.text_display,
-            ComponentType.THUMBNAIL: self.media_item,
-            ComponentType.MEDIA_GALLERY: self.media_gallery,
-            ComponentType.FILE: self.file,
-            ComponentType.SEPARATOR: self.separator,
-            ComponentType.CONTAINER: self.container,
-        }.get(kind, self.select)
+        handler = getattr(self, _CHECKS.get(kind, "select"))
         handler(component, path)
 
     def unique_id(self, value: Any, path: Path) -> None:
@@ -327,13 +356,12 @@ class _Validator:
                 "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
                 "The specified component exceeds the maximum width",
             )
-        allowed = frozenset({ComponentType.BUTTON, *SELECTS})
         for i, child in enumerate(children):
-            self.component(child, (*path, "components", i), allowed)
+            self.component(child, (*path, "components", i), _IN_A_ROW)
 
     def button(self, component: dict[str, Any], path: Path) -> None:
         style = component.get("style")
-        if style not in set(ButtonStyle):
+        if style not in _BUTTON_STYLES:
             self.errors.add(
                 (*path, "style"), "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3, 4, 5, 6}."
             )

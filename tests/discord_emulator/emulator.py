@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from .commands import CommandRegistry, build_command_data, check_command_access
-from .components import Button, assign_ids, copy_json
+from .components import Button, assign_ids, copy_json, find_button
 from .errors import APIError, UserActionError
 from .gateway import Gateway, GatewayFrame, Intent, Session
 from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
@@ -327,10 +327,13 @@ class Emulator(World):
             raise TypeError("choose the button by exactly one of custom_id, row+col, index, label")
         if message.loading:
             raise UserActionError("the message is still loading")
-        all_buttons = message.buttons()
         if custom_id is not None:
-            found = [b for b in all_buttons if b.custom_id == custom_id]
-        elif label is not None:
+            button = find_button(message.components, custom_id)
+            if button is None:
+                raise UserActionError(f"no such button on message {message.id}")
+            return button
+        all_buttons = message.buttons()
+        if label is not None:
             found = [b for b in all_buttons if b.label == label]
         elif index is not None:
             found = [b for b in all_buttons if b.index == index]
