@@ -512,9 +512,8 @@ async def run(
             f" worst p99 {max(p for _, p, _ in lags):.1f} ms,"
             f" median p50 {statistics.median(q for _, _, q in lags):.1f} ms"
         )
-        print(
-            f"bot event-loop lag, max of each second (ms, in order): {' '.join(f'{m:.0f}' for m, _, _ in lags)}"
-        )
+        each = " ".join(f"{m:.0f}" for m, _, _ in lags)
+        print(f"bot event-loop lag, max of each second (ms, in order): {each}")
     if pauses:
         print(
             f"bot garbage collection: {sum(n for n, _, _ in pauses)} runs,"
