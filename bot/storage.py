@@ -104,6 +104,9 @@ CHECKPOINT_SECONDS = 1.0
 """How often the store's background connection checkpoints the WAL (see _checkpoint_forever)."""
 WAL_AUTOCHECKPOINT_PAGES = 8_000
 """WAL size (pages of 4 KiB) at which a commit checkpoints by itself: the fallback only."""
+WAL_RESTART_FRAMES = 8_192
+"""WAL length (frames of a 4 KiB page: 32 MiB) past which the background checkpoint also
+starts the WAL over (see _checkpoint_forever)."""
 
 
 _Kind = Literal["read", "snapshot", "write"]
@@ -312,6 +315,10 @@ class Store:
         self.loop_fallbacks = 0
         """Statements for the loop's connection that found a lock taken and went through the
         thread instead (see ``_quick``)."""
+        self.wal_restarts = 0
+        """RESTART checkpoints run (see ``_checkpoint_forever``)."""
+        self._writes_open = asyncio.Event()
+        self._writes_open.set()  # cleared while a RESTART checkpoint holds writers off
         self.path = path
         self.schema_version = schema_version
         self._checkpointer = checkpointer
@@ -399,16 +406,35 @@ class Store:
         SQLite otherwise checkpoints inside the COMMIT that fills the WAL to 1,000 pages:
         under load that was once or twice a second, 10-20 ms each, and every query queued
         behind it on the store's one thread. A PASSIVE checkpoint takes no lock that
-        writers wait for. If these stop, the writer still checkpoints at
-        WAL_AUTOCHECKPOINT_PAGES, so the WAL cannot grow without bound.
+        writers wait for, but under a steady stream of writes it never copies the frames
+        written while it runs, and SQLite starts the WAL over only when none is left: at
+        330 moves a second the WAL grew by 16 MiB a second, for as long as the load
+        lasted (bench/load.py). So once the WAL is past WAL_RESTART_FRAMES a RESTART
+        checkpoint follows: it holds writers off while it copies the few frames written
+        since and starts the WAL over (7-16 ms under that load). The loop's writes wait
+        for it to end (``_quick``) rather than find the lock taken and go through the
+        database thread, whose busy handler would sleep past the end.
         """
         while True:
             await asyncio.sleep(CHECKPOINT_SECONDS)
             try:
-                async with checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)") as cursor:
-                    await cursor.fetchall()
+                frames = await self._checkpoint(checkpointer, "PASSIVE")
+                if frames >= WAL_RESTART_FRAMES:
+                    self._writes_open.clear()
+                    try:
+                        await self._checkpoint(checkpointer, "RESTART")
+                    finally:
+                        self._writes_open.set()
+                    self.wal_restarts += 1
             except sqlite3.Error as error:
                 log.warning("WAL checkpoint of %s failed: %s", self.path, error)
+
+    @staticmethod
+    async def _checkpoint(checkpointer: aiosqlite.Connection, mode: str) -> int:
+        """Run a ``mode`` checkpoint; the WAL's length in frames before it."""
+        async with checkpointer.execute(f"PRAGMA wal_checkpoint({mode})") as cursor:
+            row = await cursor.fetchone()
+        return 0 if row is None else int(row[1])
 
     async def close(self) -> None:
         """Close after every job already queued (aiosqlite runs them in order)."""
@@ -585,6 +611,8 @@ class Store:
         one channel's few (indexed): games, moves, challenges, a channel's live games; the
         scans (sweeps, leaderboards, history) stay on the thread."""
         if self._loop_conn is not None:
+            if kind == "write" and not self._writes_open.is_set():
+                await self._writes_open.wait()  # a RESTART checkpoint: a few ms
             try:
                 return self._on_loop(self._loop_conn, kind, fn)
             except _Busy:
@@ -918,7 +946,22 @@ class Store:
         return await self._quick("write", fn)
 
     async def expire_challenges(self, now: float) -> list[Challenge]:
-        """Mark pending challenges at or past their expiry as expired and return them."""
+        """Mark pending challenges at or past their expiry as expired and return them.
+
+        A quick look (on the loop's connection) comes first: usually none is due, and the
+        write would take the lock every sweep for nothing, sending the moves made
+        meanwhile through the database thread (about 20 at a time under bench/load.py).
+        """
+
+        def due(conn: sqlite3.Connection) -> bool:
+            found = conn.execute(
+                f"SELECT 1 FROM challenges WHERE {_IS_PENDING} AND expires_at <= ? LIMIT 1",
+                (now,),
+            ).fetchone()
+            return found is not None
+
+        if not await self._quick("read", due):
+            return []
 
         def fn() -> list[Challenge]:
             rows = self._conn.execute(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import bot.storage
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
 from bot.storage import ChannelTaken, Store
 from engine import Mark
@@ -430,3 +431,58 @@ async def test_a_new_games_lookups_do_not_wait_for_a_writer(store: Store, db_pat
     inserted = await insert
     assert inserted.channel_id == CHANNEL + 1
     assert [g.moves for g in await store.live_games(GUILD, CHANNEL)] == [(4,)]
+
+
+async def wal_frames_after_steady_writes(path: Path, restart_frames: int) -> tuple[int, int, int]:
+    """The WAL's length (frames) after 1,500 moves written back to back on the loop
+    while the checkpointer runs every 10 ms; how many RESTART checkpoints it ran; how
+    many moves went through the database thread."""
+    saved = bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES
+    bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = 0.01, restart_frames
+    store = await Store.open(path)
+    try:
+        game = await store.insert_game(new_game(), exclusive=True)
+        for i in range(1_500):
+            moves = (4,) if i % 2 == 0 else ()
+            await store.update_game(
+                game.id,
+                lambda g, m=moves, t=float(i): dataclasses.replace(g, moves=m, updated_at=t),
+            )
+            if i % 10 == 0:
+                await asyncio.sleep(0.001)  # the checkpointer's turn, the writes barely pause
+        frames = path.with_name(path.name + "-wal").stat().st_size // 4_096
+        return frames, store.wal_restarts, store.loop_fallbacks
+    finally:
+        await store.close()
+        bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = saved
+
+
+async def test_a_steady_stream_of_writes_does_not_grow_the_wal_without_end(
+    tmp_path: Path,
+) -> None:
+    """A PASSIVE checkpoint never copies the frames written while it runs, and SQLite
+    starts the WAL over only once every frame is copied: under writes that never pause
+    the WAL grew for as long as they lasted. Past WAL_RESTART_FRAMES the checkpointer
+    restarts it (without, this WAL reached 9,076 frames), and the moves made meanwhile
+    wait for it on the loop rather than go through the thread."""
+    frames, restarts, through_the_thread = await wal_frames_after_steady_writes(
+        tmp_path / "a.db", 100
+    )
+    assert restarts > 0
+    assert frames < 1_000, frames
+    assert through_the_thread == 0
+
+
+async def test_a_sweep_with_no_challenge_due_takes_no_write_lock(
+    store: Store, db_path: Path
+) -> None:
+    """Every sweep expires challenges; when none is due it must not take the write lock
+    (the moves meanwhile would find it taken). Here another connection holds the lock:
+    the sweep answers at once instead of waiting for it."""
+    blocker = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        assert await asyncio.wait_for(store.expire_challenges(NOW), timeout=1.0) == []
+        blocker.execute("COMMIT")
+    finally:
+        blocker.close()
