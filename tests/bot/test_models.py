@@ -8,31 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.models import Game, GameStatus
+from bot.models import Game
 from engine import Board
+
+from .test_render import make_game
 
 
 def game(moves: tuple[int, ...] = (), size: int = 3) -> Game:
-    return Game(
-        id=1,
-        guild_id=2,
-        channel_id=3,
-        message_id=None,
-        x_id=10,
-        o_id=20,
-        bot_level=None,
-        width=size,
-        height=size,
-        k=3,
-        moves=moves,
-        status=GameStatus.ACTIVE,
-        result=None,
-        winner_id=None,
-        winner_mark=None,
-        created_at=0.0,
-        updated_at=0.0,
-        turn_deadline=None,
-    )
+    return make_game(moves, size=(size, size, 3))
 
 
 @given(st.permutations(range(16)), st.integers(min_value=0, max_value=16))
