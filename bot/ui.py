@@ -240,8 +240,8 @@ class CellClick:
     """A click on a board cell, read straight from the gateway's INTERACTION_CREATE.
 
     Building discord.py's ``Interaction`` (with the clicked message and every button on
-    it) and dispatching it through ``on_interaction`` took about a tenth of a click's CPU
-    (bench/load.py), and playing a cell needs only the ids kept here. The
+    it) and dispatching it through ``on_interaction`` took about 8% of the bot's CPU under
+    bench/load.py, and playing a cell needs only the ids kept here. The
     ``Interaction`` is built on first use of ``interaction``: a refusal, an error to
     answer. Answers go out as ``update_message``'s do.
     """
