@@ -107,6 +107,10 @@ WAL_AUTOCHECKPOINT_PAGES = 8_000
 WAL_RESTART_FRAMES = 8_192
 """WAL length (frames of a 4 KiB page: 32 MiB) past which the background checkpoint also
 starts the WAL over (see _checkpoint_forever)."""
+RESTART_WAIT_SECONDS = 0.1
+"""How long that RESTART waits for a writer to finish or a reader to leave the WAL before
+it gives up until the next checkpoint. Moves wait for it meanwhile; SQLite's default of
+5 s would outlast Discord's 3 s for every click in the meantime."""
 
 
 _Kind = Literal["read", "snapshot", "write"]
@@ -386,7 +390,9 @@ class Store:
             if synchronous.upper() == "NORMAL":  # else every commit would fsync on the loop
                 loop_conn = _connect_for_loop(path)
             try:
-                checkpointer = await aiosqlite.connect(path, isolation_level=None)
+                checkpointer = await aiosqlite.connect(
+                    path, isolation_level=None, timeout=RESTART_WAIT_SECONDS
+                )
             except BaseException:
                 if loop_conn is not None:
                     loop_conn.close()
@@ -411,9 +417,10 @@ class Store:
         330 moves a second the WAL grew by 16 MiB a second, for as long as the load
         lasted (bench/load.py). So once the WAL is past WAL_RESTART_FRAMES a RESTART
         checkpoint follows: it holds writers off while it copies the few frames written
-        since and starts the WAL over (7-16 ms under that load). The loop's writes wait
-        for it to end (``_quick``) rather than find the lock taken and go through the
-        database thread, whose busy handler would sleep past the end.
+        since and starts the WAL over (7-16 ms under that load), or gives up after
+        RESTART_WAIT_SECONDS if a reader stays. The loop's writes wait for it to end
+        (``_quick``) rather than find the lock taken and go through the database thread,
+        whose busy handler would sleep past the end.
         """
         while True:
             await asyncio.sleep(CHECKPOINT_SECONDS)

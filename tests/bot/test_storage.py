@@ -486,3 +486,31 @@ async def test_a_sweep_with_no_challenge_due_takes_no_write_lock(
         blocker.execute("COMMIT")
     finally:
         blocker.close()
+
+
+async def test_a_reader_that_holds_on_cannot_hold_the_moves_up(db_path: Path) -> None:
+    """A RESTART checkpoint holds writers off until every reader has left the WAL, and
+    the loop's moves wait for it: a reader that keeps a snapshot open (another process,
+    a slow report) must make it give up soon, not after SQLite's default 5 s, which
+    would be past Discord's 3 s for every click meanwhile."""
+    saved = bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES
+    bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = 0.01, 1
+    store = await Store.open(db_path)
+    reader = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        game = await store.insert_game(new_game(), exclusive=True)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM games").fetchone()  # a snapshot, kept
+        await store.update_game(game.id, lambda g: dataclasses.replace(g, moves=(4,)))
+        for _ in range(500):  # until a RESTART has started and is waiting for the reader
+            if not store._writes_open.is_set():
+                break
+            await asyncio.sleep(0.005)
+        assert not store._writes_open.is_set()
+        started = time.monotonic()
+        await store.update_game(game.id, lambda g: dataclasses.replace(g, moves=(4, 0)))
+        assert time.monotonic() - started < 1.0
+    finally:
+        reader.close()
+        await store.close()
+        bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = saved
