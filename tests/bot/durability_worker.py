@@ -1,11 +1,12 @@
 """Plays games on a database until killed, reporting each move the service said was done.
 
-    python tests/bot/durability_worker.py DB SEED [thread|process]
+    python tests/bot/durability_worker.py DB SEED [thread|process][,restarts]
 
 Prints ``READY`` once started, then for every call that returned a game, one line
 ``MOVE <game id> <status> <moves, comma-separated>``, flushed before the next call. The
 durability test SIGKILLs it at random moments and checks that the database holds every
-reported move.
+reported move. With ``,restarts`` the store checkpoints every 5 ms and restarts the WAL
+at every checkpoint, so that kills also land inside those.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import bot.storage
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
 from bot.storage import Store
@@ -61,6 +63,9 @@ async def stream(service: GameService, rng: random.Random) -> None:
 
 
 async def main(path: str, seed: int, executor_kind: str) -> None:
+    executor_kind, _, mode = executor_kind.partition(",")
+    if mode == "restarts":
+        bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = 0.005, 1
     store = await Store.open(path)
     executor = (
         concurrent.futures.ThreadPoolExecutor(max_workers=1) if executor_kind == "thread" else None

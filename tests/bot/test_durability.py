@@ -145,6 +145,12 @@ async def test_sigkill_never_loses_a_reported_move(tmp_path: Path) -> None:
     await crash_and_restart(tmp_path, runs=12, executors=["thread", "thread", "process"])
 
 
+async def test_sigkill_while_the_wal_restarts_all_the_time(tmp_path: Path) -> None:
+    """Kills that land inside RESTART checkpoints (the store's answer to a WAL that never
+    stops growing) lose nothing either."""
+    await crash_and_restart(tmp_path, runs=8, executors=["thread,restarts"])
+
+
 @pytest.mark.slow
 async def test_sigkill_many_times_with_the_process_pool(tmp_path: Path) -> None:
     await crash_and_restart(tmp_path, runs=60, executors=["process", "thread"])
