@@ -105,12 +105,14 @@ class GcPauses:
         return found
 
 
-async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
+async def watch_loop_lag(every: float, store: Store, tick: float = 0.01) -> None:
     """Log how late the event loop runs a ``tick``-second timer, every ``every`` seconds.
 
     Opt-in instrumentation (LAG_REPORT_SECONDS) for load tests: a late timer means some
     callback held the loop, and every click waiting behind it was answered that much later.
-    The garbage collector's runs, total time and longest pause are logged with it.
+    The garbage collector's runs, total time and longest pause are logged with it, and
+    the store's counts so far of statements sent through its thread (the loop's
+    connection found the lock taken) and of WAL restarts.
     """
     loop = asyncio.get_running_loop()
     lags: list[float] = []
@@ -128,7 +130,8 @@ async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
                 collections, total, longest = pauses.take()
                 log.info(
                     "Event loop lag: max %.1f ms, p99 %.1f ms, p50 %.1f ms over %d ticks;"
-                    " %d GC runs, %.1f ms in all, longest %.1f ms",
+                    " %d GC runs, %.1f ms in all, longest %.1f ms;"
+                    " store: %d through the thread, %d WAL restarts",
                     lags[-1] * 1e3,
                     lags[int(len(lags) * 0.99)] * 1e3,
                     lags[len(lags) // 2] * 1e3,
@@ -136,6 +139,8 @@ async def watch_loop_lag(every: float, tick: float = 0.01) -> None:
                     collections,
                     total * 1e3,
                     longest * 1e3,
+                    store.loop_fallbacks,
+                    store.wal_restarts,
                 )
                 lags.clear()
                 report_at = now + every
@@ -204,7 +209,7 @@ class TicTacToeBot(commands.Bot):
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="ttt-sweeper")
         if self.settings.lag_report is not None:
             self._lag_monitor = asyncio.create_task(
-                watch_loop_lag(self.settings.lag_report), name="ttt-lag-monitor"
+                watch_loop_lag(self.settings.lag_report, self.store), name="ttt-lag-monitor"
             )
         freeze_heap()
 
