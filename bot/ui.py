@@ -119,13 +119,7 @@ async def update_message(
     saved about 6% of the bot's CPU under load (bench/load.py), and the emulator's
     encoding of it. See ``_post_callback`` for what may be sent this way.
     """
-    kind = InteractionResponseType.message_update
-    if interaction.response.is_done():
-        raise InteractionResponded(interaction)
-    await _post_callback(
-        interaction._state, interaction.id, interaction.token, kind, view, mentions
-    )
-    interaction.response._response_type = kind
+    await _respond(interaction, InteractionResponseType.message_update, view, mentions)
 
 
 async def send_new_message(
@@ -135,21 +129,29 @@ async def send_new_message(
     None if Discord did not say. discord.py would parse the whole message that comes
     back (an ``InteractionMessage`` with every button); only its id is read here."""
     kind = InteractionResponseType.channel_message
-    if interaction.response.is_done():
-        raise InteractionResponded(interaction)
-    data = await _post_callback(
-        interaction._state,
-        interaction.id,
-        interaction.token,
-        kind,
-        view,
-        mentions,
-        with_response=True,
-    )
-    interaction.response._response_type = kind
+    data = await _respond(interaction, kind, view, mentions, with_response=True)
     about = data.get("interaction") if isinstance(data, dict) else None
     found = about.get("response_message_id") if isinstance(about, dict) else None
     return None if found is None else int(found)
+
+
+async def _respond(
+    interaction: Interaction,
+    kind: InteractionResponseType,
+    view: ui.LayoutView,
+    mentions: discord.AllowedMentions,
+    *,
+    with_response: bool = False,
+) -> Any:
+    """``_post_callback`` for an ``Interaction`` not yet answered; marks it answered."""
+    if interaction.response.is_done():
+        raise InteractionResponded(interaction)
+    state, token = interaction._state, interaction.token
+    data = await _post_callback(
+        state, interaction.id, token, kind, view, mentions, with_response=with_response
+    )
+    interaction.response._response_type = kind
+    return data
 
 
 async def edit_original(
