@@ -33,6 +33,7 @@ from discord.ext import commands
 from bot import ui
 from bot.errors import GameError
 from bot.models import Challenge, Game
+from bot.rest import AnswerClient
 from bot.service import GameService, ServiceConfig
 from bot.settings import Settings
 from bot.storage import Store
@@ -184,10 +185,13 @@ class TicTacToeBot(commands.Bot):
         self._shutdown_lock = asyncio.Lock()
         self._lag_monitor: asyncio.Task[None] | None = None
         self._clicks: set[asyncio.Task[None]] = set()
+        self.answers: AnswerClient | None = None
+        """Where interactions are answered (see ``bot.rest``); made by ``setup_hook``."""
 
     # -- start-up -----------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
+        self.answers = AnswerClient(discord.http.Route.BASE, user_agent=self.http.user_agent)
         config = ServiceConfig(
             turn_timeout=self.settings.turn_timeout,
             challenge_timeout=self.settings.challenge_timeout,
@@ -295,6 +299,8 @@ class TicTacToeBot(commands.Bot):
                 self.is_shutting_down = True
                 await self._shut_down_service_side()
         await super().close()
+        if self.answers is not None:
+            await self.answers.close()
         if self._service_started:
             self._service_started = False
             await self.service.close()

@@ -29,9 +29,7 @@ import aiohttp
 import discord
 from discord import ButtonStyle, Interaction, InteractionResponded, ui
 from discord.enums import InteractionResponseType
-from discord.http import Route
 from discord.webhook.async_ import (
-    async_context,
     handle_message_parameters,
     interaction_message_response_params,
 )
@@ -46,6 +44,7 @@ from bot.errors import (
     StaleBoard,
 )
 from bot.models import Challenge, ChallengeStatus, Game, GameStatus, LeaderboardPage
+from bot.rest import AnswerClient
 from engine import Mark
 
 if TYPE_CHECKING:
@@ -161,7 +160,7 @@ async def edit_original(
 
     Discord sends the edited message back whatever we ask; discord.py would parse it into
     an ``InteractionMessage`` with every button (25 cells on a 5x5 board), and only its
-    id is read here. Same adapter, retries and view rule as ``_post_callback``.
+    id is read here. Same client, retries and view rule as ``_post_callback``.
     """
     state = interaction._state
     data = await _patch_original(
@@ -170,9 +169,12 @@ async def edit_original(
     return int(data["id"])
 
 
-def _session(state: ConnectionState) -> aiohttp.ClientSession:
-    """discord.py's HTTP session, taken as its ``Interaction`` takes it."""
-    return cast("aiohttp.ClientSession", state.http._HTTPClient__session)  # type: ignore[attr-defined]
+def _answers(state: ConnectionState) -> AnswerClient:
+    """The bot's client for answers (``bot.rest``), made at start-up."""
+    answers = cast("TicTacToeBot", state._get_client()).answers
+    if answers is None:
+        raise RuntimeError("the bot is not started: it has no answer client yet")
+    return answers
 
 
 async def _post_callback(
@@ -186,12 +188,11 @@ async def _post_callback(
     with_response: bool = False,
 ) -> Any:
     """Answer an interaction with ``view`` as discord.py's ``InteractionResponse`` would,
-    but return the callback's raw JSON (None without ``with_response``) instead of
-    parsing it into objects. The payload goes through discord.py's own webhook adapter,
-    with its retries on 5xx and 429; the caller marks the response done. Only views that
-    need nothing from discord.py's view store may be sent this way, as it never sees
-    them: a ``PrebuiltView``, or one whose buttons are ``DynamicItem``s (registered at
-    start-up, see ``DYNAMIC_ITEMS``).
+    but through the bot's lean client (``bot.rest``), returning the callback's raw JSON
+    (None without ``with_response``) instead of parsing it into objects; the caller
+    marks the response done. Only views that need nothing from discord.py's view store
+    may be sent this way, as it never sees them: a ``PrebuiltView``, or one whose
+    buttons are ``DynamicItem``s (registered at start-up, see ``DYNAMIC_ITEMS``).
     """
     params = interaction_message_response_params(
         type=kind.value,
@@ -199,19 +200,8 @@ async def _post_callback(
         allowed_mentions=mentions,
         previous_allowed_mentions=state.allowed_mentions,
     )
-    route = Route(
-        "POST",
-        "/interactions/{webhook_id}/{webhook_token}/callback",
-        webhook_id=interaction_id,
-        webhook_token=token,
-    )
-    return await async_context.get().request(
-        route,
-        session=_session(state),
-        proxy=state.http.proxy,
-        proxy_auth=state.http.proxy_auth,
-        payload=params.payload,
-        params={"with_response": "1"} if with_response else None,
+    return await _answers(state).post_callback(
+        interaction_id, token, params.payload, with_response=with_response
     )
 
 
@@ -226,16 +216,7 @@ async def _patch_original(
     with handle_message_parameters(
         view=view, allowed_mentions=mentions, previous_allowed_mentions=state.allowed_mentions
     ) as params:
-        return await async_context.get().edit_original_interaction_response(
-            application_id,
-            token,
-            session=_session(state),
-            proxy=state.http.proxy,
-            proxy_auth=state.http.proxy_auth,
-            payload=params.payload,
-            multipart=params.multipart,
-            files=params.files,
-        )
+        return await _answers(state).edit_original(application_id, token, params.payload)
 
 
 class CellClick:
