@@ -202,17 +202,13 @@ class Stages:
         from tests.discord_emulator import gateway, interactions, server
 
         written, called, acked = self.written, self.called, self.acked
-        real_json = gateway.json
+        real_encode = gateway.encode_json
 
-        class TimedJson:
-            loads = staticmethod(real_json.loads)
-
-            @staticmethod
-            def dumps(item: object) -> str:
-                text = real_json.dumps(item)
-                if isinstance(item, dict) and item.get("t") == "INTERACTION_CREATE":
-                    written[int(item["d"]["id"])] = time.perf_counter()
-                return text
+        def encode_json(item: Any) -> str:
+            text = real_encode(item)
+            if isinstance(item, dict) and item.get("t") == "INTERACTION_CREATE":
+                written[int(item["d"]["id"])] = time.perf_counter()
+            return text
 
         real_read = server._read_body
 
@@ -229,11 +225,11 @@ class Stages:
             acked.setdefault(handle.id, time.perf_counter())
             real_ack(handle, *args, **kwargs)
 
-        gateway.json = TimedJson  # type: ignore[assignment]
+        gateway.encode_json = encode_json  # type: ignore[assignment]
         server._read_body = read_body  # type: ignore[assignment]
         handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
         self._undo = [
-            lambda: setattr(gateway, "json", real_json),
+            lambda: setattr(gateway, "encode_json", real_encode),
             lambda: setattr(server, "_read_body", real_read),
             lambda: setattr(handle_class, "_acknowledge", real_ack),
         ]

@@ -8,7 +8,6 @@ buffered. Frames go out as plain JSON text (discord.py asks for zlib-stream but 
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +15,8 @@ from enum import IntEnum
 from typing import Any, Literal
 
 from aiohttp import WSMsgType, web
+
+from .components import decode_json, encode_json
 
 __all__ = ["Gateway", "GatewayFrame", "GatewayOp", "Intent", "Session"]
 
@@ -231,7 +232,7 @@ class Gateway:
                 if msg.type is not WSMsgType.TEXT:
                     continue
                 try:
-                    frame = json.loads(msg.data)
+                    frame = decode_json(msg.data)
                 except ValueError:
                     frame = None
                 if not isinstance(frame, dict):
@@ -257,7 +258,7 @@ class Gateway:
                 if isinstance(item, _Close):
                     await conn.ws.close(code=item.code, message=item.reason.encode())
                     return
-                await conn.ws.send_str(json.dumps(item))
+                await conn.ws.send_str(encode_json(item))
             except (ConnectionError, RuntimeError):
                 return
 

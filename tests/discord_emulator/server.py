@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import json
 import math
 import re
 import time
@@ -18,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .components import decode_json, encode_json
 from .errors import APIError
 
 __all__ = ["NO_CONTENT", "ApiCall", "ApiServer", "Fault", "RecordedRequest", "Router"]
@@ -123,7 +123,7 @@ class Router:
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
     all_headers = {"Content-Type": "application/json", **(headers or {})}
-    return web.Response(status=status, body=json.dumps(body).encode(), headers=all_headers)
+    return web.Response(status=status, body=encode_json(body).encode(), headers=all_headers)
 
 
 class ApiServer:
@@ -291,6 +291,6 @@ async def _read_body(request: web.Request) -> tuple[Any, list[dict[str, Any]]]:
 
 def _parse_json(raw: bytes | bytearray) -> Any:
     try:
-        return json.loads(raw)
+        return decode_json(raw)
     except ValueError as error:
         raise APIError(400, 50109, "The request body contains invalid JSON.") from error
