@@ -832,11 +832,13 @@ class Store:
                 (guild_id, limit),
             ).fetchall()
         else:
+            # One lookup per mark, each in its partial index (games_ended_by_x/_o): with
+            # "x_id = ? OR o_id = ?" SQLite read every ended game of the guild instead.
             rows = self._conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE guild_id = ?"
-                f" AND {_IS_ENDED} AND (x_id = ? OR o_id = ?)"
-                " ORDER BY updated_at DESC, id DESC LIMIT ?",
-                (guild_id, user_id, user_id, limit),
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE guild_id = ? AND {_IS_ENDED}"
+                f" AND x_id = ? UNION SELECT {_GAME_COLUMNS} FROM games WHERE guild_id = ?"
+                f" AND {_IS_ENDED} AND o_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?",
+                (guild_id, user_id, guild_id, user_id, limit),
             ).fetchall()
         return [_game(row) for row in rows]
 

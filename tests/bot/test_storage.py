@@ -245,6 +245,8 @@ PARTIAL_INDEXES = (
     "games_by_deadline",
     "games_bot_to_move",
     "games_ended_by_guild",
+    "games_ended_by_x",
+    "games_ended_by_o",
     "challenges_pending_by_expiry",
     "challenges_pending_by_channel",
 )
@@ -299,11 +301,54 @@ async def test_status_queries_use_their_partial_indexes(store: Store) -> None:
 
         details = await store._read(plan)
         # Even "SCAN games USING INDEX <partial>" reads only the index's own rows; an index
-        # on the guild (games_by_x/_o) would read all its games.
+        # on the guild alone would read all its games.
         assert not any(d.startswith("SCAN") and "USING" not in d for d in details), (sql, details)
         assert any(name in d for d in details for name in PARTIAL_INDEXES), (sql, details)
         checked += 1
     assert checked == 8
+
+
+async def test_a_members_history_merges_two_lookups_in_their_indexes(store: Store) -> None:
+    """No statistics (ANALYZE) needed: each mark's lookup reads only that member's ended
+    games, already in the history's order."""
+    recorder = RecordingConnection(store._conn)
+    real, store._conn = store._conn, recorder  # type: ignore[assignment]
+    try:
+        await store.history(GUILD, ALICE, 10)
+    finally:
+        store._conn = real
+    ((sql, parameters),) = recorder.statements
+
+    def plan() -> list[str]:
+        return [row[3] for row in real.execute(f"EXPLAIN QUERY PLAN {sql}", parameters)]
+
+    details = await store._read(plan)
+    assert any("games_ended_by_x (guild_id=? AND x_id=?)" in d for d in details), details
+    assert any("games_ended_by_o (guild_id=? AND o_id=?)" in d for d in details), details
+    assert not any("TEMP B-TREE" in d for d in details), details
+
+
+async def test_live_moves_leave_the_history_indexes_alone(store: Store) -> None:
+    game = await store.insert_game(new_game(), exclusive=True)
+    for moves in ((4,), (4, 0), (4, 0, 3)):
+        _, game = await store.update_game(
+            game.id, lambda g, m=moves: dataclasses.replace(g, moves=m, updated_at=NOW + len(m))
+        )
+
+    real = store._conn
+
+    def in_index() -> int:
+        """Rows of games_ended_by_x for Alice: the index holds ended games only."""
+        return real.execute(
+            "SELECT count(*) FROM games INDEXED BY games_ended_by_x"
+            " WHERE guild_id = ? AND x_id = ? AND status IN ('finished', 'abandoned')",
+            (GUILD, ALICE),
+        ).fetchone()[0]
+
+    assert await store._read(in_index) == 0
+    await store.save_game(won(game, (4, 0, 3, 1, 5), Mark.X), game)
+    assert await store._read(in_index) == 1
+    assert [g.id for g in await store.history(GUILD, BOB, 10)] == [game.id]
 
 
 def file_size(path: Path) -> int:
