@@ -9,13 +9,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first (from pyproject.toml), so code changes don't reinstall them.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+# Dependencies first, so code changes don't reinstall them: the runtime lock, every
+# package pinned and checked against its hash (regenerate it as README.md says).
+COPY requirements/bot.txt ./requirements/bot.txt
+RUN pip install --require-hashes -r requirements/bot.txt
 
-# The bot runs from source: bot/storage.py finds migrations/ next to the bot package.
+# The bot runs from source (nothing more is installed): bot/store/migrate.py finds
+# migrations/ next to the bot package.
 COPY engine ./engine
 COPY bot ./bot
 COPY migrations ./migrations
