@@ -4,13 +4,18 @@ Run as ``python bench/service.py``. Measures ``GameService.play`` (load, check, 
 conditional write; plus the AI reply in the process pool for bot games) on 3x3 boards:
 member games and bot games at every level, one game at a time and with 100 games in
 flight at once. Every figure comes from the same run, so the ratios are the numbers to
-compare between machines. Takes well under a minute.
+compare between machines. Takes about a minute.
+
+It ends with the price of durability: member games played one at a time with the
+store's default (``synchronous = NORMAL``, and FULL for the transaction that ends a
+game) against ``synchronous = FULL`` for every commit, in alternating rounds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -22,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
-from bot.storage import Store
+from bot.store import Store
 from engine.levels import LEVELS
 
 GUILD = 1
@@ -62,8 +67,10 @@ class Bench:
 
     async def member_game(self) -> Game:
         a, b = self.rng.getrandbits(40) + 1, self.rng.getrandbits(40) + 1
-        challenge = await self.service.challenge(GUILD, self.next_channel(), a, b, first=First.ME)
-        return await self.service.accept(challenge.id, b)
+        challenge = await self.service.challenges.create(
+            GUILD, self.next_channel(), a, b, first=First.ME
+        )
+        return await self.service.challenges.accept(challenge.id, b)
 
     def bot_game_maker(self, level: str) -> Callable[[], Awaitable[Game]]:
         async def make() -> Game:
@@ -142,6 +149,29 @@ async def main() -> None:
         )
         await service.close()
         await store.close()
+        await durability(Path(directory))
+
+
+async def durability(directory: Path, rounds: int = 3, moves: int = 1500) -> None:
+    """Member plays/s with FULL only where a game ends vs FULL at every commit."""
+    print("\ndurability: member vs member, one game at a time, alternating rounds")
+    rates: dict[str, list[float]] = {"NORMAL": [], "FULL": []}
+    for round_no in range(rounds):
+        for level in ("NORMAL", "FULL"):
+            store = await Store.open(directory / f"sync-{level}-{round_no}.db", synchronous=level)
+            service = GameService(store, ServiceConfig(ai_workers=1))
+            try:
+                bench = Bench(service)
+                await bench.sequential(bench.member_game, 200)  # warm-up
+                rates[level].append((await bench.sequential(bench.member_game, moves)).rate)
+            finally:
+                await service.close()
+                await store.close()
+    for level, label in (("NORMAL", "FULL at game ends only"), ("FULL", "FULL at every commit")):
+        figures = ", ".join(f"{r:,.0f}" for r in rates[level])
+        print(f"  {label:<24} plays/s: {figures} (median {statistics.median(rates[level]):,.0f})")
+    ratio = statistics.median(rates["FULL"]) / statistics.median(rates["NORMAL"])
+    print(f"  every commit FULL vs game ends only: {ratio:.2f}x the plays/s")
 
 
 if __name__ == "__main__":

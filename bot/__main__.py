@@ -30,8 +30,8 @@ from bot.errors import StorageError
 from bot.settings import Settings, SettingsError
 
 if TYPE_CHECKING:  # imported when running: a bad setting should not need the whole bot
-    from bot.client import TicTacToeBot
-    from bot.storage import Store
+    from bot.store import Store
+    from bot.ui.client import TicTacToeBot
 
 log = logging.getLogger("bot")
 
@@ -60,12 +60,20 @@ class _RedactToken(logging.Filter):
         return True
 
 
+def _not_about_voice(record: logging.LogRecord) -> bool:
+    """discord.py warns at start-up that voice needs extra libraries; there is no voice here."""
+    return not (
+        record.name == "discord.client" and "voice will NOT be supported" in str(record.msg)
+    )
+
+
 def configure_logging(settings: Settings) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
     handler.addFilter(_RedactToken(settings.token))
+    handler.addFilter(_not_about_voice)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level_number)
@@ -74,11 +82,31 @@ def configure_logging(settings: Settings) -> None:
 
 
 def use_endpoints(settings: Settings) -> None:
-    """Point discord.py at a proxy or an emulator instead of discord.com, if configured."""
-    if settings.api_base is not None:
-        discord.http.Route.BASE = settings.api_base
-    if settings.gateway_url is not None:
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+    """Point discord.py at a proxy or an emulator instead of discord.com, if configured.
+
+    The one place the bot sets discord.py's class attributes: ``Route.BASE`` (where REST
+    requests go) and ``DiscordWebSocket.DEFAULT_GATEWAY`` (the gateway asked for when no
+    other is known). Neither is documented API, so if a discord.py upgrade renames one,
+    this fails at start-up instead of silently talking to discord.com.
+    """
+    seams = (
+        (discord.http.Route, "BASE", settings.api_base, "DISCORD_API_BASE"),
+        (
+            discord.gateway.DiscordWebSocket,
+            "DEFAULT_GATEWAY",
+            settings.gateway_url,
+            "DISCORD_GATEWAY_URL",
+        ),
+    )
+    for owner, name, value, setting in seams:
+        if value is None:
+            continue
+        if not hasattr(owner, name):
+            raise FatalError(
+                f"{setting}: this discord.py ({discord.__version__}) has no"
+                f" {owner.__name__}.{name} to point at it; the bot needs discord.py 2.7"
+            )
+        setattr(owner, name, value if name == "BASE" else yarl.URL(value))
 
 
 def _db_error(problem: str) -> FatalError:
@@ -102,7 +130,7 @@ def check_database_path(path: Path) -> None:
 
 async def open_store(path: Path) -> Store:
     """Open (creating if needed) the database, or a FatalError naming DATABASE_PATH."""
-    from bot.storage import Store
+    from bot.store import Store
 
     fail = _db_error
     try:
@@ -145,7 +173,7 @@ async def run(settings: Settings, *, force_sync: bool = False) -> None:
     check_database_path(settings.database_path)
     store = await open_store(settings.database_path)
     try:
-        from bot.client import TicTacToeBot
+        from bot.ui.client import TicTacToeBot
 
         async with TicTacToeBot(settings, store, force_sync=force_sync) as bot:
             await serve(bot, settings.token)
@@ -176,9 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     configure_logging(settings)
-    use_endpoints(settings)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     try:
+        use_endpoints(settings)
         asyncio.run(run(settings, force_sync=args.sync))
     except FatalError as exc:
         print(f"error: {exc}", file=sys.stderr)

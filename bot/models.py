@@ -21,10 +21,15 @@ __all__ = [
     "LeaderboardEntry",
     "LeaderboardPage",
     "LevelRecord",
+    "PlayerRow",
     "PlayerStats",
     "Record",
     "Result",
+    "Settlement",
 ]
+
+START_RATING = 1500.0
+"""Everyone's Elo rating before their first rated game."""
 
 
 class GameStatus(enum.StrEnum):
@@ -107,6 +112,10 @@ class Game:
         new = replace(self, moves=board.moves, **changes)
         object.__setattr__(new, "_board", board)
         return new
+
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
 
     @property
     def is_bot_game(self) -> bool:
@@ -207,3 +216,28 @@ class PlayerStats:
     current_streak: int  # >0: wins in a row, <0: losses in a row, 0: last game drawn / none
     best_streak: int
     recent: tuple[Game, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """A member's standing in one guild, as stored (defaults until they have a row)."""
+
+    rating: float = START_RATING
+    rated_games: int = 0
+    record: Record = field(default_factory=Record)
+    current_streak: int = 0  # >0: wins in a row, <0: losses in a row
+    best_streak: int = 0
+    rank: int | None = None  # filled in by leaderboard and player look-ups only
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """What ending a game writes besides the game row, decided by the service's rules.
+
+    ``players`` holds each member's new row (absolute values; ``rank`` is ignored);
+    ``bot_record`` is (member, level, record to add) for a finished game against the bot.
+    """
+
+    rated: bool = False
+    players: tuple[tuple[int, PlayerRow], ...] = ()
+    bot_record: tuple[int, str, Record] | None = None

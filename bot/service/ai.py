@@ -152,7 +152,7 @@ def create_pool(workers: int = 1) -> concurrent.futures.ProcessPoolExecutor:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload(["engine", "engine.levels", "bot.ai"])
+        context.set_forkserver_preload(["engine", "engine.levels", "bot.service.ai"])
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_initializer
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.models import START_RATING
+
 __all__ = [
     "ESTABLISHED_K",
     "NEW_PLAYER_GAMES",
@@ -23,7 +25,6 @@ __all__ = [
     "rate",
 ]
 
-START_RATING = 1500.0
 NEW_PLAYER_K = 40
 ESTABLISHED_K = 20
 NEW_PLAYER_GAMES = 30  # games played with NEW_PLAYER_K

@@ -11,7 +11,7 @@ import pytest
 
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
-from bot.storage import Store
+from bot.store import Store
 
 GUILD = 1000
 CHANNEL = 2000
@@ -63,6 +63,9 @@ def make_service(
     executor: concurrent.futures.Executor,
     **config: object,
 ) -> GameService:
+    # Every reply through the (test's) pool unless a test asks for inline 3x3 replies,
+    # so that tests can hold, fail and count the pool's jobs on the small boards too.
+    config.setdefault("inline_cells", 0)
     return GameService(
         store,
         ServiceConfig(**config),  # type: ignore[arg-type]
@@ -92,8 +95,8 @@ async def member_game(
     **settings: int,
 ) -> Game:
     """A started game between two members with ``x`` moving first."""
-    challenge = await service.challenge(guild, channel, x, o, first=First.ME, **settings)
-    return await service.accept(challenge.id, o)
+    challenge = await service.challenges.create(guild, channel, x, o, first=First.ME, **settings)
+    return await service.challenges.accept(challenge.id, o)
 
 
 async def play_out(service: GameService, game: Game, cells: list[int]) -> Game:

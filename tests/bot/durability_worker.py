@@ -1,28 +1,45 @@
-"""Plays games on a database until killed, reporting each move the service said was done.
+"""Writes games to a database until killed, reporting each write that returned.
 
-    python tests/bot/durability_worker.py DB SEED [thread|process][,restarts]
+    python tests/bot/durability_worker.py DB SEED thread|process|end
 
-Prints ``READY`` once started, then for every call that returned a game, one line
-``MOVE <game id> <status> <moves, comma-separated>``, flushed before the next call. The
-durability test SIGKILLs it at random moments and checks that the database holds every
-reported move. With ``,restarts`` the store checkpoints every 5 ms and restarts the WAL
-at every checkpoint, so that kills also land inside those.
+``thread`` and ``process`` (the bot's search executor) play games through
+``GameService``: the worker prints ``READY`` once started, then for every call that
+returned a game, one line ``MOVE <game id> <status> <moves, comma-separated>``, flushed
+before the next call. The durability test SIGKILLs it at random moments and checks that
+the database holds every reported move.
+
+``end`` uses the store alone: it ends one game between two new members with
+``Store.end_game`` (each member's rating decided by a stand-in settle function),
+prints ``ENDED <game id> <x id> <x rating> <o id> <o rating>`` and SIGKILLs itself
+at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
+import os
 import random
+import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import bot.storage
-from bot.models import First, Game
+from bot.models import (
+    First,
+    Game,
+    GameStatus,
+    PlayerRow,
+    Record,
+    Result,
+    Settlement,
+)
 from bot.service import GameService, ServiceConfig
-from bot.storage import Store
+from bot.store import Store
+from engine import Mark
 from engine.levels import LEVELS
 
 GUILD = 77
@@ -41,10 +58,10 @@ async def stream(service: GameService, rng: random.Random) -> None:
         players = (rng.getrandbits(40) + 1, rng.getrandbits(40) + 1)
         size = rng.choice((3, 3, 3, 4))
         if rng.random() < 0.5:
-            challenge = await service.challenge(
+            challenge = await service.challenges.create(
                 GUILD, channel, *players, width=size, height=size, first=First.ME
             )
-            game = await service.accept(challenge.id, players[1])
+            game = await service.challenges.accept(challenge.id, players[1])
         else:
             level = rng.choice(LEVELS[:2]) if size > 3 else rng.choice(LEVELS)
             game = await service.start_bot_game(
@@ -62,10 +79,7 @@ async def stream(service: GameService, rng: random.Random) -> None:
             report(game)
 
 
-async def main(path: str, seed: int, executor_kind: str) -> None:
-    executor_kind, _, mode = executor_kind.partition(",")
-    if mode == "restarts":
-        bot.storage.CHECKPOINT_SECONDS, bot.storage.WAL_RESTART_FRAMES = 0.005, 1
+async def play(path: str, seed: int, executor_kind: str) -> None:
     store = await Store.open(path)
     executor = (
         concurrent.futures.ThreadPoolExecutor(max_workers=1) if executor_kind == "thread" else None
@@ -79,5 +93,64 @@ async def main(path: str, seed: int, executor_kind: str) -> None:
     await asyncio.gather(*(stream(service, random.Random(seed * 100 + i)) for i in range(STREAMS)))
 
 
+async def end_one_game(path: str, seed: int) -> None:
+    rng = random.Random(seed)
+    x, o = rng.getrandbits(40) + 1, rng.getrandbits(40) + 1
+    x_rating, o_rating = 1500.0 + rng.randint(1, 99), 1500.0 - rng.randint(1, 99)
+    store = await Store.open(path)
+    now = 1_700_000_000.0 + seed
+    game = await store.insert_game(
+        Game(
+            id=0,
+            guild_id=GUILD,
+            channel_id=rng.getrandbits(48),
+            message_id=None,
+            x_id=x,
+            o_id=o,
+            bot_level=None,
+            width=3,
+            height=3,
+            k=3,
+            moves=(0, 3, 1, 4),
+            status=GameStatus.ACTIVE,
+            result=None,
+            winner_id=None,
+            winner_mark=None,
+            created_at=now,
+            updated_at=now,
+            turn_deadline=now + 300,
+        ),
+        exclusive=True,
+    )
+    final = dataclasses.replace(
+        game,
+        moves=(0, 3, 1, 4, 2),
+        status=GameStatus.FINISHED,
+        result=Result.WIN,
+        winner_id=x,
+        winner_mark=Mark.X,
+        updated_at=now + 1,
+        turn_deadline=None,
+    )
+
+    def settle(rows: Mapping[int, PlayerRow]) -> Settlement:
+        return Settlement(
+            rated=True,
+            players=(
+                (x, PlayerRow(x_rating, 1, Record(wins=1), 1, 1)),
+                (o, PlayerRow(o_rating, 1, Record(losses=1), -1, 0)),
+            ),
+        )
+
+    assert await store.end_game(final, game, settle)
+    sys.stdout.write(f"ENDED {game.id} {x} {x_rating!r} {o} {o_rating!r}\n")
+    sys.stdout.flush()
+    os.kill(os.getpid(), signal.SIGKILL)  # no close(), no exit handlers: just gone
+
+
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "thread"))
+    database, seed_text, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+    if kind == "end":
+        asyncio.run(end_one_game(database, int(seed_text)))
+    else:
+        asyncio.run(play(database, int(seed_text), kind))

@@ -19,7 +19,7 @@ import pytest
 from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, StaleBoard
 from bot.models import First, Game, GameStatus, Result
 from bot.service import GameService
-from bot.storage import Store
+from bot.store import Store
 from engine import Board
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
@@ -100,7 +100,7 @@ async def test_moves_racing_forfeit_and_stop(service: GameService, seed: int) ->
     assert stored == results[0]
     assert_consistent(stored)
     # The result was counted at most once, and only if the game ended rated.
-    bob = await service.player_stats(GUILD, BOB)
+    bob = await service.stats.player_stats(GUILD, BOB)
     assert bob.versus_members.games == (1 if stored.result is Result.FORFEIT else 0)
 
 
@@ -121,8 +121,8 @@ async def test_moves_racing_a_sweep_at_the_deadline(service: GameService, clock:
     assert len(settled) <= 1  # by a sweep, or by the first late click
     stored = await service.get_game(game.id)
     assert (stored.result, stored.winner_id, stored.move_no) == (Result.TIMEOUT, ALICE, 1)
-    assert (await service.player_stats(GUILD, BOB)).versus_members.losses == 1  # once
-    assert (await service.player_stats(GUILD, ALICE)).versus_members.wins == 1
+    assert (await service.stats.player_stats(GUILD, BOB)).versus_members.losses == 1  # once
+    assert (await service.stats.player_stats(GUILD, ALICE)).versus_members.wins == 1
 
 
 async def test_just_before_the_deadline_a_move_beats_the_sweep(
@@ -206,8 +206,10 @@ async def test_two_instances_accepting_and_starting(
     two_services: tuple[GameService, GameService], db_path: Path
 ) -> None:
     one, two = two_services
-    challenge = await one.challenge(GUILD, CHANNEL, ALICE, BOB)
-    results, errors = await race(*(svc.accept(challenge.id, BOB) for svc in (one, two) * 5))
+    challenge = await one.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    results, errors = await race(
+        *(svc.challenges.accept(challenge.id, BOB) for svc in (one, two) * 5)
+    )
     assert len(results) == 1
     game = results[0]
     # Bot games in the same channel from both instances: the channel index says no.
@@ -258,7 +260,7 @@ async def test_a_hundred_games_at_once(service: GameService, clock: FakeClock) -
     for game in finished:
         assert_consistent(game)
         assert await service.get_game(game.id) == game
-    pages = [await service.leaderboard(GUILD, page=p, per_page=50) for p in (1, 2)]
+    pages = [await service.stats.leaderboard(GUILD, page=p, per_page=50) for p in (1, 2)]
     assert pages[0].total_players == 100
     member_games = sum(1 for g in finished if not g.is_bot_game)
     assert sum(e.record.games for page in pages for e in page.entries) == 2 * member_games

@@ -2,8 +2,13 @@
 
 After every kill the file must pass ``PRAGMA integrity_check``, hold every move the
 service had reported done, and contain no half-applied game; after ``GameService.start()``
-no game may still wait for the bot. The database is read with plain ``sqlite3`` here,
-independently of the code under test.
+no game may still wait for the bot. A game's end (result and ratings) must be in the file
+once ``Store.end_game`` has returned, whatever happens to the process next. The database
+is read with plain ``sqlite3`` here, independently of the code under test.
+
+What these tests cannot show is survival of a power cut or OS crash (the moves since the
+last checkpoint may be lost then, an ended game must not be): that is the fsync that
+``end_game`` asks for with ``synchronous = FULL``, which only pulling the plug would test.
 """
 
 from __future__ import annotations
@@ -23,10 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Store
+from bot.service import GameService, ServiceConfig
+from bot.store import Store
 from engine import Board
-
-from .conftest import FakeClock, make_service
 
 WORKER = Path(__file__).with_name("durability_worker.py")
 REPO = Path(__file__).resolve().parents[2]
@@ -133,7 +137,9 @@ async def crash_and_restart(tmp_path: Path, runs: int, executors: list[str]) -> 
     # A fresh start completes every bot move that a crash left owed.
     store = await Store.open(db)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        service = make_service(store, FakeClock(), pool)
+        service = GameService(
+            store, ServiceConfig(turn_timeout=10**9), executor=pool, rng=random.Random(1)
+        )
         await service.start()
         assert await store.games_bot_to_move() == []
         await service.close()
@@ -145,12 +151,43 @@ async def test_sigkill_never_loses_a_reported_move(tmp_path: Path) -> None:
     await crash_and_restart(tmp_path, runs=12, executors=["thread", "thread", "process"])
 
 
-async def test_sigkill_while_the_wal_restarts_all_the_time(tmp_path: Path) -> None:
-    """Kills that land inside RESTART checkpoints (the store's answer to a WAL that never
-    stops growing) lose nothing either."""
-    await crash_and_restart(tmp_path, runs=8, executors=["thread,restarts"])
-
-
 @pytest.mark.slow
 async def test_sigkill_many_times_with_the_process_pool(tmp_path: Path) -> None:
     await crash_and_restart(tmp_path, runs=60, executors=["process", "thread"])
+
+
+def end_a_game_and_die(db: Path, seed: int) -> str:
+    """Run the worker's ``end`` mode: it ends one game, reports it, SIGKILLs itself."""
+    done = subprocess.run(
+        [sys.executable, str(WORKER), str(db), str(seed), "end"],
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    (line,) = done.stdout.decode().splitlines()
+    return line
+
+
+def test_a_game_end_is_in_the_file_once_end_game_returns(tmp_path: Path) -> None:
+    """The process dies the moment ``end_game`` returns, with no close() and no exit
+    handlers: the game's result and both members' new ratings are in the file."""
+    db = tmp_path / "ended.db"
+    for seed in range(1, 6):
+        _tag, game_id, x, x_rating, o, o_rating = end_a_game_and_die(db, seed).split(" ")
+        conn = sqlite3.connect(db)
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            game = conn.execute(
+                "SELECT status, result, winner_id, rated FROM games WHERE id = ?", (int(game_id),)
+            ).fetchone()
+            players = dict(
+                conn.execute(
+                    "SELECT user_id, rating FROM players WHERE user_id IN (?, ?)", (int(x), int(o))
+                ).fetchall()
+            )
+        finally:
+            conn.close()
+        assert game == ("finished", "win", int(x), 1)
+        assert players == {int(x): float(x_rating), int(o): float(o_rating)}

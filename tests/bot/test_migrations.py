@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.errors import StorageError
-from bot.storage import DEFAULT_MIGRATIONS_DIR, Store, split_statements
+from bot.store import DEFAULT_MIGRATIONS_DIR, Store, split_statements
 
 EXPECTED_TABLES = {"meta", "games", "challenges", "players", "bot_records"}
 LATEST = len(list(DEFAULT_MIGRATIONS_DIR.glob("*.sql")))
@@ -194,6 +194,13 @@ async def test_bad_migration_directories(
         (directory / name).write_text(text)
     with pytest.raises(StorageError, match=message):
         await Store.open(tmp_path / "bot.db", directory)
+
+
+def test_the_default_migrations_dir_holds_the_migrations() -> None:
+    """The installed copy (bot/migrations) if there is one, else the checkout's top-level
+    migrations/, two levels up from bot/store/."""
+    assert (DEFAULT_MIGRATIONS_DIR / "0001_init.sql").is_file()
+    assert DEFAULT_MIGRATIONS_DIR.name == "migrations"
 
 
 def test_split_statements() -> None:

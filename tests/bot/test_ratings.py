@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.ratings import (
+from bot.service.ratings import (
     START_RATING,
     Rating,
     expected_score,

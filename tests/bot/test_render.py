@@ -11,7 +11,6 @@ import discord
 import pytest
 from discord import ButtonStyle, ui
 
-from bot import render
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -25,17 +24,13 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.ui import (
-    CELL_ID,
-    DYNAMIC_ITEMS,
+from bot.ui import render
+from bot.ui.buttons import PATTERNS
+from bot.ui.views import (
     EMPTY_LABEL,
-    ForfeitButton,
-    RematchButton,
-    ReviewButton,
     board_view,
     cell_custom_id,
     challenge_view,
-    control_payload,
     leaderboard_view,
     turn_mentions,
 )
@@ -114,15 +109,16 @@ def rows(view: ui.LayoutView) -> list[list[dict[str, Any]]]:
     return [c["components"] for c in view.to_components() if c["type"] == 1]
 
 
-ROUTES = [CELL_ID, *(i.__discord_ui_compiled_template__ for i in DYNAMIC_ITEMS)]
-"""Every custom_id the bot answers: cells (routed by the bot) and discord.py's items."""
+ROUTES = list(PATTERNS.values())
+"""Every custom_id the bot answers (``bot.ui.buttons``)."""
+CELL_ID = PATTERNS["cell"]
 
 
 def check_limits(view: ui.LayoutView) -> None:
     """What Discord enforces on a V2 message, checked against discord.py's own counting.
 
-    Boards are built as plain dicts (``PrebuiltView``): discord.py's component classes
-    must read the payload back into items that serialise to exactly the same payload.
+    discord.py's component classes must read the payload back into items that serialise
+    to exactly the same payload (what a client sends back with a click).
     """
     payload = view.to_components()
     assert view.has_components_v2()
@@ -240,17 +236,6 @@ def test_forfeited_and_timed_out_boards(result: Result, words: str) -> None:
     text = view.to_components()[0]["content"]
     assert f"<@{ALICE}> {words}" in text and f"<@{BOB}> won" in text
     assert "<t:" not in text
-
-
-@pytest.mark.parametrize(
-    ("kind", "item"),
-    [("forfeit", ForfeitButton), ("rematch", RematchButton), ("review", ReviewButton)],
-)
-def test_control_payloads_are_what_their_dynamic_items_send(kind: str, item: type) -> None:
-    """Boards write their controls as dicts; the DynamicItems that route the clicks must
-    describe the very same button."""
-    assert control_payload(kind, 812) == item(812).item.to_component_dict()
-    assert item.__discord_ui_compiled_template__.fullmatch(control_payload(kind, 812)["custom_id"])
 
 
 def test_stopped_board_has_rematch_but_no_review_without_moves() -> None:

@@ -10,7 +10,6 @@ import threading
 
 import pytest
 
-from bot import ai
 from bot.errors import (
     AlreadyPlaying,
     BotChallenge,
@@ -34,8 +33,9 @@ from bot.errors import (
     StaleBoard,
 )
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
-from bot.service import GameService, ServiceConfig
-from bot.storage import Store
+from bot.service import GameService, ServiceConfig, ai
+from bot.service.pool import Cost
+from bot.store import Store
 from engine import Board, Mark
 
 from .conftest import (
@@ -58,16 +58,16 @@ DRAW = [0, 4, 8, 1, 7, 6, 2, 5, 3]
 
 
 async def test_challenge_and_accept_with_sides(service: GameService, clock: FakeClock) -> None:
-    challenge = await service.challenge(GUILD, CHANNEL, ALICE, BOB, first=First.OPPONENT)
+    challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.OPPONENT)
     assert challenge.status is ChallengeStatus.PENDING
     assert challenge.expires_at == clock.now + 60
-    await service.set_challenge_message(challenge.id, 555)
-    assert (await service.get_challenge(challenge.id)).message_id == 555
-    game = await service.accept(challenge.id, BOB)
+    await service.challenges.set_message(challenge.id, 555)
+    assert (await service.challenges.get(challenge.id)).message_id == 555
+    game = await service.challenges.accept(challenge.id, BOB)
     assert (game.x_id, game.o_id) == (BOB, ALICE)  # OPPONENT: the challenged member is X
     assert game.status is GameStatus.ACTIVE and game.moves == ()
     assert game.turn_deadline == clock.now + 300
-    accepted = await service.get_challenge(challenge.id)
+    accepted = await service.challenges.get(challenge.id)
     assert accepted.status is ChallengeStatus.ACCEPTED and accepted.game_id == game.id
     assert await service.active_game(GUILD, CHANNEL) == game
 
@@ -77,8 +77,8 @@ async def test_first_me_and_random(service: GameService) -> None:
     assert (game.x_id, game.o_id) == (ALICE, BOB)
     seen = set()
     for channel in range(20):
-        challenge = await service.challenge(GUILD, channel, ALICE, BOB)
-        game = await service.accept(challenge.id, BOB)
+        challenge = await service.challenges.create(GUILD, channel, ALICE, BOB)
+        game = await service.challenges.accept(challenge.id, BOB)
         seen.add(game.x_id)
     assert seen == {ALICE, BOB}
 
@@ -96,7 +96,7 @@ async def test_first_me_and_random(service: GameService) -> None:
 )
 async def test_invalid_settings(service: GameService, settings: dict, match: str) -> None:
     with pytest.raises(InvalidSettings, match=match):
-        await service.challenge(GUILD, CHANNEL, ALICE, BOB, **settings)
+        await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, **settings)
     with pytest.raises(InvalidSettings, match=match):
         await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", **settings)
 
@@ -108,31 +108,31 @@ async def test_unknown_level(service: GameService) -> None:
 
 async def test_challenge_rejections(service: GameService) -> None:
     with pytest.raises(SelfChallenge):
-        await service.challenge(GUILD, CHANNEL, ALICE, ALICE)
+        await service.challenges.create(GUILD, CHANNEL, ALICE, ALICE)
     with pytest.raises(BotChallenge):
-        await service.challenge(GUILD, CHANNEL, ALICE, BOB, opponent_is_bot=True)
-    await service.challenge(GUILD, CHANNEL, ALICE, BOB)
+        await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, opponent_is_bot=True)
+    await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     with pytest.raises(ChallengePending, match="You already have"):
-        await service.challenge(GUILD, CHANNEL, ALICE, CAROL)
+        await service.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
     with pytest.raises(ChallengePending, match=f"<@{ALICE}> already has"):
-        await service.challenge(GUILD, CHANNEL, CAROL, ALICE)
+        await service.challenges.create(GUILD, CHANNEL, CAROL, ALICE)
     with pytest.raises(ChannelBusy):  # someone else's challenge holds the channel
-        await service.challenge(GUILD, CHANNEL, CAROL, 44)
+        await service.challenges.create(GUILD, CHANNEL, CAROL, 44)
     with pytest.raises(ChannelBusy):
         await service.start_bot_game(GUILD, CHANNEL, CAROL, level="easy")
     # Other channels and guilds are not affected.
-    await service.challenge(GUILD, CHANNEL + 1, CAROL, 44)
-    await service.challenge(GUILD + 1, CHANNEL, CAROL, 44)
+    await service.challenges.create(GUILD, CHANNEL + 1, CAROL, 44)
+    await service.challenges.create(GUILD + 1, CHANNEL, CAROL, 44)
 
 
 async def test_playing_members_and_busy_channels(service: GameService) -> None:
     await member_game(service, ALICE, BOB)
     with pytest.raises(AlreadyPlaying, match="You are already playing"):
-        await service.challenge(GUILD, CHANNEL, ALICE, CAROL)
+        await service.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
     with pytest.raises(AlreadyPlaying, match=f"<@{BOB}> is already playing"):
-        await service.challenge(GUILD, CHANNEL, CAROL, BOB)
+        await service.challenges.create(GUILD, CHANNEL, CAROL, BOB)
     with pytest.raises(ChannelBusy):
-        await service.challenge(GUILD, CHANNEL, CAROL, 44)
+        await service.challenges.create(GUILD, CHANNEL, CAROL, 44)
     with pytest.raises(AlreadyPlaying):
         await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
     with pytest.raises(ChannelBusy):
@@ -146,7 +146,7 @@ async def test_several_games_per_channel_when_configured(
     first = await member_game(service, ALICE, BOB)
     second = await service.start_bot_game(GUILD, CHANNEL, CAROL, level="easy", first=First.ME)
     with pytest.raises(AlreadyPlaying):
-        await service.challenge(GUILD, CHANNEL, CAROL, 44)
+        await service.challenges.create(GUILD, CHANNEL, CAROL, 44)
     assert (await service.active_game(GUILD, CHANNEL)).id == second.id
     stopped = await service.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
     assert stopped.id == first.id
@@ -156,60 +156,60 @@ async def test_several_games_per_channel_when_configured(
 async def test_accept_and_decline_only_by_the_challenged(
     service: GameService, clock: FakeClock
 ) -> None:
-    challenge = await service.challenge(GUILD, CHANNEL, ALICE, BOB)
+    challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     with pytest.raises(NotChallenged):
-        await service.accept(challenge.id, ALICE)
+        await service.challenges.accept(challenge.id, ALICE)
     with pytest.raises(NotChallenged):
-        await service.accept(challenge.id, CAROL)
+        await service.challenges.accept(challenge.id, CAROL)
     with pytest.raises(NotChallenged):
-        await service.decline(challenge.id, CAROL)
+        await service.challenges.decline(challenge.id, CAROL)
     with pytest.raises(NotChallenger):
-        await service.withdraw(challenge.id, BOB)
-    declined = await service.decline(challenge.id, BOB)
+        await service.challenges.withdraw(challenge.id, BOB)
+    declined = await service.challenges.decline(challenge.id, BOB)
     assert declined.status is ChallengeStatus.DECLINED
     with pytest.raises(ChallengeNotFound):
-        await service.accept(challenge.id, BOB)
+        await service.challenges.accept(challenge.id, BOB)
     with pytest.raises(ChallengeNotFound):
-        await service.accept(99_999, BOB)
+        await service.challenges.accept(99_999, BOB)
     with pytest.raises(ChallengeNotFound):
-        await service.get_challenge(99_999)
+        await service.challenges.get(99_999)
     with pytest.raises(ChallengeNotFound):
-        await service.set_challenge_message(99_999, 1)
-    again = await service.challenge(GUILD, CHANNEL, ALICE, BOB)
-    withdrawn = await service.withdraw(again.id, ALICE)
+        await service.challenges.set_message(99_999, 1)
+    again = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    withdrawn = await service.challenges.withdraw(again.id, ALICE)
     assert withdrawn.status is ChallengeStatus.WITHDRAWN
     with pytest.raises(ChallengeNotFound):
-        await service.decline(again.id, BOB)
+        await service.challenges.decline(again.id, BOB)
 
 
 async def test_challenges_expire(service: GameService, clock: FakeClock) -> None:
-    challenge = await service.challenge(GUILD, CHANNEL, ALICE, BOB)
-    await service.set_challenge_message(challenge.id, 123)
+    challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await service.challenges.set_message(challenge.id, 123)
     clock.advance(59.9)
-    assert await service.expire_challenges() == []
+    assert await service.challenges.expire() == []
     clock.advance(0.1)
     with pytest.raises(ChallengeExpired):
-        await service.accept(challenge.id, BOB)
+        await service.challenges.accept(challenge.id, BOB)
     with pytest.raises(ChallengeExpired):
-        await service.decline(challenge.id, BOB)
-    assert (await service.get_challenge(challenge.id)).status is ChallengeStatus.EXPIRED
+        await service.challenges.decline(challenge.id, BOB)
+    assert (await service.challenges.get(challenge.id)).status is ChallengeStatus.EXPIRED
     # An expired challenge no longer blocks anyone.
-    other = await service.challenge(GUILD, CHANNEL, ALICE, BOB)
+    other = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     clock.advance(60)
     games, expired = await service.sweep()
     assert games == [] and [c.id for c in expired] == [other.id]
-    assert await service.expire_challenges() == []
+    assert await service.challenges.expire() == []
 
 
 async def test_expired_challenges_are_returned_with_their_messages(
     service: GameService, clock: FakeClock
 ) -> None:
-    one = await service.challenge(GUILD, CHANNEL, ALICE, BOB)
-    two = await service.challenge(GUILD, CHANNEL + 1, CAROL, 44)
-    await service.set_challenge_message(one.id, 1)
-    await service.set_challenge_message(two.id, 2)
+    one = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    two = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, 44)
+    await service.challenges.set_message(one.id, 1)
+    await service.challenges.set_message(two.id, 2)
     clock.advance(61)
-    expired = await service.expire_challenges()
+    expired = await service.challenges.expire()
     assert [(c.id, c.message_id, c.status) for c in expired] == [
         (one.id, 1, ChallengeStatus.EXPIRED),
         (two.id, 2, ChallengeStatus.EXPIRED),
@@ -232,7 +232,7 @@ async def test_a_won_game_is_rated(service: GameService, clock: FakeClock) -> No
     assert game.current_player_id is None
     assert await service.get_game(game.id) == game
     assert await service.active_game(GUILD, CHANNEL) is None
-    alice = await service.player_stats(GUILD, ALICE)
+    alice = await service.stats.player_stats(GUILD, ALICE)
     assert (alice.rating, alice.versus_members.wins, alice.rank, alice.provisional) == (
         1520.0,
         1,
@@ -250,7 +250,7 @@ async def test_a_drawn_game(service: GameService) -> None:
         None,
         None,
     )
-    bob = await service.player_stats(GUILD, BOB)
+    bob = await service.stats.player_stats(GUILD, BOB)
     assert (bob.rating, bob.versus_members.draws, bob.current_streak) == (1500.0, 1, 0)
 
 
@@ -374,7 +374,7 @@ async def test_bot_replies_within_play(service: GameService) -> None:
     assert game.status is GameStatus.FINISHED
     assert game.winner_id is None  # impossible never loses: a draw or the bot's win
     assert replays_with_seeds(game)
-    stats = await service.player_stats(GUILD, ALICE)
+    stats = await service.stats.player_stats(GUILD, ALICE)
     assert stats.rating == 1500.0 and stats.rank is None and stats.versus_members.games == 0
     assert [lr.level for lr in stats.versus_bot] == ["impossible"]
     assert stats.versus_bot[0].record.wins == 0 and stats.versus_bot[0].record.games == 1
@@ -391,7 +391,7 @@ async def test_bot_games_count_per_level_and_streaks(service: GameService) -> No
             cell = next(c for c in (0, 1, 2, 4, 6, 8, 3, 5, 7) if board.cell(c) is None)
             game = await service.play(game.id, ALICE, cell, game.move_no)
         results.append(game)
-    stats = await service.player_stats(GUILD, ALICE)
+    stats = await service.stats.player_stats(GUILD, ALICE)
     levels = {lr.level: lr.record for lr in stats.versus_bot}
     assert [lr.level for lr in stats.versus_bot] == ["easy", "impossible"]  # level order
     assert levels["easy"].games == 2 and levels["impossible"].losses == 1
@@ -434,8 +434,8 @@ async def test_sweep_settles_overdue_turns(service: GameService, clock: FakeCloc
         Mark.X,
     )
     assert (by_id[bot_game.id].result, by_id[bot_game.id].winner_mark) == (Result.TIMEOUT, Mark.O)
-    assert (await service.player_stats(GUILD, BOB)).versus_members.losses == 1
-    assert (await service.player_stats(GUILD, CAROL)).versus_bot[0].record.losses == 1
+    assert (await service.stats.player_stats(GUILD, BOB)).versus_members.losses == 1
+    assert (await service.stats.player_stats(GUILD, CAROL)).versus_bot[0].record.losses == 1
     assert await service.sweep() == ([], [])  # settled once only
 
 
@@ -473,7 +473,7 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
         Result.TIMEOUT,
         ALICE,
     )
-    assert (await service.player_stats(GUILD, BOB)).versus_members.losses == 2
+    assert (await service.stats.player_stats(GUILD, BOB)).versus_members.losses == 2
 
 
 async def test_forfeit(service: GameService) -> None:
@@ -493,7 +493,7 @@ async def test_forfeit(service: GameService) -> None:
     )
     with pytest.raises(GameOver):
         await service.forfeit(game.id, BOB)
-    assert (await service.player_stats(GUILD, BOB)).rating == 1520.0
+    assert (await service.stats.player_stats(GUILD, BOB)).rating == 1520.0
 
 
 async def test_stop_abandons_unrated(service: GameService) -> None:
@@ -513,9 +513,9 @@ async def test_stop_abandons_unrated(service: GameService) -> None:
     )
     with pytest.raises(GameOver):
         await service.play(game.id, BOB, 0, 1)
-    bob = await service.player_stats(GUILD, BOB)
+    bob = await service.stats.player_stats(GUILD, BOB)
     assert bob.versus_members.games == 0 and bob.rating == 1500.0 and bob.current_streak == 0
-    assert [g.id for g in await service.history(GUILD)] == [game.id]  # listed, not counted
+    assert [g.id for g in await service.stats.history(GUILD)] == [game.id]  # listed, not counted
     # A player may stop their own game, and the channel is free again.
     game = await member_game(service, ALICE, BOB)
     assert (await service.stop(GUILD, CHANNEL, BOB, is_moderator=False)).id == game.id
@@ -539,8 +539,8 @@ async def test_member_rematch_swaps_sides_on_accept(service: GameService) -> Non
         game.id,
     )
     with pytest.raises(NotChallenged):
-        await service.accept(challenge.id, BOB)
-    again = await service.accept(challenge.id, ALICE)
+        await service.challenges.accept(challenge.id, BOB)
+    again = await service.challenges.accept(challenge.id, ALICE)
     assert (again.x_id, again.o_id, again.rematch_of) == (BOB, ALICE, game.id)
     with pytest.raises(RematchUnavailable, match="already a game"):
         await service.rematch(game.id, ALICE)
@@ -572,25 +572,25 @@ async def test_leaderboard_pages_and_guild_isolation(service: GameService) -> No
         await play_out(service, await member_game(service, ALICE, BOB), X_WINS)
     other = GUILD + 1
     await play_out(service, await member_game(service, CAROL, ALICE, guild=other), X_WINS)
-    board = await service.leaderboard(GUILD)
+    board = await service.stats.leaderboard(GUILD)
     assert [(e.rank, e.user_id) for e in board.entries] == [(1, ALICE), (2, BOB)]
     assert board.entries[0].record.wins == 2 and board.entries[0].provisional
     assert (board.page, board.pages, board.total_players) == (1, 1, 2)
-    second = await service.leaderboard(GUILD, page=2, per_page=1)
+    second = await service.stats.leaderboard(GUILD, page=2, per_page=1)
     assert [e.user_id for e in second.entries] == [BOB] and second.pages == 2
-    assert (await service.leaderboard(GUILD, page=9, per_page=1)).page == 2
-    assert (await service.leaderboard(GUILD, page=0)).page == 1
-    theirs = await service.leaderboard(other)
+    assert (await service.stats.leaderboard(GUILD, page=9, per_page=1)).page == 2
+    assert (await service.stats.leaderboard(GUILD, page=0)).page == 1
+    theirs = await service.stats.leaderboard(other)
     assert [e.user_id for e in theirs.entries] == [CAROL, ALICE]
     assert theirs.entries[1].rating == 1480.0  # Alice's loss there does not touch guild A
-    alice_here = await service.player_stats(GUILD, ALICE)
+    alice_here = await service.stats.player_stats(GUILD, ALICE)
     assert (alice_here.versus_members.wins, alice_here.versus_members.losses) == (2, 0)
     assert all(g.guild_id == GUILD for g in alice_here.recent)
-    assert {g.guild_id for g in await service.history(other)} == {other}
-    assert all(g.guild_id == GUILD for g in await service.history(GUILD, ALICE))
-    empty = await service.leaderboard(GUILD + 2)
+    assert {g.guild_id for g in await service.stats.history(other)} == {other}
+    assert all(g.guild_id == GUILD for g in await service.stats.history(GUILD, ALICE))
+    empty = await service.stats.leaderboard(GUILD + 2)
     assert (empty.entries, empty.page, empty.pages, empty.total_players) == ((), 1, 1, 0)
-    nobody = await service.player_stats(GUILD + 2, ALICE)
+    nobody = await service.stats.player_stats(GUILD + 2, ALICE)
     assert (nobody.rating, nobody.rank, nobody.provisional, nobody.recent) == (
         1500.0,
         None,
@@ -604,13 +604,13 @@ async def test_history_replays_and_review(service: GameService, clock: FakeClock
     for cells in (X_WINS, DRAW, [4, 1, 0, 8, 6, 2, 3]):
         clock.advance(5)
         played.append(await play_out(service, await member_game(service), cells))
-    history = await service.history(GUILD, ALICE, limit=10)
+    history = await service.stats.history(GUILD, ALICE, limit=10)
     assert [g.id for g in history] == [g.id for g in reversed(played)]
     for game in history:
         board = Board.from_moves(game.moves, game.width, game.height, game.k)
         assert board.is_over and (board.winner is game.winner_mark)
-    assert len(await service.history(GUILD, limit=2)) == 2
-    review = await service.review(played[2].id, guild_id=GUILD)
+    assert len(await service.stats.history(GUILD, limit=2)) == 2
+    _, review = await service.review(played[2].id, guild_id=GUILD)
     assert review.turning_point == 1
     assert "Move 2" in review.summary()
     with pytest.raises(GameNotFound):
@@ -666,7 +666,7 @@ async def test_start_completes_games_left_waiting_for_the_bot(
 
 
 async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
-    service = GameService(store, ServiceConfig(ai_workers=1), clock=clock)
+    service = GameService(store, ServiceConfig(ai_workers=1, inline_cells=0), clock=clock)
     await service.start()
     try:
         game = await service.start_bot_game(
@@ -678,7 +678,7 @@ async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
         )
         assert len(game.moves) == 3 and replays_with_seeds(game)
         game = await service.forfeit(game.id, ALICE)
-        assert (await service.review(game.id)).values
+        assert (await service.review(game.id))[1].values
     finally:
         await service.close()
 
@@ -756,10 +756,10 @@ async def test_sweep_takes_over_bot_moves_stranded_by_another_process(
 
 
 async def test_a_killed_pool_worker_is_replaced(store: Store, clock: FakeClock) -> None:
-    service = GameService(store, ServiceConfig(ai_workers=1), clock=clock)
+    service = GameService(store, ServiceConfig(ai_workers=1, inline_cells=0), clock=clock)
     await service.start()
     try:
-        pool = service._executor
+        pool = service._pool._executor
         assert isinstance(pool, concurrent.futures.ProcessPoolExecutor)
         for process in list(pool._processes.values()):  # the AI worker crashes
             os.kill(process.pid, signal.SIGKILL)
@@ -767,7 +767,7 @@ async def test_a_killed_pool_worker_is_replaced(store: Store, clock: FakeClock) 
             GUILD, CHANNEL, ALICE, level="hard", first=First.OPPONENT
         )
         assert len(game.moves) == 1 and game.status is GameStatus.ACTIVE
-        assert service._executor is not pool
+        assert service._pool._executor is not pool
     finally:
         await service.close()
 
@@ -783,7 +783,7 @@ async def test_cheap_replies_go_first_in_the_pool(
     gate = threading.Event()
     try:
         # Hold the worker (the test's pool runs threads) until every reply is waiting.
-        holder = asyncio.create_task(service._compute(gate.wait, 30.0, cost=0))
+        holder = asyncio.create_task(service._pool.run(Cost.QUICK, gate.wait, 30.0))
         await asyncio.sleep(0)
         shapes = [("budgeted", "impossible", 5), ("deep", "hard", 5), ("quick", "medium", 4)]
         finished: list[str] = []
@@ -805,10 +805,10 @@ async def test_cheap_replies_go_first_in_the_pool(
             task.add_done_callback(lambda _, name=name: finished.append(name))
             tasks.append(task)
         for _ in range(100):  # until all three wait for the worker
-            if len(service._waiting) == len(shapes):
+            if len(service._pool._waiting) == len(shapes):
                 break
             await asyncio.sleep(0.01)
-        assert len(service._waiting) == len(shapes) and not finished
+        assert len(service._pool._waiting) == len(shapes) and not finished
         gate.set()
         assert await holder is True
         games = await asyncio.gather(*tasks)

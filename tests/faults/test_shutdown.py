@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sqlite3
 import time
 
 from .conftest import (
@@ -54,3 +55,38 @@ async def test_sigterm_during_play_loses_nothing(arena: Arena) -> None:
             if handle.id not in known and handle.created_at < signalled - 0.5
         ]
         assert not lost, lost
+
+
+async def test_a_click_that_cannot_finish_in_the_grace_is_answered(arena: Arena) -> None:
+    """The slow case, made certain: the test holds SQLite's write lock, so a click's move
+    cannot be written however fast the machine is. After SHUTDOWN_GRACE_SECONDS the bot
+    must answer that click itself (ephemerally: "restarting, look again") before it closes
+    its connection, then exit cleanly once the lock is free."""
+    async with arena.bot():
+        pass  # sync the commands once
+    bot = await arena.start_bot(SHUTDOWN_GRACE_SECONDS="1")
+    player, channel = arena.member(), arena.channel()
+    started = await arena.emu.run_command(
+        player, channel, "tictactoe", difficulty="easy", first="me"
+    )
+    board = (await started.response()).message
+    assert board is not None
+    holder = sqlite3.connect(arena.database, isolation_level=None, timeout=10)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # what a long write elsewhere would do
+        click = await arena.emu.click(player, board, row=1, col=1)
+        await asyncio.sleep(1.0)  # the bot has the click and waits for the lock
+        assert click.callback_type is None, "answered before the lock was free?"
+        bot.process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(8):
+            answer = await click.response()
+        assert not answer.failed and answer.ephemeral, answer
+        assert answer.message is not None and "restarting" in answer.message.text
+        assert "couldn't finish" in answer.message.text  # it was in flight, not refused
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert await bot.stop(within=20) == 0, bot.log()
+    assert_log_clean(bot.log())
+    assert not arena.emu.failed_interactions
+    check_database(arena.database)

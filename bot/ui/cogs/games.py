@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot import ui
 from bot.errors import ChannelBusy, GameOver, InvalidSettings
 from bot.models import First
+from bot.service import GameService
+from bot.ui.boards import Boards
+from bot.ui.gate import answer_error
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
-
-if TYPE_CHECKING:
-    from bot.client import TicTacToeBot
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +42,12 @@ def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
 
 
 class Games(commands.Cog):
-    """Starting, challenging and stopping games."""
+    """Starting, challenging and stopping games. Errors reach the user through the
+    command tree's ``on_error``; admission is the tree's ``interaction_check``."""
 
-    def __init__(self, bot: TicTacToeBot) -> None:
-        self.bot = bot
+    def __init__(self, service: GameService, boards: Boards) -> None:
+        self.service = service
+        self.boards = boards
 
     @app_commands.command(
         name="tictactoe", description="Play tic-tac-toe against me, or challenge a member."
@@ -74,82 +74,72 @@ class Games(commands.Cog):
         win_length: app_commands.Range[int, 3, 5] | None = None,
         first: str = First.RANDOM.value,
     ) -> None:
-        if (bot := await ui.admit(interaction)) is None:
-            return
-        async with ui.guarded(interaction):
-            assert interaction.guild_id is not None and interaction.channel_id is not None
-            width, height, k = board_shape(size, win_length)
-            try:
-                order = First(first)
-            except ValueError:
-                raise InvalidSettings("Pick who moves first: me, opponent or random.") from None
-            me = bot.user
-            if opponent is None or (me is not None and opponent.id == me.id):
-                level = difficulty or DEFAULT_LEVEL
-                if level not in LEVELS:
-                    raise InvalidSettings(f"Unknown difficulty {level!r}.")
-                if await bot.service.active_game(interaction.guild_id, interaction.channel_id):
-                    raise ChannelBusy()
-                if order is not First.ME and ui.may_search_slowly(width, height):
-                    await interaction.response.defer(thinking=True)
-                game = await bot.service.start_bot_game(
-                    interaction.guild_id,
-                    interaction.channel_id,
-                    interaction.user.id,
-                    level=level,
-                    width=width,
-                    height=height,
-                    k=k,
-                    first=order,
-                )
-                await ui.post_new(interaction, game)
-                return
-            challenge = await bot.service.challenge(
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        width, height, k = board_shape(size, win_length)
+        try:
+            order = First(first)
+        except ValueError:
+            raise InvalidSettings("Pick who moves first: me, opponent or random.") from None
+        me = interaction.client.user
+        if opponent is None or (me is not None and opponent.id == me.id):
+            level = difficulty or DEFAULT_LEVEL
+            if level not in LEVELS:
+                raise InvalidSettings(f"Unknown difficulty {level!r}.")
+            if await self.service.active_game(interaction.guild_id, interaction.channel_id):
+                raise ChannelBusy()
+            if order is not First.ME and self.service.replies.may_be_slow(width, height):
+                await interaction.response.defer(thinking=True)
+            game = await self.service.start_bot_game(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
-                opponent.id,
-                opponent_is_bot=opponent.bot,
+                level=level,
                 width=width,
                 height=height,
                 k=k,
                 first=order,
             )
-            await ui.post_new(interaction, challenge)
-            if difficulty is not None:
-                await interaction.followup.send(
-                    "Note: difficulty only applies to games against me, so it was ignored.",
-                    ephemeral=True,
-                )
+            await self.boards.post(interaction, game)
+            return
+        challenge = await self.service.challenges.create(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            opponent.id,
+            opponent_is_bot=opponent.bot,
+            width=width,
+            height=height,
+            k=k,
+            first=order,
+        )
+        await self.boards.post(interaction, challenge)
+        if difficulty is not None:
+            await interaction.followup.send(
+                "Note: difficulty only applies to games against me, so it was ignored.",
+                ephemeral=True,
+            )
 
     @app_commands.command(
         name="tictactoe-stop", description="Stop the game in this channel (players or moderators)."
     )
     @app_commands.guild_only()
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
-        if (bot := await ui.admit(interaction)) is None:
-            return
-        async with ui.guarded(interaction):
-            assert interaction.guild_id is not None and interaction.channel_id is not None
-            try:
-                game = await bot.service.stop(
-                    interaction.guild_id,
-                    interaction.channel_id,
-                    interaction.user.id,
-                    is_moderator=interaction.permissions.manage_messages,
-                )
-            except GameOver as error:
-                # The clock ran out before the stop: the game was just lost on time.
-                await ui.reply_error(interaction, error)
-                if error.game is not None:
-                    await bot.redraw(error.game)
-                return
-            await interaction.response.send_message(
-                f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
-                allowed_mentions=discord.AllowedMentions.none(),
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        try:
+            game = await self.service.stop(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                is_moderator=interaction.permissions.manage_messages,
             )
-            await bot.redraw(game)
-
-
-async def setup(bot: TicTacToeBot) -> None:
-    await bot.add_cog(Games(bot))
+        except GameOver as error:
+            # The clock ran out before the stop: the game was just lost on time.
+            await answer_error(interaction, error)
+            if error.game is not None:
+                await self.boards.redraw(error.game)
+            return
+        await interaction.response.send_message(
+            f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await self.boards.redraw(game)

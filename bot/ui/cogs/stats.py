@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render, ui
 from bot.errors import GameError
-
-if TYPE_CHECKING:
-    from bot.client import TicTacToeBot
+from bot.service.stats import Stats as StatsService
+from bot.ui import render
+from bot.ui.views import leaderboard_view, text_view
 
 _QUIET = discord.AllowedMentions.none()
 
@@ -20,8 +17,8 @@ _QUIET = discord.AllowedMentions.none()
 class Stats(commands.Cog):
     """Rankings and personal records."""
 
-    def __init__(self, bot: TicTacToeBot) -> None:
-        self.bot = bot
+    def __init__(self, results: StatsService) -> None:
+        self.results = results
 
     @app_commands.command(name="leaderboard", description="This server's tic-tac-toe ranking.")
     @app_commands.guild_only()
@@ -29,14 +26,11 @@ class Stats(commands.Cog):
     async def leaderboard(
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
-        if (bot := await ui.admit(interaction)) is None:
-            return
-        async with ui.guarded(interaction):
-            assert interaction.guild_id is not None
-            result = await bot.service.leaderboard(interaction.guild_id, page)
-            await interaction.response.send_message(
-                view=ui.leaderboard_view(result), allowed_mentions=_QUIET
-            )
+        assert interaction.guild_id is not None
+        result = await self.results.leaderboard(interaction.guild_id, page)
+        await interaction.response.send_message(
+            view=leaderboard_view(result), allowed_mentions=_QUIET
+        )
 
     @app_commands.command(name="stats", description="A player's rating, record and recent games.")
     @app_commands.guild_only()
@@ -44,18 +38,11 @@ class Stats(commands.Cog):
     async def stats(
         self, interaction: discord.Interaction, member: discord.Member | None = None
     ) -> None:
-        if (bot := await ui.admit(interaction)) is None:
-            return
-        async with ui.guarded(interaction):
-            assert interaction.guild_id is not None
-            target = member or interaction.user
-            if target.bot:
-                raise GameError("Bots don't keep tic-tac-toe stats; pick a member.")
-            stats = await bot.service.player_stats(interaction.guild_id, target.id)
-            await interaction.response.send_message(
-                view=ui.text_view(render.stats_text(stats)), allowed_mentions=_QUIET
-            )
-
-
-async def setup(bot: TicTacToeBot) -> None:
-    await bot.add_cog(Stats(bot))
+        assert interaction.guild_id is not None
+        target = member or interaction.user
+        if target.bot:
+            raise GameError("Bots don't keep tic-tac-toe stats; pick a member.")
+        stats = await self.results.player_stats(interaction.guild_id, target.id)
+        await interaction.response.send_message(
+            view=text_view(render.stats_text(stats)), allowed_mentions=_QUIET
+        )

@@ -1,0 +1,208 @@
+"""Challenges between members: who may create, accept, decline or withdraw one.
+
+A challenge is answered with a conditional write (pending and unexpired), and accepting
+one inserts its game in the same transaction, so two answers, or an answer and the
+expiry sweep, can never both land, in this process or another.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from bot.errors import (
+    BotChallenge,
+    ChallengeExpired,
+    ChallengeNotFound,
+    ChannelBusy,
+    NotChallenged,
+    NotChallenger,
+    SelfChallenge,
+)
+from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
+from bot.service import rules
+from bot.service.config import ServiceConfig
+from bot.service.locks import KeyedLocks
+from bot.store import ChannelTaken, Store
+
+__all__ = ["Challenges"]
+
+
+class Challenges:
+    def __init__(
+        self,
+        store: Store,
+        config: ServiceConfig,
+        clock: Callable[[], float],
+        rng: random.Random,
+        locks: KeyedLocks,
+    ) -> None:
+        self._store = store
+        self._config = config
+        self._clock = clock
+        self._rng = rng
+        self._locks = locks
+
+    async def create(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool = False,
+        width: int = 3,
+        height: int = 3,
+        k: int = 3,
+        first: First | str = First.RANDOM,
+        rematch_of: int | None = None,
+    ) -> Challenge:
+        """A new pending challenge; refused if either member is busy in the channel."""
+        rules.validate_options(width, height, k)
+        order = rules.first_from(first)
+        if challenger_id == opponent_id:
+            raise SelfChallenge()
+        if opponent_is_bot:
+            raise BotChallenge()
+        async with self._locks[("channel", guild_id, channel_id)]:
+            now = self._clock()
+            view = await self._store.channel_view(guild_id, channel_id, now)
+            rules.check_channel(
+                view,
+                challenger_id,
+                (challenger_id, opponent_id),
+                exclusive=self._config.one_game_per_channel,
+            )
+            return await self._store.insert_challenge(
+                Challenge(
+                    id=0,
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    message_id=None,
+                    challenger_id=challenger_id,
+                    opponent_id=opponent_id,
+                    width=width,
+                    height=height,
+                    k=k,
+                    first=order,
+                    status=ChallengeStatus.PENDING,
+                    created_at=now,
+                    expires_at=now + self._config.challenge_timeout,
+                    rematch_of=rematch_of,
+                )
+            )
+
+    async def get(self, challenge_id: int, guild_id: int | None = None) -> Challenge:
+        """The challenge; ChallengeNotFound if missing or (with ``guild_id``) elsewhere."""
+        challenge = await self._store.get_challenge(challenge_id)
+        if challenge is None or (guild_id is not None and challenge.guild_id != guild_id):
+            raise ChallengeNotFound()
+        return challenge
+
+    async def set_message(self, challenge_id: int, message_id: int) -> None:
+        if not await self._store.set_challenge_message(challenge_id, message_id):
+            raise ChallengeNotFound()
+
+    async def _open(self, challenge_id: int, guild_id: int | None, now: float) -> Challenge:
+        """The challenge if it can still be answered; else the error saying why not."""
+        challenge = await self.get(challenge_id, guild_id)
+        if challenge.status is ChallengeStatus.EXPIRED:
+            raise ChallengeExpired()
+        if challenge.status is not ChallengeStatus.PENDING:
+            raise ChallengeNotFound()
+        if now >= challenge.expires_at:
+            await self._store.expire_challenges(now)
+            raise ChallengeExpired()
+        return challenge
+
+    async def accept(self, challenge_id: int, user_id: int, guild_id: int | None = None) -> Game:
+        """Start the challenge's game; sides follow ``first`` from the challenger's view."""
+        now = self._clock()
+        challenge = await self._open(challenge_id, guild_id, now)
+        if user_id != challenge.opponent_id:
+            raise NotChallenged()
+        async with self._locks[("channel", challenge.guild_id, challenge.channel_id)]:
+            view = await self._store.channel_view(challenge.guild_id, challenge.channel_id, now)
+            rules.check_channel(
+                view,
+                user_id,
+                (challenge.challenger_id, challenge.opponent_id),
+                exclusive=self._config.one_game_per_channel,
+                challenges=False,
+            )
+            first = challenge.first
+            if first is First.RANDOM:
+                first = self._rng.choice((First.ME, First.OPPONENT))
+            x_id, o_id = challenge.challenger_id, challenge.opponent_id
+            if first is First.OPPONENT:
+                x_id, o_id = o_id, x_id
+            game = Game(
+                id=0,
+                guild_id=challenge.guild_id,
+                channel_id=challenge.channel_id,
+                message_id=challenge.message_id,
+                x_id=x_id,
+                o_id=o_id,
+                bot_level=None,
+                width=challenge.width,
+                height=challenge.height,
+                k=challenge.k,
+                moves=(),
+                status=GameStatus.ACTIVE,
+                result=None,
+                winner_id=None,
+                winner_mark=None,
+                created_at=now,
+                updated_at=now,
+                turn_deadline=now + self._config.turn_timeout,
+                rematch_of=challenge.rematch_of,
+            )
+            try:
+                accepted = await self._store.accept_challenge(
+                    challenge_id, game, now, exclusive=self._config.one_game_per_channel
+                )
+            except ChannelTaken:
+                raise ChannelBusy() from None
+        if accepted is None:  # answered or expired meanwhile (another process)
+            await self._open(challenge_id, guild_id, now)
+            raise ChallengeNotFound()
+        return accepted[1]
+
+    async def refuse(
+        self, challenge_id: int, user_id: int, guild_id: int | None = None
+    ) -> Challenge:
+        """The challenge's Decline button: the challenger withdraws, the challenged declines."""
+        challenge = await self.get(challenge_id, guild_id)
+        if user_id == challenge.challenger_id:
+            return await self.withdraw(challenge_id, user_id, guild_id)
+        return await self.decline(challenge_id, user_id, guild_id)
+
+    async def decline(
+        self, challenge_id: int, user_id: int, guild_id: int | None = None
+    ) -> Challenge:
+        return await self._answer(challenge_id, user_id, guild_id, ChallengeStatus.DECLINED)
+
+    async def withdraw(
+        self, challenge_id: int, user_id: int, guild_id: int | None = None
+    ) -> Challenge:
+        """Take back a challenge; only its challenger may."""
+        return await self._answer(challenge_id, user_id, guild_id, ChallengeStatus.WITHDRAWN)
+
+    async def _answer(
+        self, challenge_id: int, user_id: int, guild_id: int | None, status: ChallengeStatus
+    ) -> Challenge:
+        now = self._clock()
+        challenge = await self._open(challenge_id, guild_id, now)
+        if status is ChallengeStatus.WITHDRAWN and user_id != challenge.challenger_id:
+            raise NotChallenger()
+        if status is ChallengeStatus.DECLINED and user_id != challenge.opponent_id:
+            raise NotChallenged()
+        answered = await self._store.answer_challenge(challenge_id, status, now)
+        if answered is None:
+            await self._open(challenge_id, guild_id, now)
+            raise ChallengeNotFound()
+        return answered
+
+    async def expire(self) -> list[Challenge]:
+        """Pending challenges past expiry become EXPIRED; returned so their messages change."""
+        return await self._store.expire_challenges(self._clock())

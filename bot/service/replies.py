@@ -1,0 +1,77 @@
+"""The bot's replies: where each is computed (on the event loop or in the pool), and
+whether a click should be answered before it arrives.
+
+This is the one place that knows how long a reply may take. 3 x 3 replies are table
+lookups, made on the spot (``ServiceConfig.inline_cells``); everything else goes to the
+search pool, and the Discord layer asks ``is_slow`` whether to show the player's move
+with "My move…" first and edit the reply in when it comes.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bot.models import Game
+from bot.service import ai
+from bot.service.config import INLINE_CELLS
+from bot.service.pool import Cost, SearchPool
+from engine.levels import LEVELS
+
+__all__ = ["EXACT_CELLS", "BotReplies"]
+
+EXACT_CELLS = 16
+"""Boards up to this size are solved exactly (engine.levels.EXACT_CELLS); above it the
+strongest level searches to a time budget."""
+
+
+class BotReplies:
+    def __init__(self, pool: SearchPool, *, inline_cells: int, reply_seconds: float) -> None:
+        self._pool = pool
+        self._inline_cells = inline_cells
+        self._reply_seconds = reply_seconds
+
+    def is_inline(self, game: Game) -> bool:
+        """Whether the bot's reply in ``game`` is computed on the event loop, at once."""
+        return game.cells <= self._inline_cells
+
+    def may_be_slow(self, width: int, height: int) -> bool:
+        """Whether the bot's first move on such a board might outlast Discord's 3 seconds
+        (a new game or rematch then defers its answer)."""
+        return width * height > INLINE_CELLS
+
+    def is_slow(self, game: Game) -> bool:
+        """Whether the reply owed in ``game`` may take long enough that the click is
+        answered before it, and the reply edited in.
+
+        3 x 3 replies are instant (tables), wherever they are computed. Above 16 cells
+        every level but the weakest searches deeply; 4x4-sized boards are slow only for
+        the stronger half of the levels (weakest first in LEVELS), which lean on the
+        exact solver.
+        """
+        if not game.is_bot_game or not game.is_live or game.cells <= INLINE_CELLS:
+            return False
+        strength = LEVELS.index(game.bot_level) if game.bot_level in LEVELS else len(LEVELS)
+        if game.cells > EXACT_CELLS:
+            return strength > 0
+        return strength >= len(LEVELS) // 2
+
+    def _cost(self, game: Game) -> Cost:
+        if not self.is_slow(game):
+            return Cost.QUICK
+        budgeted = game.cells > EXACT_CELLS and game.bot_level == LEVELS[-1]
+        return Cost.BUDGETED if budgeted else Cost.BOUNDED
+
+    def inline(self, game: Game) -> int:
+        """The owed reply, computed here; the move ``ai.compute_move`` would give."""
+        assert game.bot_level is not None
+        return ai.compute_move_on(game.board, game.bot_level, ai.move_seed(game.id, game.move_no))
+
+    async def compute(self, game: Game) -> int:
+        """The owed reply: inline if cheap, else in the pool (its budget counts from now)."""
+        if self.is_inline(game):
+            return self.inline(game)
+        assert game.bot_level is not None
+        deadline = time.monotonic() + self._reply_seconds
+        seed = ai.move_seed(game.id, game.move_no)
+        args = (game.width, game.height, game.k, game.moves, game.bot_level, seed, deadline)
+        return await self._pool.run(self._cost(game), ai.compute_move, *args)

@@ -1,0 +1,262 @@
+"""The rules of play as pure functions: checking options, moving, ending, settling results.
+
+Nothing here awaits or touches the database: the service loads a row, asks these
+functions for the next state, and writes it with a guarded statement. ``settle`` is the
+one rule the store runs inside the transaction that ends a game, so a result, the
+ratings and the streaks are written together, exactly once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from bot.errors import (
+    AlreadyPlaying,
+    CellTaken,
+    ChallengePending,
+    ChannelBusy,
+    GameOver,
+    InvalidCell,
+    InvalidSettings,
+    NotAPlayer,
+    NotYourTurn,
+    StaleBoard,
+)
+from bot.models import (
+    First,
+    Game,
+    GameStatus,
+    PlayerRow,
+    Record,
+    Result,
+    Settlement,
+)
+from bot.service import ratings
+from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
+from engine.levels import LEVELS
+
+if TYPE_CHECKING:
+    from bot.store import ChannelView
+
+__all__ = [
+    "advance",
+    "check_channel",
+    "check_move",
+    "end",
+    "first_from",
+    "is_overdue",
+    "settle",
+    "validate_options",
+]
+
+
+def validate_options(width: int, height: int, k: int, level: str | None = None) -> None:
+    """InvalidSettings unless the board shape (and the bot's level, if given) can be played."""
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidSettings(f"The board {name} must be a whole number.")
+        if not MIN_SIDE <= value <= MAX_SIDE:
+            raise InvalidSettings(
+                f"The board {name} must be from {MIN_SIDE} to {MAX_SIDE}, not {value}."
+            )
+    longest = max(width, height)
+    if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= longest:
+        raise InvalidSettings(
+            f"The win length must be from {MIN_K} to {longest} on a {width}x{height} board,"
+            f" not {k}."
+        )
+    if level is not None and level not in LEVELS:
+        raise InvalidSettings(f"Unknown level {level!r}: choose one of {', '.join(LEVELS)}.")
+
+
+def first_from(first: First | str) -> First:
+    try:
+        return First(first)
+    except ValueError:
+        choices = ", ".join(f.value for f in First)
+        raise InvalidSettings(f"Who starts must be one of {choices}, not {first!r}.") from None
+
+
+def _who(user_id: int, actor: int) -> str:
+    return "You" if user_id == actor else f"<@{user_id}>"
+
+
+def already_playing(member: int, actor: int) -> AlreadyPlaying:
+    who = _who(member, actor)
+    verb = "are" if who == "You" else "is"
+    return AlreadyPlaying(f"{who} {verb} already playing a game in this channel.")
+
+
+def check_channel(
+    view: ChannelView,
+    actor: int,
+    members: Iterable[int],
+    *,
+    exclusive: bool,
+    challenges: bool = True,
+) -> None:
+    """Raise if a game between ``members`` can't start in the channel ``view`` shows.
+
+    A member with a pending challenge or a live game there is named (``actor`` is "you");
+    with ``exclusive`` (one game per channel) any live game, or pending challenge, blocks.
+    ``challenges=False`` leaves pending challenges out (accepting one of them).
+    """
+    members = tuple(members)
+    pending = view.challenges if challenges else ()
+    for challenge in pending:
+        for member in members:
+            if member in (challenge.challenger_id, challenge.opponent_id):
+                who = _who(member, actor)
+                raise ChallengePending(
+                    f"{who} already {'have' if who == 'You' else 'has'} a challenge"
+                    " waiting for an answer in this channel."
+                )
+    for game in view.games:
+        for member in members:
+            if member in game.human_ids:
+                raise already_playing(member, actor)
+    if exclusive and (view.games or pending):
+        raise ChannelBusy()
+
+
+def is_overdue(game: Game, now: float) -> bool:
+    """Whether the player on move has run out of time (the sweep may not have run yet)."""
+    return (
+        game.status is GameStatus.ACTIVE
+        and game.turn_deadline is not None
+        and now >= game.turn_deadline
+    )
+
+
+def check_move(game: Game, user_id: int, cell: int, move_no: int) -> None:
+    """Raise why ``user_id`` may not play ``cell`` on the board they saw at ``move_no``.
+
+    The order is what the player is told first: the game is over, it isn't theirs, the
+    board moved on, it isn't their turn, the cell is off the board or taken.
+    """
+    if not game.is_live:
+        raise GameOver()
+    mark = game.mark_of(user_id)
+    if mark is None:
+        raise NotAPlayer()
+    if move_no != game.move_no:
+        raise StaleBoard()
+    if game.status is GameStatus.BOT_TO_MOVE or game.turn is not mark:
+        raise NotYourTurn()
+    if isinstance(cell, bool) or not isinstance(cell, int) or not 0 <= cell < game.cells:
+        raise InvalidCell()
+    if game.board.cell(cell) is not None:
+        raise CellTaken()
+
+
+def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
+    """The game after the player on move marks ``cell`` (already checked to be legal)."""
+    board = game.board.play(cell)
+    outcome = board.outcome()
+    if outcome is not None:
+        winner = outcome.winner
+        return game.after_move(
+            board,
+            status=GameStatus.FINISHED,
+            result=Result.DRAW if winner is None else Result.WIN,
+            winner_mark=winner,
+            winner_id=None if winner is None else game.player_of(winner),
+            updated_at=now,
+            turn_deadline=None,
+        )
+    bot_next = game.is_bot_game and game.player_of(board.turn) is None
+    return game.after_move(
+        board,
+        status=GameStatus.BOT_TO_MOVE if bot_next else GameStatus.ACTIVE,
+        updated_at=now,
+        turn_deadline=None if bot_next else now + turn_timeout,
+    )
+
+
+def end(game: Game, result: Result, loser: Mark | None, now: float) -> Game:
+    """The game ended by forfeit, timeout (``loser`` loses) or abandonment (no loser)."""
+    winner = None if loser is None else loser.other
+    return dataclasses.replace(
+        game,
+        status=GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED,
+        result=result,
+        winner_mark=winner,
+        winner_id=None if winner is None else game.player_of(winner),
+        updated_at=now,
+        turn_deadline=None,
+    )
+
+
+def _score(game: Game, user_id: int) -> float:
+    """1 for a win, 0.5 for a draw, 0 for a loss, from ``user_id``'s side."""
+    if game.winner_mark is None:
+        return 0.5
+    return 1.0 if game.player_of(game.winner_mark) == user_id else 0.0
+
+
+def _record(score: float) -> Record:
+    return Record(wins=int(score == 1.0), losses=int(score == 0.0), draws=int(score == 0.5))
+
+
+def _streak(current: int, score: float) -> int:
+    """Wins in a row count up from 1, losses down from -1; a draw resets to 0."""
+    if score == 1.0:
+        return current + 1 if current > 0 else 1
+    if score == 0.0:
+        return current - 1 if current < 0 else -1
+    return 0
+
+
+def _after(row: PlayerRow, score: float, rating: ratings.Rating | None) -> PlayerRow:
+    """A member's row after one game: streaks always; rating and record if it was rated."""
+    streak = _streak(row.current_streak, score)
+    best = max(row.best_streak, streak)
+    if rating is None:
+        return dataclasses.replace(row, current_streak=streak, best_streak=best, rank=None)
+    won = _record(score)
+    return PlayerRow(
+        rating=rating.value,
+        rated_games=rating.games,
+        record=Record(
+            row.record.wins + won.wins, row.record.losses + won.losses, row.record.draws + won.draws
+        ),
+        current_streak=streak,
+        best_streak=best,
+    )
+
+
+def settle(game: Game, rows: Mapping[int, PlayerRow]) -> Settlement:
+    """What ``game``'s ending changes besides its row, given its members' current rows.
+
+    Between members a finished game is rated (Elo, see ``ratings``) and counted in both
+    records; against the bot it counts in the member's record for that level and in
+    their streak, not in their rating. A stopped (abandoned) game changes nothing.
+    """
+    if game.status is not GameStatus.FINISHED:
+        return Settlement()
+    if game.is_bot_game:
+        (member,) = game.human_ids
+        score = _score(game, member)
+        assert game.bot_level is not None
+        return Settlement(
+            rated=False,
+            players=((member, _after(rows[member], score, None)),),
+            bot_record=(member, game.bot_level, _record(score)),
+        )
+    assert game.x_id is not None and game.o_id is not None
+    x_row, o_row = rows[game.x_id], rows[game.o_id]
+    x_score = _score(game, game.x_id)
+    x_rating, o_rating = ratings.rate(
+        ratings.Rating(x_row.rating, x_row.rated_games),
+        ratings.Rating(o_row.rating, o_row.rated_games),
+        x_score,
+    )
+    return Settlement(
+        rated=True,
+        players=(
+            (game.x_id, _after(x_row, x_score, x_rating)),
+            (game.o_id, _after(o_row, 1.0 - x_score, o_rating)),
+        ),
+    )

@@ -1,0 +1,72 @@
+"""Leaderboards, a member's stats and history: read-only views of what games recorded."""
+
+from __future__ import annotations
+
+from bot.models import (
+    Game,
+    LeaderboardEntry,
+    LeaderboardPage,
+    LevelRecord,
+    PlayerStats,
+)
+from bot.service.ratings import is_provisional
+from bot.store import Store
+from engine.levels import LEVELS
+
+__all__ = ["Stats"]
+
+MAX_PER_PAGE = 50
+MAX_HISTORY = 100
+
+
+class Stats:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def leaderboard(
+        self, guild_id: int, page: int = 1, per_page: int = 10
+    ) -> LeaderboardPage:
+        """Members with rated games by rating, then games, then user id; page is clamped."""
+        per_page = min(max(1, per_page), MAX_PER_PAGE)
+        total, page, rows = await self._store.leaderboard(guild_id, page, per_page)
+        entries = tuple(
+            LeaderboardEntry(
+                rank=row.rank or 0,
+                user_id=user_id,
+                rating=row.rating,
+                record=row.record,
+                provisional=is_provisional(row.rated_games),
+            )
+            for user_id, row in rows
+        )
+        return LeaderboardPage(
+            entries=entries,
+            page=page,
+            pages=max(1, -(-total // per_page)),
+            total_players=total,
+        )
+
+    async def player_stats(self, guild_id: int, user_id: int, recent: int = 5) -> PlayerStats:
+        row = await self._store.player(guild_id, user_id)
+        levels = await self._store.bot_records(guild_id, user_id)
+        order = {name: i for i, name in enumerate(LEVELS)}
+        levels.sort(key=lambda lr: (order.get(lr.level, len(order)), lr.level))
+        games = await self._store.history(guild_id, user_id, min(max(0, recent), MAX_HISTORY))
+        return PlayerStats(
+            guild_id=guild_id,
+            user_id=user_id,
+            rating=row.rating,
+            provisional=is_provisional(row.rated_games),
+            rank=row.rank,
+            versus_members=row.record,
+            versus_bot=tuple(LevelRecord(lr.level, lr.record) for lr in levels),
+            current_streak=row.current_streak,
+            best_streak=row.best_streak,
+            recent=tuple(games),
+        )
+
+    async def history(
+        self, guild_id: int, user_id: int | None = None, limit: int = 10
+    ) -> list[Game]:
+        """Finished and abandoned games of the guild (or of one member), newest first."""
+        return await self._store.history(guild_id, user_id, min(max(1, limit), MAX_HISTORY))

@@ -1,0 +1,12 @@
+"""The bot's SQLite database: ``Store`` and the migrations it applies when it opens.
+
+Modules: ``store`` (the ``Store`` class: what each call reads and writes), ``sql`` (every
+statement it runs, as constants), ``rows`` (column lists and row mapping),
+``connection`` (the one connection, who may use it when, and the transaction runner), ``migrate``
+(numbered migrations).
+"""
+
+from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
+from bot.store.store import ChannelTaken, ChannelView, Store
+
+__all__ = ["DEFAULT_MIGRATIONS_DIR", "ChannelTaken", "ChannelView", "Store", "split_statements"]

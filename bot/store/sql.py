@@ -1,0 +1,145 @@
+"""Every statement the store runs on its tables, as module-level constants.
+
+Kept apart from the code that runs them so that tests can ask SQLite for the query plan
+of the exact text (``EXPLAIN QUERY PLAN``) on a connection of their own. Statuses that a
+partial index depends on are written into the text (``rows.status_is``), never bound.
+"""
+
+from __future__ import annotations
+
+from bot.store.rows import (
+    CHALLENGE_COLUMNS,
+    GAME_COLUMNS,
+    IS_ACTIVE,
+    IS_BOT_TO_MOVE,
+    IS_ENDED,
+    IS_LIVE,
+    IS_PENDING,
+    PLAYER_COLUMNS,
+)
+
+# -- meta --------------------------------------------------------------------------------
+
+GET_META = "SELECT value FROM meta WHERE key = ?"
+SET_META = (
+    "INSERT INTO meta (key, value) VALUES (?, ?)"
+    " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+
+# -- games -------------------------------------------------------------------------------
+
+GET_GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+INSERT_GAME = (
+    "INSERT INTO games (guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
+    " bot_level, width, height, k, moves, move_no, status, result, winner_id,"
+    " winner_mark, created_at, updated_at, turn_deadline, rematch_of)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f" RETURNING {GAME_COLUMNS}"
+)
+_GAME_STATE = (
+    "moves = ?, move_no = ?, status = ?, result = ?, winner_id = ?, winner_mark = ?,"
+    " updated_at = ?, turn_deadline = ?"
+)
+_GUARD = "WHERE id = ? AND move_no = ? AND status = ? RETURNING id"
+SAVE_GAME = f"UPDATE games SET {_GAME_STATE} {_GUARD}"
+"""The guarded write of a move: nothing happens unless the game is still where the
+writer read it (parameters: ``rows.game_state(new)``, then id, move_no, status expected)."""
+END_GAME = f"UPDATE games SET {_GAME_STATE}, rated = ? {_GUARD}"
+"""SAVE_GAME that also sets ``rated``: the game row of ``Store.end_game``."""
+SET_GAME_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ? RETURNING id"
+
+LIVE_GAMES = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND channel_id = ?"
+    f" AND {IS_LIVE} ORDER BY id DESC"
+)
+GAMES_BOT_TO_MOVE = f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_BOT_TO_MOVE} ORDER BY id"
+OVERDUE_GAMES = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_ACTIVE}"
+    " AND turn_deadline <= ? ORDER BY turn_deadline"
+)
+GUILD_HISTORY = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_ENDED}"
+    " ORDER BY updated_at DESC, id DESC LIMIT ?"
+)
+MEMBER_HISTORY = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_ENDED} AND x_id = ?"
+    f" UNION SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_ENDED} AND o_id = ?"
+    " ORDER BY updated_at DESC, id DESC LIMIT ?"
+)
+"""One lookup per mark, each in its partial index (games_ended_by_x/_o), merged in order:
+with ``x_id = ? OR o_id = ?`` SQLite read every ended game of the guild instead."""
+
+# -- challenges --------------------------------------------------------------------------
+
+GET_CHALLENGE = f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE id = ?"
+PENDING_CHALLENGES = (
+    f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE guild_id = ? AND channel_id = ?"
+    f" AND {IS_PENDING} AND expires_at > ? ORDER BY id"
+)
+INSERT_CHALLENGE = (
+    "INSERT INTO challenges (guild_id, channel_id, message_id, challenger_id,"
+    " opponent_id, width, height, k, first, status, created_at, expires_at,"
+    " game_id, rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f" RETURNING {CHALLENGE_COLUMNS}"
+)
+SET_CHALLENGE_MESSAGE = "UPDATE challenges SET message_id = ? WHERE id = ? RETURNING id"
+ANSWER_CHALLENGE = (
+    f"UPDATE challenges SET status = ? WHERE id = ? AND {IS_PENDING} AND expires_at > ?"
+    f" RETURNING {CHALLENGE_COLUMNS}"
+)
+SET_CHALLENGE_GAME = f"UPDATE challenges SET game_id = ? WHERE id = ? RETURNING {CHALLENGE_COLUMNS}"
+ANY_CHALLENGE_DUE = f"SELECT 1 FROM challenges WHERE {IS_PENDING} AND expires_at <= ? LIMIT 1"
+EXPIRE_CHALLENGES = (
+    f"UPDATE challenges SET status = ? WHERE {IS_PENDING} AND expires_at <= ?"
+    f" RETURNING {CHALLENGE_COLUMNS}"
+)
+
+# -- players -----------------------------------------------------------------------------
+
+RANKED_PLAYERS = "SELECT COUNT(*) FROM players WHERE guild_id = ? AND rated_games > 0"
+LEADERBOARD_PAGE = (
+    f"SELECT user_id, {PLAYER_COLUMNS} FROM players WHERE guild_id = ? AND rated_games > 0"
+    " ORDER BY rating DESC, rated_games DESC, user_id LIMIT ? OFFSET ?"
+)
+PLAYER = (
+    f"SELECT {PLAYER_COLUMNS}, CASE WHEN p.rated_games > 0 THEN 1 + (SELECT COUNT(*)"
+    " FROM players AS o WHERE o.guild_id = p.guild_id AND o.rated_games > 0"
+    " AND (o.rating > p.rating OR (o.rating = p.rating AND (o.rated_games > p.rated_games"
+    " OR (o.rated_games = p.rated_games AND o.user_id < p.user_id))))) END"
+    " FROM players AS p WHERE guild_id = ? AND user_id = ?"
+)
+"""A member's row and leaderboard rank (NULL without a rated game) in one statement, so
+one snapshot: the order is LEADERBOARD_PAGE's."""
+BOT_RECORDS = (
+    "SELECT level, wins, losses, draws FROM bot_records"
+    " WHERE guild_id = ? AND user_id = ? ORDER BY level"
+)
+ADD_BOT_RECORD = (
+    "INSERT INTO bot_records (guild_id, user_id, level, wins, losses, draws)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id, level) DO UPDATE SET"
+    " wins = wins + excluded.wins, losses = losses + excluded.losses,"
+    " draws = draws + excluded.draws"
+)
+
+
+def players_of(count: int) -> str:
+    """The rows of ``count`` members of one guild (parameters: guild, then the members)."""
+    members = ", ".join("?" * count)
+    return (
+        f"SELECT user_id, {PLAYER_COLUMNS} FROM players"
+        f" WHERE guild_id = ? AND user_id IN ({members})"
+    )
+
+
+def write_players(count: int) -> str:
+    """Upsert ``count`` players' rows as absolute values, in one statement (parameters per
+    row: guild, user, PLAYER_COLUMNS' values, updated_at)."""
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * count)
+    return (
+        f"INSERT INTO players (guild_id, user_id, {PLAYER_COLUMNS}, updated_at) VALUES {values}"
+        " ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating,"
+        " rated_games = excluded.rated_games, wins = excluded.wins,"
+        " losses = excluded.losses, draws = excluded.draws,"
+        " current_streak = excluded.current_streak, best_streak = excluded.best_streak,"
+        " updated_at = excluded.updated_at"
+    )

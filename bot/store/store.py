@@ -1,0 +1,378 @@
+"""The SQLite store: the bot's tables behind one aiosqlite connection, and SQL only.
+
+The store decides nothing: the service reads a game, works out its next state (and, at
+its end, the players' new ratings, through the ``settle`` callback of ``end_game``) and
+hands that back; the store writes it only if the game is still where the service read
+it. Those guards live in the SQL itself, a conditional ``UPDATE ... WHERE id = ? AND
+move_no = ? AND status = ?`` and a partial unique index (one live game per channel), so
+they hold across several processes sharing the file, not just within this one.
+
+Durability: WAL with ``synchronous = NORMAL`` by default. A commit is in the WAL file
+(the OS page cache) before it returns, so killing the process, even with SIGKILL, never
+loses a committed write; a power cut or OS crash can lose the last moves (the WAL is
+fsynced at checkpoints, not at each commit). The end of a game (``end_game``: result,
+ratings, records) commits with ``synchronous = FULL``: once it returns, it survives a
+power cut too, and so does every write committed before it (the fsync covers the whole
+WAL). ``open(..., synchronous="FULL")`` makes every commit so, at an fsync per move.
+SQLite's own checkpoints keep the WAL short: one runs inside the commit that takes the
+WAL past 1,000 pages, and since this connection is the process's only one, no reader
+of ours can hold it up.
+
+Concurrency: one aiosqlite connection. Stand-alone statements of several coroutines may
+be in flight together; a transaction has the connection to itself (statements of two
+coroutines would otherwise interleave inside it), and once begun always ends in COMMIT
+or ROLLBACK, even if its caller is cancelled. See bot/store/connection.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.models import (
+    Challenge,
+    ChallengeStatus,
+    Game,
+    LevelRecord,
+    PlayerRow,
+    Record,
+    Settlement,
+)
+from bot.store import sql
+from bot.store.connection import Database, Unchanged
+from bot.store.rows import (
+    challenge_from_row,
+    challenge_values,
+    game_from_row,
+    game_state,
+    new_game_values,
+    player_from_row,
+)
+
+__all__ = ["ChannelTaken", "ChannelView", "Store"]
+
+_SYNCHRONOUS_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+_SETTINGS = ("journal_mode", "synchronous", "busy_timeout", "foreign_keys", "wal_autocheckpoint")
+
+
+class ChannelTaken(Exception):
+    """Inserting a game hit the one-live-game-per-channel index."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelView:
+    """What is going on in one channel: its live games and its unexpired pending challenges."""
+
+    games: tuple[Game, ...]
+    challenges: tuple[Challenge, ...]
+
+
+def _is_channel_taken(error: sqlite3.IntegrityError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE and "games.channel_slot" in str(error)
+
+
+def _guard(expected: Game) -> tuple[int, int, str]:
+    """The WHERE of sql.SAVE_GAME / END_GAME: the game as the writer read it."""
+    return (expected.id, len(expected.moves), expected.status.value)
+
+
+def _same_game(new: Game, expected: Game) -> None:
+    if new.id != expected.id:
+        raise ValueError("a guarded write needs two states of the same game")
+
+
+class Store:
+    """The bot's database. Create with ``await Store.open(path)``; close with ``close()``.
+
+    Each method runs either statements in autocommit, each atomic on its own and
+    queued with other methods' (shared access), or one transaction, alone (see
+    bot/store/connection.py).
+    """
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.path: Path = db.path
+        self.schema_version: int = db.schema_version
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        migrations_dir: str | os.PathLike[str] | None = None,
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout_ms: int = 10_000,
+    ) -> Store:
+        """Connect, set the PRAGMAs (WAL, ``synchronous``, foreign keys, busy timeout) and
+        apply pending migrations, creating the file and its folder if need be.
+
+        Raises StorageError if a migration fails (naming the file; the database is left as
+        it was before that migration), if the database's schema is newer than the newest
+        migration known here (the file is then not modified at all), or if the file cannot
+        be opened or switched to WAL; ValueError if ``synchronous`` is not NORMAL, FULL or
+        EXTRA.
+        """
+        return cls(await Database.open(path, migrations_dir, synchronous, busy_timeout_ms))
+
+    async def close(self) -> None:
+        """Close once the call in progress is done (a transaction always runs to its end)."""
+        await self._db.close()
+
+    # -- meta and diagnostics ---------------------------------------------------------------
+
+    async def get_meta(self, key: str) -> str | None:
+        rows = await self._db.run_alone(sql.GET_META, (key,))
+        return rows[0][0] if rows else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._db.run_alone(sql.SET_META, (key, value))
+
+    async def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check``: "ok", or the problems found, one per line."""
+        rows = await self._db.run_alone("PRAGMA integrity_check")
+        return "\n".join(str(row[0]) for row in rows)
+
+    async def settings(self) -> dict[str, int | str]:
+        """The connection's settings the store manages (journal_mode, synchronous by name,
+        busy_timeout, foreign_keys, wal_autocheckpoint), for logs and tests."""
+        async with self._db.access.shared():
+            found = {name: (await self._db.run(f"PRAGMA {name}"))[0][0] for name in _SETTINGS}
+        found["synchronous"] = _SYNCHRONOUS_NAMES.get(found["synchronous"], found["synchronous"])
+        return found
+
+    async def trace(self, callback: Callable[[str], object] | None) -> None:
+        """Have ``callback`` called (on the database thread) with every statement the
+        connection runs, parameters filled in; None stops. For debugging and tests."""
+        await self._db.set_trace_callback(callback)
+
+    # -- games ------------------------------------------------------------------------------
+
+    async def get_game(self, game_id: int) -> Game | None:
+        rows = await self._db.run_alone(sql.GET_GAME, (game_id,))
+        return game_from_row(rows[0]) if rows else None
+
+    async def insert_game(self, game: Game, *, exclusive: bool) -> Game:
+        """Store a new game (its ``id`` is ignored) and return it as stored, with its id.
+
+        ``exclusive`` claims the channel: raises ChannelTaken if the channel already has a
+        live game that claimed it (the partial unique index games_live_per_channel).
+        """
+        async with self._db.access.shared():
+            return await self._insert_game(game, exclusive)
+
+    async def _insert_game(self, game: Game, exclusive: bool) -> Game:
+        try:
+            (row,) = await self._db.run(
+                sql.INSERT_GAME, new_game_values(game, 0 if exclusive else None)
+            )
+        except sqlite3.IntegrityError as error:
+            if _is_channel_taken(error):
+                raise ChannelTaken(str(error)) from error
+            raise
+        return game_from_row(row)
+
+    async def save_game(self, new: Game, expected: Game) -> bool:
+        """Write ``new``'s moves, status, result, times over the game if it is still at
+        ``expected``'s move number and status; False, changing nothing, if it is not.
+
+        One statement in autocommit. It records no result and leaves ``rated`` alone: a
+        game's end goes through ``end_game``.
+        """
+        _same_game(new, expected)
+        return bool(await self._db.run_alone(sql.SAVE_GAME, (*game_state(new), *_guard(expected))))
+
+    async def end_game(
+        self,
+        new: Game,
+        expected: Game,
+        settle: Callable[[Mapping[int, PlayerRow]], Settlement],
+    ) -> bool:
+        """End the game: write ``new`` as ``save_game`` would, plus what ``settle`` decides,
+        in one transaction, committed with synchronous = FULL (durable when this returns).
+
+        ``settle`` gets the current row of each member in ``new.human_ids`` (a default
+        ``PlayerRow`` for one without a row) and must not await or touch the store: it runs
+        inside the transaction, with the write lock held. Whatever it raises rolls back and
+        propagates. Its ``players`` rows are written as they are (absolute values), its
+        ``bot_record`` is added to the member's record for that level, and the game's
+        ``rated`` is set from it. Returns False, writing nothing, if the game was no longer
+        at ``expected`` (``settle`` may have been called all the same).
+        """
+        _same_game(new, expected)
+        members = new.human_ids
+
+        async def body() -> None:
+            rows = {member: PlayerRow() for member in members}
+            if members:
+                for row in await self._db.run(
+                    sql.players_of(len(members)), (new.guild_id, *members)
+                ):
+                    rows[row[0]] = player_from_row(row[1:])
+            settlement = settle(rows)
+            state = (*game_state(new), int(settlement.rated), *_guard(expected))
+            if not await self._db.run(sql.END_GAME, state):
+                raise Unchanged
+            if settlement.players:
+                values = [
+                    value
+                    for user, player in settlement.players
+                    for value in (
+                        new.guild_id,
+                        user,
+                        player.rating,
+                        player.rated_games,
+                        player.record.wins,
+                        player.record.losses,
+                        player.record.draws,
+                        player.current_streak,
+                        player.best_streak,
+                        new.updated_at,
+                    )
+                ]
+                await self._db.run(sql.write_players(len(settlement.players)), values)
+            if settlement.bot_record is not None:
+                user, level, record = settlement.bot_record
+                added = (record.wins, record.losses, record.draws)
+                await self._db.run(sql.ADD_BOT_RECORD, (new.guild_id, user, level, *added))
+
+        try:
+            await self._db.transaction(body, durable=True)
+        except Unchanged:
+            return False
+        return True
+
+    async def set_game_message(self, game_id: int, message_id: int) -> bool:
+        """Remember the message showing the game's board; False if there is no such game."""
+        return bool(await self._db.run_alone(sql.SET_GAME_MESSAGE, (message_id, game_id)))
+
+    async def live_games(self, guild_id: int, channel_id: int) -> list[Game]:
+        """The channel's live games, newest first."""
+        return [
+            game_from_row(r)
+            for r in await self._db.run_alone(sql.LIVE_GAMES, (guild_id, channel_id))
+        ]
+
+    async def games_bot_to_move(self) -> list[Game]:
+        """Games waiting for the bot's move (after a crash, say), oldest first."""
+        return [game_from_row(r) for r in await self._db.run_alone(sql.GAMES_BOT_TO_MOVE)]
+
+    async def overdue_games(self, now: float) -> list[Game]:
+        """Active games whose turn deadline is at or before ``now``, by deadline."""
+        return [game_from_row(r) for r in await self._db.run_alone(sql.OVERDUE_GAMES, (now,))]
+
+    async def history(self, guild_id: int, user_id: int | None, limit: int) -> list[Game]:
+        """Ended (finished or abandoned) games of a guild, or of one member in it, newest first."""
+        if user_id is None:
+            rows = await self._db.run_alone(sql.GUILD_HISTORY, (guild_id, limit))
+        else:
+            parameters = (guild_id, user_id, guild_id, user_id, limit)
+            rows = await self._db.run_alone(sql.MEMBER_HISTORY, parameters)
+        return [game_from_row(r) for r in rows]
+
+    # -- challenges -------------------------------------------------------------------------
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None:
+        rows = await self._db.run_alone(sql.GET_CHALLENGE, (challenge_id,))
+        return challenge_from_row(rows[0]) if rows else None
+
+    async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
+        """The channel's live games (newest first) and its pending challenges not yet past
+        expiry, as of one moment (one read snapshot)."""
+
+        async def body() -> ChannelView:
+            games = await self._db.run(sql.LIVE_GAMES, (guild_id, channel_id))
+            challenges = await self._db.run(sql.PENDING_CHALLENGES, (guild_id, channel_id, now))
+            return ChannelView(
+                tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
+            )
+
+        return await self._db.transaction(body, begin="BEGIN")
+
+    async def insert_challenge(self, challenge: Challenge) -> Challenge:
+        """Store a new challenge (its ``id`` is ignored) and return it with its id."""
+        (row,) = await self._db.run_alone(sql.INSERT_CHALLENGE, challenge_values(challenge))
+        return challenge_from_row(row)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
+        """Remember the message showing the challenge; False if there is no such challenge."""
+        return bool(await self._db.run_alone(sql.SET_CHALLENGE_MESSAGE, (message_id, challenge_id)))
+
+    async def answer_challenge(
+        self, challenge_id: int, status: ChallengeStatus, now: float
+    ) -> Challenge | None:
+        """Move a pending, unexpired challenge to ``status``; None if it was not (any more)."""
+        rows = await self._db.run_alone(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))
+        return challenge_from_row(rows[0]) if rows else None
+
+    async def accept_challenge(
+        self, challenge_id: int, game: Game, now: float, *, exclusive: bool
+    ) -> tuple[Challenge, Game] | None:
+        """Accept a pending, unexpired challenge and insert its game, in one transaction.
+
+        None if the challenge was no longer open; raises ChannelTaken (changing nothing)
+        if the channel got a live game meanwhile.
+        """
+        accepted = ChallengeStatus.ACCEPTED.value
+
+        async def body() -> tuple[Challenge, Game]:
+            if not await self._db.run(sql.ANSWER_CHALLENGE, (accepted, challenge_id, now)):
+                raise Unchanged
+            stored = await self._insert_game(game, exclusive)
+            (row,) = await self._db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
+            return challenge_from_row(row), stored
+
+        try:
+            return await self._db.transaction(body)
+        except Unchanged:
+            return None
+
+    async def expire_challenges(self, now: float) -> list[Challenge]:
+        """Mark pending challenges at or past their expiry as expired and return them.
+
+        A read comes first: usually none is due, and the UPDATE would take the write lock
+        on every sweep for nothing, holding up other processes' writers meanwhile.
+        """
+        async with self._db.access.shared():
+            if not await self._db.run(sql.ANY_CHALLENGE_DUE, (now,)):
+                return []
+            expired = ChallengeStatus.EXPIRED.value
+            rows = await self._db.run(sql.EXPIRE_CHALLENGES, (expired, now))
+        return sorted(map(challenge_from_row, rows), key=lambda c: c.id)
+
+    # -- players ----------------------------------------------------------------------------
+
+    async def leaderboard(
+        self, guild_id: int, page: int, per_page: int
+    ) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
+        """(members with a rated game, the page clamped to 1..pages, that page's rows), as
+        of one moment (one read snapshot).
+
+        Rows are (user id, row with rank), by rating desc, rated games desc, user id.
+        """
+
+        async def body() -> tuple[int, int, list[tuple[int, PlayerRow]]]:
+            ((total,),) = await self._db.run(sql.RANKED_PLAYERS, (guild_id,))
+            pages = max(1, -(-total // per_page))
+            clamped = min(max(1, page), pages)
+            offset = (clamped - 1) * per_page
+            rows = await self._db.run(sql.LEADERBOARD_PAGE, (guild_id, per_page, offset))
+            entries = [(r[0], player_from_row(r[1:], offset + i + 1)) for i, r in enumerate(rows)]
+            return total, clamped, entries
+
+        return await self._db.transaction(body, begin="BEGIN")
+
+    async def player(self, guild_id: int, user_id: int) -> PlayerRow:
+        """A member's row with their leaderboard rank (defaults if they never played)."""
+        rows = await self._db.run_alone(sql.PLAYER, (guild_id, user_id))
+        if not rows:
+            return PlayerRow()
+        return player_from_row(rows[0], rows[0][7])
+
+    async def bot_records(self, guild_id: int, user_id: int) -> list[LevelRecord]:
+        """A member's results against each bot level they played, by level name."""
+        rows = await self._db.run_alone(sql.BOT_RECORDS, (guild_id, user_id))
+        return [LevelRecord(r[0], Record(r[1], r[2], r[3])) for r in rows]

@@ -1,0 +1,117 @@
+"""The one place that sends a game's or a challenge's message, however it changes.
+
+A click's answer (``answer``, and ``edit_answer`` after a search), a new board or
+challenge (``post``), and the redraws nobody clicked for (the sweep, start-up repair,
+``/tictactoe-stop``, a stale click's repair: ``redraw`` and ``refresh``) all draw with
+``bot.ui.views`` and send through discord.py. Only the player whose turn it is may be
+pinged, and only by a new message or an interaction's answer.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from bot.errors import GameError
+from bot.models import Challenge, Game, GameStatus
+from bot.service import GameService
+from bot.ui.views import board_view, challenge_mentions, challenge_view, turn_mentions
+
+__all__ = ["Boards"]
+
+log = logging.getLogger(__name__)
+
+_QUIET = discord.AllowedMentions.none()
+
+
+def _drawn(item: Game | Challenge) -> tuple[discord.ui.LayoutView, discord.AllowedMentions]:
+    if isinstance(item, Game):
+        return board_view(item), turn_mentions(item)
+    return challenge_view(item), challenge_mentions(item)
+
+
+class Boards:
+    def __init__(self, client: discord.Client, service: GameService) -> None:
+        self._client = client
+        self._service = service
+
+    async def answer(
+        self, interaction: discord.Interaction, game: Game, *, quiet: bool = False
+    ) -> None:
+        """Answer a click on the game's message with the game as it is now."""
+        mentions = _QUIET if quiet else turn_mentions(game)
+        await interaction.response.edit_message(view=board_view(game), allowed_mentions=mentions)
+
+    async def answer_challenge(
+        self, interaction: discord.Interaction, challenge: Challenge
+    ) -> None:
+        """Answer a click on the challenge's message with the challenge as it is now."""
+        await interaction.response.edit_message(
+            view=challenge_view(challenge), allowed_mentions=_QUIET
+        )
+
+    async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
+        """Replace an earlier answer (the player's move with "My move…") with ``game``."""
+        await interaction.edit_original_response(
+            view=board_view(game), allowed_mentions=turn_mentions(game)
+        )
+
+    async def post(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
+        """Post a new board or challenge as this interaction's answer, and record its
+        message. After a deferral (``thinking``) the placeholder becomes the message."""
+        view, mentions = _drawn(item)
+        if interaction.response.is_done():
+            message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
+            message_id = message.id
+        else:
+            sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
+            if sent.message_id is None:  # Discord always says; ask if it did not
+                message_id = (await interaction.original_response()).id
+            else:
+                message_id = sent.message_id
+        if isinstance(item, Game):
+            await self._service.set_game_message(item.id, message_id)
+        else:
+            await self._service.challenges.set_message(item.id, message_id)
+
+    async def redraw(self, item: Game | Challenge) -> None:
+        """Edit a game's or challenge's message through its channel (no token needed)."""
+        if item.message_id is None:
+            return
+        view = board_view(item) if isinstance(item, Game) else challenge_view(item)
+        channel = self._client.get_partial_messageable(item.channel_id)
+        kind = type(item).__name__.lower()
+        try:
+            await channel.get_partial_message(item.message_id).edit(
+                view=view, allowed_mentions=_QUIET
+            )
+        except (discord.NotFound, discord.Forbidden) as exc:
+            log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
+        except discord.HTTPException as exc:
+            log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+
+    async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
+        """Redraw the clicked board from the database, after a click found it out of date.
+
+        Perhaps the answer to an earlier click never reached Discord (an error, a
+        timeout, a crash after the commit). Each edit is followed by a fresh read and
+        repeated (a few times at most) if the game moved on meanwhile, so the message
+        ends at the stored state even if another click's answer lands in between. A
+        game waiting for the bot is left alone: whoever computes that move draws it.
+        """
+        if interaction.message is None or interaction.channel_id is None:
+            return
+        drawn: tuple[int, GameStatus] | None = None
+        for _attempt in range(3):
+            try:
+                game = await self._service.get_game(game_id, interaction.guild_id)
+            except GameError:
+                return
+            state = (game.move_no, game.status)
+            if state == drawn or game.status is GameStatus.BOT_TO_MOVE:
+                return
+            if game.message_id != interaction.message.id:
+                return  # a click on some other message: leave it alone
+            await self.redraw(game)
+            drawn = state

@@ -1,0 +1,204 @@
+"""Every button the bot draws, routed by its custom_id from one ``on_interaction`` listener.
+
+The custom_id carries all a click needs (``ttt:cell:{game}:{cell}:{move_no}``,
+``ttt:forfeit:{game}``, ``ttt:accept:{challenge}``, ...); the handler loads the rest from
+the database, so buttons work across restarts. Why one listener rather than a
+``DynamicItem`` per button: discord.py's dynamic items rebuild the whole clicked message
+as a view before each callback (25 cells on a 5x5 board), and silently drop a click whose
+custom_id is not on the message as Discord sent it; here every click that arrives is
+answered (a refusal ephemerally), and measured on bench/peer.py a click costs less.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.errors import GameError, GameOver, NotAPlayer, StaleBoard
+from bot.models import ChallengeStatus, GameStatus
+from bot.service import GameService
+from bot.ui import render
+from bot.ui.boards import Boards
+from bot.ui.gate import Gate, answer_error, send_ephemeral
+from bot.ui.views import leaderboard_view
+
+__all__ = ["PATTERNS", "QUICK_REPLY_SECONDS", "Buttons"]
+
+log = logging.getLogger(__name__)
+
+QUICK_REPLY_SECONDS = 1.0
+"""How long a click waits for a bot reply expected to be quick (a small board, a weak
+level) before answering with "My move…" anyway: such a reply can still queue behind long
+searches in the pool, and Discord allows 3 seconds for the answer."""
+
+_ID = r"[1-9][0-9]{0,17}"  # database ids: positive, at most 18 digits
+PATTERNS = {
+    "cell": re.compile(
+        rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z"
+    ),
+    "forfeit": re.compile(rf"\Attt:forfeit:(?P<game>{_ID})\Z"),
+    "rematch": re.compile(rf"\Attt:rematch:(?P<game>{_ID})\Z"),
+    "review": re.compile(rf"\Attt:review:(?P<game>{_ID})\Z"),
+    "accept": re.compile(rf"\Attt:accept:(?P<challenge>{_ID})\Z"),
+    "decline": re.compile(rf"\Attt:decline:(?P<challenge>{_ID})\Z"),
+    "lb": re.compile(r"\Attt:lb:(?P<page>[0-9]{1,6})\Z"),
+}
+"""Every custom_id the bot draws, by kind (``bot.ui.views`` writes them); matched whole."""
+_Handler = Callable[[discord.Interaction, "re.Match[str]"], Awaitable[None]]
+
+
+class Buttons:
+    """Routes ``ttt:`` clicks to their handlers, through the gate."""
+
+    def __init__(self, service: GameService, boards: Boards, gate: Gate) -> None:
+        self._service = service
+        self._boards = boards
+        self._gate = gate
+        self._routes: list[tuple[re.Pattern[str], _Handler]] = [
+            (PATTERNS["cell"], self.cell),
+            (PATTERNS["forfeit"], self.forfeit),
+            (PATTERNS["rematch"], self.rematch),
+            (PATTERNS["review"], self.review),
+            (PATTERNS["accept"], self.accept),
+            (PATTERNS["decline"], self.decline),
+            (PATTERNS["lb"], self.leaderboard_page),
+        ]
+
+    async def handle(self, interaction: discord.Interaction) -> None:
+        """Handle a click. Every component on the bot's messages is its own, so a
+        custom_id that matches no pattern (an old version's, a forged one) is answered
+        too, never left to fail."""
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not await self._gate.admit(interaction):
+            return
+        try:
+            for pattern, handler in self._routes:
+                match = pattern.fullmatch(custom_id) if isinstance(custom_id, str) else None
+                if match is not None:
+                    await handler(interaction, match)
+                    return
+            raise GameError("This button is no longer in use.")
+        except Exception as error:
+            await answer_error(interaction, error)
+
+    # -- the board ----------------------------------------------------------------------
+
+    async def cell(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """Play the cell and answer with the new board.
+
+        The move is checked and stored before anything is sent, so a refused click gets a
+        plain ephemeral answer. A bot reply that needs a search is not awaited inside
+        Discord's 3 seconds: the answer shows the player's move with "My move…", and the
+        board is edited again when the reply is stored. So it is when a reply expected
+        to be quick is not there within QUICK_REPLY_SECONDS.
+        """
+        game_id = int(match["game"])
+        service = self._service
+        try:
+            game = await service.play(
+                game_id,
+                interaction.user.id,
+                int(match["cell"]),
+                int(match["move"]),
+                guild_id=interaction.guild_id,
+                await_reply=False,
+            )
+        except (StaleBoard, GameOver) as error:
+            await answer_error(interaction, error)
+            await self._boards.refresh(game_id, interaction)
+            return
+        if game.status is GameStatus.BOT_TO_MOVE:
+            reply = asyncio.ensure_future(service.bot_reply(game))
+            if not service.is_slow_search(game):  # usually quick, unless the pool is busy
+                await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
+            if not reply.done():
+                await self._boards.answer(interaction, game, quiet=True)
+                await self._boards.edit_answer(interaction, await reply)
+                return
+            game = reply.result()
+        await self._boards.answer(interaction, game)
+
+    async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        game_id = int(match["game"])
+        try:
+            game = await self._service.forfeit(
+                game_id, interaction.user.id, guild_id=interaction.guild_id
+            )
+        except GameOver as error:
+            # Perhaps the clock ran out first (settled just now): show how it ended.
+            await answer_error(interaction, error)
+            await self._boards.refresh(game_id, interaction)
+            return
+        await self._boards.answer(interaction, game, quiet=True)
+
+    async def rematch(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        service = self._service
+        old = await service.get_game(int(match["game"]), interaction.guild_id)
+        if old.mark_of(interaction.user.id) is None:
+            raise NotAPlayer()
+        if old.is_bot_game and service.replies.may_be_slow(old.width, old.height):
+            await interaction.response.defer(thinking=True)
+        new = await service.rematch(old.id, interaction.user.id, interaction.guild_id)
+        await self._boards.post(interaction, new)
+
+    async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        game, review = await self._service.review(int(match["game"]), interaction.guild_id)
+        await send_ephemeral(interaction, render.review_text(game, review))
+
+    # -- challenges and the leaderboard --------------------------------------------------
+
+    async def accept(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """The challenged member accepts: the challenge message becomes the board."""
+        challenge_id = int(match["challenge"])
+        challenges = self._service.challenges
+        try:
+            game = await challenges.accept(challenge_id, interaction.user.id, interaction.guild_id)
+        except GameError as error:
+            await self._answer_closed(interaction, challenge_id, error)
+            return
+        await self._boards.answer(interaction, game)
+        if interaction.message is not None and game.message_id != interaction.message.id:
+            await self._service.set_game_message(game.id, interaction.message.id)
+
+    async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """The challenged member declines, or the challenger withdraws."""
+        challenge_id = int(match["challenge"])
+        challenges = self._service.challenges
+        try:
+            challenge = await challenges.refuse(
+                challenge_id, interaction.user.id, interaction.guild_id
+            )
+        except GameError as error:
+            await self._answer_closed(interaction, challenge_id, error)
+            return
+        await self._boards.answer_challenge(interaction, challenge)
+
+    async def _answer_closed(
+        self, interaction: discord.Interaction, challenge_id: int, error: GameError
+    ) -> None:
+        """Tell the user why the challenge can't be answered, and bring its message up to
+        date if it shows a challenge that is no longer open."""
+        await answer_error(interaction, error)
+        try:
+            challenge = await self._service.challenges.get(challenge_id, interaction.guild_id)
+        except GameError:
+            return
+        if challenge.status is not ChallengeStatus.PENDING:
+            await self._boards.redraw(challenge)
+
+    async def leaderboard_page(
+        self, interaction: discord.Interaction, match: re.Match[str]
+    ) -> None:
+        assert interaction.guild_id is not None  # the gate refuses DMs
+        page = await self._service.stats.leaderboard(
+            interaction.guild_id, max(1, int(match["page"]))
+        )
+        await interaction.response.edit_message(
+            view=leaderboard_view(page), allowed_mentions=discord.AllowedMentions.none()
+        )

@@ -1,0 +1,140 @@
+"""Admission and accounting for every interaction, in one place.
+
+Commands pass through the command tree's ``interaction_check`` and buttons through
+``bot.ui.buttons``; both ask ``Gate.admit``, which answers a refused interaction (a DM,
+a shutdown) ephemerally itself. An admitted interaction's task is tracked until it
+ends, so shutdown can wait for it and answer it if it cannot finish in time
+(``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,
+else a generic line and a logged traceback, never silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+import discord
+
+from bot.errors import GameError
+
+__all__ = [
+    "CUT_SHORT_MESSAGE",
+    "DM_MESSAGE",
+    "GENERIC_ERROR",
+    "SHUTDOWN_MESSAGE",
+    "Gate",
+    "answer_error",
+    "send_ephemeral",
+]
+
+log = logging.getLogger(__name__)
+
+GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
+DM_MESSAGE = "Tic-tac-toe is played in servers: invite me to one and use /tictactoe there."
+SHUTDOWN_MESSAGE = "I'm restarting; try again in a few seconds."
+CUT_SHORT_MESSAGE = (
+    "I'm restarting and couldn't finish that in time. Look at the board again in a few"
+    " seconds; if your move isn't there, make it again."
+)
+UNKNOWN_INTERACTION = 10062  # Discord's error code for an interaction it no longer accepts
+_UNDELIVERABLE = (discord.HTTPException, aiohttp.ClientError, RuntimeError)
+"""What answering can raise when the answer can't go out: a dead token, or the HTTP
+session already closed (RuntimeError "Session is closed")."""
+
+
+async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral reply, as the response if there was none yet, else as a follow-up."""
+    mentions = discord.AllowedMentions.none()
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)
+    else:
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=mentions)
+
+
+def describe(interaction: discord.Interaction) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data: Any = interaction.data or {}
+    return f"component {data.get('custom_id', '?')!r}"
+
+
+async def _tell(interaction: discord.Interaction, text: str) -> None:
+    try:
+        await send_ephemeral(interaction, text)
+    except _UNDELIVERABLE as exc:
+        log.warning("Could not answer %s: %s", describe(interaction), exc)
+
+
+async def answer_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer a failed interaction: a GameError's own text, else a generic line + a log."""
+    if isinstance(error, GameError):
+        text = error.user_message
+    elif isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION:
+        # Discord gave up on the interaction (no answer within 3 s): nobody to tell.
+        log.warning("Too late to answer %s: %s", describe(interaction), error)
+        return
+    else:
+        log.error(
+            "Unexpected error handling %s from user %s in guild %s",
+            describe(interaction),
+            interaction.user.id,
+            interaction.guild_id,
+            exc_info=error,
+        )
+        text = GENERIC_ERROR
+    await _tell(interaction, text)
+
+
+class Gate:
+    """Whether interactions may go ahead, and which admitted ones are still running."""
+
+    def __init__(self) -> None:
+        self.closing = False
+        self._running: dict[asyncio.Task[Any], discord.Interaction] = {}
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def admit(self, interaction: discord.Interaction) -> bool:
+        """True if ``interaction`` may go ahead (its task is then tracked); else it has
+        been answered with the reason."""
+        if interaction.guild_id is None:
+            await _tell(interaction, DM_MESSAGE)
+            return False
+        if self.closing:
+            await _tell(interaction, SHUTDOWN_MESSAGE)
+            return False
+        task = asyncio.current_task()
+        if task is not None and task not in self._running:
+            self._running[task] = interaction
+            self._idle.clear()
+            task.add_done_callback(self._finished)
+        return True
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._running.pop(task, None)
+        if not self._running:
+            self._idle.set()
+
+    @property
+    def running(self) -> int:
+        return len(self._running)
+
+    async def drain(self, grace: float) -> None:
+        """Refuse new interactions, wait up to ``grace`` seconds for the admitted ones,
+        then cancel those still running and tell each user who got no answer yet."""
+        self.closing = True
+        if self._running:
+            log.info("Waiting for %d action(s) in flight", len(self._running))
+            try:
+                await asyncio.wait_for(self._idle.wait(), grace)
+                return
+            except TimeoutError:
+                log.warning("%d action(s) still running at shutdown", len(self._running))
+        left = dict(self._running)
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        unanswered = [i for i in left.values() if not i.response.is_done()]
+        await asyncio.gather(*(_tell(i, CUT_SHORT_MESSAGE) for i in unanswered))

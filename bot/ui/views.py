@@ -1,0 +1,153 @@
+"""What the bot's messages look like: boards, challenges, the leaderboard, as discord.py views.
+
+Every message is a Components V2 ``LayoutView``, whatever the board's size: a 5x5 board
+needs all five classic action rows, leaving none for Forfeit/Rematch/Review, while V2
+fits the text, the board and the controls (a 5x5 board is 1 text + 5 rows + 25 cells +
+1 row + up to 2 buttons = 34 of the 40 components allowed).
+
+Every custom_id carries all its click needs (``ttt:cell:{game}:{cell}:{move_no}``,
+``ttt:forfeit:{game}``, ...; see ``bot.ui.buttons``), so buttons keep working after a
+restart, and a click on an out-of-date board is recognised by its move number.
+
+The views only draw: they are stopped before they are sent, so discord.py keeps no copy
+of them in its view store (a board is redrawn at every move; stored views would pile
+up, one per message, for ever). Their clicks are routed by custom_id in
+``bot.ui.buttons``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import ButtonStyle, ui
+
+from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
+from bot.ui import render
+from engine import Mark
+
+__all__ = [
+    "EMPTY_LABEL",
+    "board_view",
+    "challenge_mentions",
+    "challenge_view",
+    "leaderboard_view",
+    "text_view",
+    "turn_mentions",
+]
+
+EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
+_MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
+_CONTROLS: dict[str, tuple[str, str, ButtonStyle]] = {
+    "forfeit": ("Forfeit", "🏳️", ButtonStyle.secondary),
+    "rematch": ("Rematch", "🔁", ButtonStyle.primary),
+    "review": ("Review", "🔍", ButtonStyle.secondary),
+}
+
+
+def _drawing(*items: ui.Item[Any]) -> ui.LayoutView:
+    """A view of ``items`` that only draws (see the module docstring)."""
+    view = ui.LayoutView(timeout=None)
+    for item in items:
+        view.add_item(item)
+    view.stop()
+    return view
+
+
+def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
+    return f"ttt:cell:{game_id}:{cell}:{move_no}"
+
+
+def _control(kind: str, game_id: int) -> ui.Button[Any]:
+    label, emoji, style = _CONTROLS[kind]
+    return ui.Button(label=label, emoji=emoji, style=style, custom_id=f"ttt:{kind}:{game_id}")
+
+
+def board_view(game: Game) -> ui.LayoutView:
+    """The game's message: text, one action row per board row, then the controls."""
+    board = game.board
+    outcome = board.outcome()
+    line = frozenset(outcome.line) if outcome is not None else frozenset()
+    locked = not game.is_live or game.current_player_id is None
+    rows: list[ui.Item[Any]] = [ui.TextDisplay(render.game_text(game))]
+    for row in range(game.height):
+        buttons = []
+        for cell in range(row * game.width, (row + 1) * game.width):
+            mark = board.cell(cell)
+            if mark is None:
+                label, style, disabled = EMPTY_LABEL, ButtonStyle.secondary, locked
+            else:
+                label, style, disabled = mark.value, _MARK_STYLE[mark], True
+            if cell in line:
+                style = ButtonStyle.success
+            custom_id = cell_custom_id(game.id, cell, game.move_no)
+            buttons.append(
+                ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id)
+            )
+        rows.append(ui.ActionRow(*buttons))
+    controls = [_control("forfeit" if game.is_live else "rematch", game.id)]
+    if not game.is_live and game.moves:
+        controls.append(_control("review", game.id))
+    rows.append(ui.ActionRow(*controls))
+    return _drawing(*rows)
+
+
+def turn_mentions(game: Game) -> discord.AllowedMentions:
+    """Only the player whose turn it is may be pinged by a board message."""
+    player = game.current_player_id
+    if player is None:
+        return discord.AllowedMentions.none()
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(player)]
+    )
+
+
+def challenge_view(challenge: Challenge) -> ui.LayoutView:
+    """The challenge message; its buttons are disabled once it is no longer pending."""
+    closed = challenge.status is not ChallengeStatus.PENDING
+    accept = ui.Button(
+        label="Accept",
+        style=ButtonStyle.success,
+        disabled=closed,
+        custom_id=f"ttt:accept:{challenge.id}",
+    )
+    decline = ui.Button(
+        label="Decline",
+        style=ButtonStyle.danger,
+        disabled=closed,
+        custom_id=f"ttt:decline:{challenge.id}",
+    )
+    return _drawing(ui.TextDisplay(render.challenge_text(challenge)), ui.ActionRow(accept, decline))
+
+
+def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
+    """A new challenge pings the challenged member and nobody else."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        replied_user=False,
+        users=[discord.Object(challenge.opponent_id)],
+    )
+
+
+def leaderboard_view(page: LeaderboardPage) -> ui.LayoutView:
+    """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1)."""
+    previous = ui.Button(
+        label="◀ Previous",
+        style=ButtonStyle.secondary,
+        disabled=page.page <= 1,
+        custom_id=f"ttt:lb:{page.page - 1}",
+    )
+    following = ui.Button(
+        label="Next ▶",
+        style=ButtonStyle.secondary,
+        disabled=page.page >= page.pages,
+        custom_id=f"ttt:lb:{page.page + 1}",
+    )
+    text = ui.TextDisplay(render.leaderboard_text(page))
+    return _drawing(text, ui.ActionRow(previous, following))
+
+
+def text_view(text: str) -> ui.LayoutView:
+    """A V2 message with text only (stats)."""
+    return _drawing(ui.TextDisplay(text))

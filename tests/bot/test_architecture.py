@@ -1,0 +1,255 @@
+"""What keeps bot/ maintainable across library upgrades, checked on its source.
+
+- Libraries through their front door: no private name of discord.py, aiohttp or aiosqlite
+  (nothing starting with ``_``, no module outside their documented API), no replaced
+  gateway parsers or serialisation hooks. The one seam is ``use_endpoints`` in
+  ``bot/__main__.py``, which points discord.py at ``DISCORD_API_BASE`` and
+  ``DISCORD_GATEWAY_URL``.
+- Layers: ``engine`` imports nothing of ours, nor discord, asyncio or a database; the
+  store imports neither the service nor Discord; the service does not import Discord;
+  SQL lives in ``bot/store``; and no module imports, directly or not, one that imports it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "bot"
+ENGINE = ROOT / "engine"
+
+LIBRARIES = ("discord", "aiohttp", "aiosqlite")
+PUBLIC_MODULES = {
+    "discord",
+    "discord.app_commands",
+    "discord.ext.commands",
+    "discord.ext.tasks",
+    "discord.ui",
+    "aiohttp",
+    "aiosqlite",
+}
+"""The modules of those libraries whose names their documentation lists."""
+SEAM = ("bot/__main__.py", "use_endpoints")
+SEAM_MODULES = ("discord.http", "discord.gateway")
+OVERRIDES = {"to_components", "has_components_v2", "to_component_dict", "parse_interaction_create"}
+"""discord.py internals a subclass could replace to change what is sent or parsed."""
+STDLIB_UNDERSCORED = {"_exit"}  # os._exit is documented
+
+
+def sources(folder: Path) -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(folder.rglob("*.py")):
+        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(), str(path))
+
+
+def module_name(relative: str) -> str:
+    name = relative.removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def enclosing_functions(tree: ast.Module) -> dict[ast.AST, str]:
+    """Each node of ``tree`` mapped to the name of the top-level function holding it."""
+    owner: dict[ast.AST, str] = {}
+    for top in tree.body:
+        if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(top):
+                owner[node] = top.name
+    return owner
+
+
+def private_uses(relative: str, tree: ast.Module) -> list[str]:
+    found = []
+    owner = enclosing_functions(tree)
+
+    def where(node: ast.AST) -> str:
+        return f"{relative}:{getattr(node, 'lineno', '?')}"
+
+    for node in ast.walk(tree):
+        in_seam = (relative, owner.get(node)) == SEAM
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            root = node.module.split(".")[0]
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+            public = node.module in PUBLIC_MODULES or submodules <= PUBLIC_MODULES
+            if root in LIBRARIES and not public:
+                found.append(f"{where(node)} imports from {node.module}")
+            for alias in node.names:
+                if root in LIBRARIES and alias.name.startswith("_"):
+                    found.append(f"{where(node)} imports {node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                root = alias.name.split(".")[0]
+                if root in LIBRARIES and alias.name not in PUBLIC_MODULES:
+                    found.append(f"{where(node)} imports {alias.name}")
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+            on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            dunder = name.startswith("__") and name.endswith("__")
+            underscored = name.startswith("_") and not dunder
+            if underscored and not on_self and name not in STDLIB_UNDERSCORED:
+                found.append(f"{where(node)} uses .{name}")
+            chain = dotted(node) or ""
+            if chain.startswith(SEAM_MODULES) and not in_seam:
+                found.append(f"{where(node)} uses {chain} outside the endpoint seam")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("getattr", "setattr", "hasattr", "delattr") and node.args[1:]:
+                key = node.args[1]
+                if isinstance(key, ast.Constant) and str(key.value).startswith("_"):
+                    found.append(f"{where(node)} reaches {key.value!r} by name")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name in OVERRIDES:
+                found.append(f"{where(node)} overrides discord.py's {node.name}")
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, ast.Attribute | ast.Subscript):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in LIBRARIES and not in_seam:
+                    found.append(f"{where(node)} assigns into {root.id}")
+    return found
+
+
+def test_bot_uses_only_the_public_api_of_its_libraries() -> None:
+    found = [use for relative, tree in sources(BOT) for use in private_uses(relative, tree)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from discord.webhook.async_ import handle_message_parameters",
+        "from discord.state import ConnectionState",
+        "import discord.enums",
+        "x = interaction._state",
+        "client._connection.parsers['INTERACTION_CREATE'] = f",
+        "discord.VoiceClient.warn_nacl = False",
+        "class V:\n    def to_components(self): ...",
+        "getattr(db, '_conn')",
+        "discord.http.Route.BASE = 'x'",
+        "from aiosqlite.core import Connection",
+    ],
+)
+def test_the_scan_catches_private_uses(code: str) -> None:
+    assert private_uses("bot/example.py", ast.parse(code))
+
+
+def test_the_seam_is_allowed_only_where_it_is() -> None:
+    code = "def use_endpoints(s):\n    discord.http.Route.BASE = s\n"
+    assert not private_uses(SEAM[0], ast.parse(code))
+    assert private_uses("bot/other.py", ast.parse(code))
+
+
+# -- layers and cycles --------------------------------------------------------------------
+
+
+def imports(relative: str, tree: ast.Module, known: set[str]) -> set[str]:
+    """The modules of ``known`` (and outside names, as given) that ``tree`` imports."""
+    here = module_name(relative)
+    package = here if relative.endswith("__init__.py") else here.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.add(full if full in known else base)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    trees = {module_name(r): (r, t) for folder in (BOT, ENGINE) for r, t in sources(folder)}
+    known = set(trees)
+    return {name: imports(r, t, known) for name, (r, t) in trees.items()}
+
+
+def test_no_import_cycles() -> None:
+    found = graph()
+    edges = {
+        name: {target for target in targets if target in found} for name, targets in found.items()
+    }
+    state: dict[str, int] = {}
+    path: list[str] = []
+    cycles: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(edges[name]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name)
+    assert not cycles, "\n".join(cycles)
+
+
+def _starts(names: set[str], *prefixes: str) -> set[str]:
+    return {n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)}
+
+
+def test_layers_import_one_way() -> None:
+    broken = []
+    for name, found in graph().items():
+        if name.startswith("engine"):
+            bad = _starts(found, "bot", "discord", "asyncio", "sqlite3", "aiosqlite", "aiohttp")
+        elif name.startswith("bot.store"):
+            bad = _starts(found, "bot.service", "bot.ui", "discord")
+        elif name.startswith("bot.service"):
+            bad = _starts(found, "bot.ui", "discord", "aiohttp", "sqlite3", "aiosqlite")
+            bad |= {n for n in found if n.startswith("bot.store.")}  # the package's API only
+        elif name.startswith(("bot.models", "bot.errors", "bot.settings")):
+            bad = _starts(found, "bot.service", "bot.store", "bot.ui", "discord")
+        else:
+            continue
+        broken.extend(f"{name} imports {b}" for b in sorted(bad))
+    assert not broken, "\n".join(broken)
+
+
+SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.I)
+
+
+def test_sql_lives_in_the_store() -> None:
+    found = []
+    for relative, tree in sources(BOT):
+        if relative.startswith("bot/store/"):
+            continue
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and SQL.search(text):
+                found.append(f"{relative}:{node.lineno}")
+    assert not found, "\n".join(found)
+
+
+def test_modules_stay_readable() -> None:
+    """A reader can hold a module in their head: a few hundred lines at most."""
+    long = {
+        path.relative_to(ROOT).as_posix(): n
+        for path in BOT.rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > 450
+    }
+    assert not long, long
