@@ -25,7 +25,7 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -41,13 +41,17 @@ from bot.store.migrate import (
 )
 from bot.store.rows import Row
 
-__all__ = ["SYNCHRONOUS_LEVELS", "Access", "Database", "Unchanged"]
+__all__ = ["SYNCHRONOUS_LEVELS", "Access", "Database", "Statement", "Unchanged"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 SYNCHRONOUS_LEVELS = ("NORMAL", "FULL", "EXTRA")
 """The ``synchronous`` settings accepted (weaker ones can corrupt the database on power loss)."""
+
+
+Statement = tuple[str, Any]
+"""SQL and its parameters."""
 
 
 class Unchanged(Exception):
@@ -66,9 +70,12 @@ def _log_orphan(task: asyncio.Task[Any]) -> None:
 class Access:
     """Many stand-alone statements at once, or one transaction alone.
 
-    A transaction waiting for its turn holds back new statements, so a steady stream of
-    them cannot starve it; transactions take turns in arrival order. Every count changes
-    without awaiting, so a cancelled caller never leaves one wrong.
+    Transactions go first: while one runs or waits, new statements wait, and queued
+    transactions run back to back, letting statements in only when none is left. A
+    transaction waits for the statements already in flight, so each hand-over costs a
+    turn of the event loop; under a saturating load (bench/peer.py) taking turns one by
+    one made the transactions that end games queue for hundreds of milliseconds. Every
+    count changes without awaiting, so a cancelled caller never leaves one wrong.
     """
 
     def __init__(self) -> None:
@@ -78,6 +85,7 @@ class Access:
         self._open = asyncio.Event()
         self._open.set()
         self._exclusive = asyncio.Lock()
+        self._queued = 0
 
     @contextlib.asynccontextmanager
     async def shared(self) -> AsyncIterator[None]:
@@ -94,8 +102,16 @@ class Access:
 
     async def acquire(self) -> None:
         """Take the connection for a transaction, once the statements in flight are done."""
-        await self._exclusive.acquire()
+        self._queued += 1
         self._open.clear()
+        try:
+            await self._exclusive.acquire()
+        except BaseException:
+            self._queued -= 1
+            if not self._queued and not self._exclusive.locked():
+                self._open.set()  # nobody left to open it
+            raise
+        self._queued -= 1
         try:
             await self._drained.wait()
         except BaseException:
@@ -104,7 +120,8 @@ class Access:
 
     def release(self) -> None:
         self._exclusive.release()
-        self._open.set()
+        if not self._queued:
+            self._open.set()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -195,15 +212,32 @@ class Database:
         async with self.access.exclusive():
             await self._db.set_trace_callback(callback)
 
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        """Run ``statements`` in order and fetch their rows, queued together: one round
+        trip to the thread for all of them instead of one each (a transaction's hops are
+        what other users wait for, and under load each took a turn of a busy event loop).
+        The caller has exclusive access, so nothing else is queued between them. Every
+        statement runs even if one before it fails; the first failure is then raised."""
+        queued = [
+            asyncio.ensure_future(self.run(sql, parameters)) for sql, parameters in statements
+        ]
+        results = await asyncio.gather(*queued, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return cast("list[list[Row]]", results)
+
     async def transaction(
         self,
-        body: Callable[[], Awaitable[T]],
+        body: Callable[[list[list[Row]]], Awaitable[T]],
         *,
+        first: Sequence[Statement] = (),
         begin: str = "BEGIN IMMEDIATE",
         durable: bool = False,
     ) -> T:
-        """Run ``body`` (statements through ``run``) inside ``begin`` ... COMMIT, rolled
-        back on any exception, which then propagates.
+        """Run ``body`` inside ``begin`` ... COMMIT, rolled back on any exception, which
+        then propagates. ``body`` gets the rows of the ``first`` statements, which run in
+        the same round trip as BEGIN; its own statements go through ``run`` or ``batch``.
 
         ``BEGIN IMMEDIATE`` for writes: it takes the write lock before the first read, so
         what the body reads cannot change before it writes. ``BEGIN`` for reads that must
@@ -211,7 +245,7 @@ class Database:
         """
         await self.access.acquire()  # a caller cancelled here has started nothing
         try:
-            task = asyncio.create_task(self._run(body, begin, durable))
+            task = asyncio.create_task(self._run(body, first, begin, durable))
         except BaseException:
             self.access.release()
             raise
@@ -224,29 +258,33 @@ class Database:
                 task.add_done_callback(_log_orphan)
             raise
 
-    async def _run(self, body: Callable[[], Awaitable[T]], begin: str, durable: bool) -> T:
+    async def _run(
+        self,
+        body: Callable[[list[list[Row]]], Awaitable[T]],
+        first: Sequence[Statement],
+        begin: str,
+        durable: bool,
+    ) -> T:
         """The transaction itself, as a task that lets the connection go when it is over.
 
         SQLite refuses to change ``synchronous`` inside a transaction: the switch to FULL
-        comes before BEGIN, the way back after COMMIT or ROLLBACK. With FULL or EXTRA
-        configured every commit is durable already and nothing switches.
+        comes before BEGIN (same round trip), the way back after COMMIT or ROLLBACK. With
+        FULL or EXTRA configured every commit is durable already and nothing switches.
         """
         switch = durable and self.synchronous == "NORMAL"
+        full: list[Statement] = [("PRAGMA synchronous = FULL", ())] if switch else []
+        back: list[Statement] = [(f"PRAGMA synchronous = {self.synchronous}", ())] if switch else []
         try:
-            if switch:
-                await self.run("PRAGMA synchronous = FULL")
             try:
-                await self.run(begin)
-                try:
-                    result = await body()
-                    await self.run("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:
-                        await self.run("ROLLBACK")
-                    raise
+                opened = await self.batch([*full, (begin, ()), *first])
+                result = await body(opened[len(full) + 1 :])
+                await self.batch([("COMMIT", ()), *back])
                 return result
-            finally:
+            except BaseException:
+                if self._db.in_transaction:
+                    await self.run("ROLLBACK")
                 if switch:
-                    await self.run(f"PRAGMA synchronous = {self.synchronous}")
+                    await self.run(back[0][0])
+                raise
         finally:
             self.access.release()

@@ -44,8 +44,7 @@ _GUARD = "WHERE id = ? AND move_no = ? AND status = ? RETURNING id"
 SAVE_GAME = f"UPDATE games SET {_GAME_STATE} {_GUARD}"
 """The guarded write of a move: nothing happens unless the game is still where the
 writer read it (parameters: ``rows.game_state(new)``, then id, move_no, status expected)."""
-END_GAME = f"UPDATE games SET {_GAME_STATE}, rated = ? {_GUARD}"
-"""SAVE_GAME that also sets ``rated``: the game row of ``Store.end_game``."""
+SET_RATED = "UPDATE games SET rated = ? WHERE id = ?"
 SET_GAME_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ? RETURNING id"
 
 LIVE_GAMES = (
@@ -87,7 +86,11 @@ ANSWER_CHALLENGE = (
     f"UPDATE challenges SET status = ? WHERE id = ? AND {IS_PENDING} AND expires_at > ?"
     f" RETURNING {CHALLENGE_COLUMNS}"
 )
-SET_CHALLENGE_GAME = f"UPDATE challenges SET game_id = ? WHERE id = ? RETURNING {CHALLENGE_COLUMNS}"
+SET_CHALLENGE_GAME = (
+    "UPDATE challenges SET game_id = last_insert_rowid() WHERE id = ?"
+    f" RETURNING {CHALLENGE_COLUMNS}"
+)
+"""Links a challenge to the game just inserted (INSERT_GAME, in the same transaction)."""
 ANY_CHALLENGE_DUE = f"SELECT 1 FROM challenges WHERE {IS_PENDING} AND expires_at <= ? LIMIT 1"
 EXPIRE_CHALLENGES = (
     f"UPDATE challenges SET status = ? WHERE {IS_PENDING} AND expires_at <= ?"

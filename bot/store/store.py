@@ -44,6 +44,7 @@ from bot.models import (
 from bot.store import sql
 from bot.store.connection import Database, Unchanged
 from bot.store.rows import (
+    Row,
     challenge_from_row,
     challenge_values,
     game_from_row,
@@ -76,7 +77,7 @@ def _is_channel_taken(error: sqlite3.IntegrityError) -> bool:
 
 
 def _guard(expected: Game) -> tuple[int, int, str]:
-    """The WHERE of sql.SAVE_GAME / END_GAME: the game as the writer read it."""
+    """The WHERE of sql.SAVE_GAME: the game as the writer read it."""
     return (expected.id, len(expected.moves), expected.status.value)
 
 
@@ -204,18 +205,18 @@ class Store:
         """
         _same_game(new, expected)
         members = new.human_ids
+        first = [(sql.SAVE_GAME, (*game_state(new), *_guard(expected)))]
+        if members:
+            first.append((sql.players_of(len(members)), (new.guild_id, *members)))
 
-        async def body() -> None:
-            rows = {member: PlayerRow() for member in members}
-            if members:
-                for row in await self._db.run(
-                    sql.players_of(len(members)), (new.guild_id, *members)
-                ):
-                    rows[row[0]] = player_from_row(row[1:])
-            settlement = settle(rows)
-            state = (*game_state(new), int(settlement.rated), *_guard(expected))
-            if not await self._db.run(sql.END_GAME, state):
+        async def body(opened: list[list[Row]]) -> None:
+            if not opened[0]:
                 raise Unchanged
+            rows = {member: PlayerRow() for member in members}
+            for row in opened[1] if members else ():
+                rows[row[0]] = player_from_row(row[1:])
+            settlement = settle(rows)
+            writes = [(sql.SET_RATED, (int(settlement.rated), new.id))]
             if settlement.players:
                 values = [
                     value
@@ -233,14 +234,15 @@ class Store:
                         new.updated_at,
                     )
                 ]
-                await self._db.run(sql.write_players(len(settlement.players)), values)
+                writes.append((sql.write_players(len(settlement.players)), values))
             if settlement.bot_record is not None:
                 user, level, record = settlement.bot_record
                 added = (record.wins, record.losses, record.draws)
-                await self._db.run(sql.ADD_BOT_RECORD, (new.guild_id, user, level, *added))
+                writes.append((sql.ADD_BOT_RECORD, (new.guild_id, user, level, *added)))
+            await self._db.batch(writes)
 
         try:
-            await self._db.transaction(body, durable=True)
+            await self._db.transaction(body, first=first, durable=True)
         except Unchanged:
             return False
         return True
@@ -281,16 +283,14 @@ class Store:
 
     async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
         """The channel's live games (newest first) and its pending challenges not yet past
-        expiry, as of one moment (one read snapshot)."""
-
-        async def body() -> ChannelView:
+        expiry. Two reads, not one snapshot: it is the service's check before it starts
+        something, and the unique index on live games guards the start itself."""
+        async with self._db.access.shared():
             games = await self._db.run(sql.LIVE_GAMES, (guild_id, channel_id))
             challenges = await self._db.run(sql.PENDING_CHALLENGES, (guild_id, channel_id, now))
-            return ChannelView(
-                tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
-            )
-
-        return await self._db.transaction(body, begin="BEGIN")
+        return ChannelView(
+            tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
+        )
 
     async def insert_challenge(self, challenge: Challenge) -> Challenge:
         """Store a new challenge (its ``id`` is ignored) and return it with its id."""
@@ -317,16 +317,24 @@ class Store:
         if the channel got a live game meanwhile.
         """
         accepted = ChallengeStatus.ACCEPTED.value
+        first = [(sql.ANSWER_CHALLENGE, (accepted, challenge_id, now))]
 
-        async def body() -> tuple[Challenge, Game]:
-            if not await self._db.run(sql.ANSWER_CHALLENGE, (accepted, challenge_id, now)):
+        async def body(opened: list[list[Row]]) -> tuple[Challenge, Game]:
+            if not opened[0]:
                 raise Unchanged
-            stored = await self._insert_game(game, exclusive)
-            (row,) = await self._db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
-            return challenge_from_row(row), stored
+            values = new_game_values(game, 0 if exclusive else None)
+            try:
+                (row,), (answered,) = await self._db.batch(
+                    [(sql.INSERT_GAME, values), (sql.SET_CHALLENGE_GAME, (challenge_id,))]
+                )
+            except sqlite3.IntegrityError as error:
+                if _is_channel_taken(error):
+                    raise ChannelTaken(str(error)) from error
+                raise
+            return challenge_from_row(answered), game_from_row(row)
 
         try:
-            return await self._db.transaction(body)
+            return await self._db.transaction(body, first=first)
         except Unchanged:
             return None
 
@@ -354,8 +362,8 @@ class Store:
         Rows are (user id, row with rank), by rating desc, rated games desc, user id.
         """
 
-        async def body() -> tuple[int, int, list[tuple[int, PlayerRow]]]:
-            ((total,),) = await self._db.run(sql.RANKED_PLAYERS, (guild_id,))
+        async def body(opened: list[list[Row]]) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
+            ((total,),) = opened[0]
             pages = max(1, -(-total // per_page))
             clamped = min(max(1, page), pages)
             offset = (clamped - 1) * per_page
@@ -363,7 +371,8 @@ class Store:
             entries = [(r[0], player_from_row(r[1:], offset + i + 1)) for i, r in enumerate(rows)]
             return total, clamped, entries
 
-        return await self._db.transaction(body, begin="BEGIN")
+        first = [(sql.RANKED_PLAYERS, (guild_id,))]
+        return await self._db.transaction(body, first=first, begin="BEGIN")
 
     async def player(self, guild_id: int, user_id: int) -> PlayerRow:
         """A member's row with their leaderboard rank (defaults if they never played)."""

@@ -343,16 +343,17 @@ async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
     assert kinds == [
         "PRAGMA synchronous = FULL",
         "BEGIN IMMEDIATE",
+        "UPDATE games",  # the guarded write of the game comes first
         "SELECT user_id, rating, rated_games, wins, losses, draws, current_streak, best_streak",
-        "UPDATE games",
+        "UPDATE games",  # its rated flag, decided by settle
         "INSERT INTO players",
         "COMMIT",
         "PRAGMA synchronous = NORMAL",
         # The same ending again: the guard matches nothing, and it all rolls back.
         "PRAGMA synchronous = FULL",
         "BEGIN IMMEDIATE",
-        "SELECT user_id, rating, rated_games, wins, losses, draws, current_streak, best_streak",
         "UPDATE games",
+        "SELECT user_id, rating, rated_games, wins, losses, draws, current_streak, best_streak",
         "ROLLBACK",
         "PRAGMA synchronous = NORMAL",
     ]
