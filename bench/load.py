@@ -50,7 +50,6 @@ from tests.discord_emulator import Emulator, InteractionHandle
 LEVELS = ("easy", "medium", "hard", "impossible")
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
 GC = re.compile(r"(\d+) GC runs, ([0-9.]+) ms in all, longest ([0-9.]+) ms")
-STORE = re.compile(r"store: (\d+) through the thread, (\d+) WAL restarts")
 
 
 def rss_kib(pid: int) -> int:
@@ -473,7 +472,6 @@ async def run(
                 log = bot.log()
                 lags = [tuple(float(x) for x in found) for found in LAG.findall(log[lag_from:])]
                 pauses = [(int(n), float(t), float(m)) for n, t, m in GC.findall(log[lag_from:])]
-                store_counts = [(int(a), int(b)) for a, b in STORE.findall(log)]
             finished = sum(t.finished for t in tables)
             size = sum(os.path.getsize(p) for p in map(str, workdir.glob("load.db*")))  # noqa: ASYNC240
     answered = clicks  # counted up to the moment the target was reached (no stragglers)
@@ -517,12 +515,6 @@ async def run(
             f"bot garbage collection: {sum(n for n, _, _ in pauses)} runs,"
             f" {sum(t for _, t, _ in pauses) / 1e3:.2f} s in all,"
             f" longest pause {max(m for _, _, m in pauses):.1f} ms"
-        )
-    if store_counts:
-        through_thread, restarts = store_counts[-1]
-        print(
-            f"bot store since start-up: {through_thread} statements through its thread"
-            f" (the loop's connection found the lock taken), {restarts} WAL restarts"
         )
     if split:
         names = ("emulator->socket", "bot", "emulator callback", "player wake-up")
