@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import discord
 from discord import app_commands
 from discord.app_commands import Choice
@@ -15,8 +13,6 @@ from bot.service import GameService
 from bot.ui.boards import Boards
 from bot.ui.gate import answer_error
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
-
-log = logging.getLogger(__name__)
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
 DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
