@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from bot.__main__ import configure_logging
+from bot.__main__ import FatalError, configure_logging, use_endpoints
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -222,3 +222,39 @@ def test_unreachable_api_exits_with_one_line(tmp_path: Path, unused_tcp_port: in
     }
     result = run_bot(tmp_path, env)
     assert one_error_line(result).startswith("error: Cannot reach Discord (http://127.0.0.1:")
+
+
+def test_the_endpoint_seam_points_discord_py_at_the_emulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import discord
+    import yarl
+
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
+    gateway = discord.gateway.DiscordWebSocket
+    monkeypatch.setattr(gateway, "DEFAULT_GATEWAY", gateway.DEFAULT_GATEWAY)
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": "t",
+            "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10",
+            "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/",
+        }
+    )
+    use_endpoints(settings)
+    assert discord.http.Route.BASE == "http://127.0.0.1:9/api/v10"
+    assert yarl.URL("ws://127.0.0.1:9") == gateway.DEFAULT_GATEWAY
+
+
+def test_the_endpoint_seam_fails_loudly_if_discord_py_renamed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If a discord.py upgrade drops ``Route.BASE``, the bot must stop at start-up rather
+    than quietly send its requests (and the token) to discord.com."""
+    import discord
+
+    monkeypatch.delattr(discord.http.Route, "BASE")
+    settings = Settings.from_env(
+        {"DISCORD_TOKEN": "t", "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10"}
+    )
+    with pytest.raises(FatalError, match="DISCORD_API_BASE"):
+        use_endpoints(settings)
