@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import random
 import re
@@ -44,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.procs import children_cpu_seconds, cpu_seconds
 from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 from tests.discord_emulator import Emulator, InteractionHandle
 
@@ -57,38 +57,6 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def descendants(pid: int) -> list[int]:
-    """The pids of ``pid``'s children, grandchildren... (the bot's AI worker processes)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [], [pid]
-    while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
-
-
-def children_cpu_seconds(pid: int) -> float:
-    """CPU time so far of ``pid``'s live descendants (not counted in ``cpu_seconds(pid)``)."""
-    total = 0.0
-    for child in descendants(pid):
-        with contextlib.suppress(OSError):  # it ended meanwhile
-            total += cpu_seconds(child)
-    return total
 
 
 def percentile(values: list[float], q: float) -> float:

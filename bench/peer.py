@@ -77,6 +77,8 @@ REPO = PEER_SCRIPT.parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.procs import cpu_seconds, descendants  # noqa: E402 (needs REPO on the path)
+
 if TYPE_CHECKING:
     from tests.bot.e2e_helpers import BotProcess
     from tests.discord_emulator import Emulator, Guild, InteractionHandle, Message
@@ -222,27 +224,6 @@ async def serve_peer() -> None:
 
 
 # -- processes -------------------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (its children not included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def descendants(pid: int) -> list[int]:
-    """The pids of ``pid``'s children, grandchildren... (our bot's AI worker processes)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                stat = (entry / "stat").read_text()
-                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [], [pid]
-    while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
 
 
 def start_time(pid: int) -> int | None:

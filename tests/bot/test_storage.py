@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,18 +42,6 @@ NOW = 1_700_000_000.0
 
 T = TypeVar("T")
 Settle = Callable[[Mapping[int, PlayerRow]], Settlement]
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "tictactoe.db"
-
-
-@pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
-    yield store
-    await store.close()
 
 
 @contextmanager

@@ -1,0 +1,39 @@
+"""What the benchmarks read of a process from /proc (Linux): its CPU time, its children."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+__all__ = ["children_cpu_seconds", "cpu_seconds", "descendants"]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (its children not included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """The pids of ``pid``'s children, grandchildren... (the bot's AI worker processes)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):  # it ended meanwhile
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def children_cpu_seconds(pid: int) -> float:
+    """CPU time so far of ``pid``'s live descendants (not counted in ``cpu_seconds(pid)``)."""
+    total = 0.0
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):  # it ended meanwhile
+            total += cpu_seconds(child)
+    return total
