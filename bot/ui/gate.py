@@ -24,6 +24,7 @@ __all__ = [
     "DM_MESSAGE",
     "GENERIC_ERROR",
     "SHUTDOWN_MESSAGE",
+    "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
     "send_ephemeral",
@@ -33,6 +34,10 @@ log = logging.getLogger(__name__)
 
 GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
 DM_MESSAGE = "Tic-tac-toe is played in servers: invite me to one and use /tictactoe there."
+UNKNOWN_SERVER_MESSAGE = (
+    "I'm not a member of this server, so I can't keep its games. A server admin can"
+    " invite me (with my bot user, not only my commands) to play here."
+)
 SHUTDOWN_MESSAGE = "I'm restarting; try again in a few seconds."
 CUT_SHORT_MESSAGE = (
     "I'm restarting and couldn't finish that in time. Look at the board again in a few"
@@ -98,9 +103,16 @@ class Gate:
 
     async def admit(self, interaction: discord.Interaction) -> bool:
         """True if ``interaction`` may go ahead (its task is then tracked); else it has
-        been answered with the reason."""
+        been answered with the reason: a DM, a server the bot is not a member of (once
+        it knows its servers), a shutdown."""
         if interaction.guild_id is None:
             await _tell(interaction, DM_MESSAGE)
+            return False
+        client = interaction.client
+        if client.is_ready() and client.get_guild(interaction.guild_id) is None:
+            # Installed with its commands only: it could answer, but not update its
+            # messages later (timeouts, restarts) nor be sure of the server's members.
+            await _tell(interaction, UNKNOWN_SERVER_MESSAGE)
             return False
         if self.closing:
             await _tell(interaction, SHUTDOWN_MESSAGE)

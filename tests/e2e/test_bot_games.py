@@ -366,6 +366,25 @@ async def test_forged_and_foreign_buttons_are_refused(arena: Arena) -> None:
         data={"custom_id": state.cell_id(0), "component_type": 2},
     )
     assert "played in servers" in await refusal(await arena.answer(handle))
+    # A server that installed the commands but not the bot user: once discord.py has
+    # read the bot's servers (READY, a moment after connecting), it is told so; before,
+    # the forged button is refused like the one above.
+    outside = arena.emu.add_guild("Commands only", bot_member=False)
+    outside_channel = arena.emu.add_text_channel(outside, "games")
+    arena.emu.add_member(outside, mallory)
+    told = []
+    for _attempt in range(20):
+        handle = await arena.emu.send_raw_interaction(
+            mallory,
+            outside_channel,
+            type=InteractionType.MESSAGE_COMPONENT,
+            data={"custom_id": state.cell_id(0), "component_type": 2},
+        )
+        told.append(await refusal(await arena.answer(handle)))
+        if "not a member of this server" in told[-1]:
+            break
+        await asyncio.sleep(0.5)
+    assert "not a member of this server" in told[-1], told
     assert arena.board(board).marks == state.marks and arena.board(board).live
     await arena.forfeit(alice, board)
 
