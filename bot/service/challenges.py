@@ -19,7 +19,7 @@ from bot.errors import (
     NotChallenger,
     SelfChallenge,
 )
-from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
+from bot.models import Challenge, ChallengeStatus, First, Game
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.service.locks import KeyedLocks
@@ -136,25 +136,18 @@ class Challenges:
             x_id, o_id = challenge.challenger_id, challenge.opponent_id
             if first is First.OPPONENT:
                 x_id, o_id = o_id, x_id
-            game = Game(
-                id=0,
-                guild_id=challenge.guild_id,
-                channel_id=challenge.channel_id,
-                message_id=challenge.message_id,
+            game = rules.new_game(
+                challenge.guild_id,
+                challenge.channel_id,
                 x_id=x_id,
                 o_id=o_id,
                 bot_level=None,
                 width=challenge.width,
                 height=challenge.height,
                 k=challenge.k,
-                moves=(),
-                status=GameStatus.ACTIVE,
-                result=None,
-                winner_id=None,
-                winner_mark=None,
-                created_at=now,
-                updated_at=now,
-                turn_deadline=now + self._config.turn_timeout,
+                now=now,
+                turn_timeout=self._config.turn_timeout,
+                message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
             )
             try:
@@ -172,34 +165,39 @@ class Challenges:
         self, challenge_id: int, user_id: int, guild_id: int | None = None
     ) -> Challenge:
         """The challenge's Decline button: the challenger withdraws, the challenged declines."""
-        challenge = await self.get(challenge_id, guild_id)
+        now = self._clock()
+        challenge = await self._open(challenge_id, guild_id, now)
+        status = ChallengeStatus.DECLINED
         if user_id == challenge.challenger_id:
-            return await self.withdraw(challenge_id, user_id, guild_id)
-        return await self.decline(challenge_id, user_id, guild_id)
+            status = ChallengeStatus.WITHDRAWN
+        return await self._answer(challenge, user_id, status, now)
 
     async def decline(
         self, challenge_id: int, user_id: int, guild_id: int | None = None
     ) -> Challenge:
-        return await self._answer(challenge_id, user_id, guild_id, ChallengeStatus.DECLINED)
+        now = self._clock()
+        challenge = await self._open(challenge_id, guild_id, now)
+        return await self._answer(challenge, user_id, ChallengeStatus.DECLINED, now)
 
     async def withdraw(
         self, challenge_id: int, user_id: int, guild_id: int | None = None
     ) -> Challenge:
         """Take back a challenge; only its challenger may."""
-        return await self._answer(challenge_id, user_id, guild_id, ChallengeStatus.WITHDRAWN)
-
-    async def _answer(
-        self, challenge_id: int, user_id: int, guild_id: int | None, status: ChallengeStatus
-    ) -> Challenge:
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now)
+        return await self._answer(challenge, user_id, ChallengeStatus.WITHDRAWN, now)
+
+    async def _answer(
+        self, challenge: Challenge, user_id: int, status: ChallengeStatus, now: float
+    ) -> Challenge:
+        """Move the open ``challenge`` to ``status`` if ``user_id`` may."""
         if status is ChallengeStatus.WITHDRAWN and user_id != challenge.challenger_id:
             raise NotChallenger()
         if status is ChallengeStatus.DECLINED and user_id != challenge.opponent_id:
             raise NotChallenged()
-        answered = await self._store.answer_challenge(challenge_id, status, now)
-        if answered is None:
-            await self._open(challenge_id, guild_id, now)
+        answered = await self._store.answer_challenge(challenge.id, status, now)
+        if answered is None:  # answered or expired meanwhile (another process)
+            await self._open(challenge.id, challenge.guild_id, now)
             raise ChallengeNotFound()
         return answered
 

@@ -193,25 +193,17 @@ class GameService:
             view = await self._store.channel_view(guild_id, channel_id, now)
             exclusive = self.config.one_game_per_channel
             rules.check_channel(view, player_id, (player_id,), exclusive=exclusive)
-            new = Game(
-                id=0,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                message_id=None,
+            new = rules.new_game(
+                guild_id,
+                channel_id,
                 x_id=player_id if player_is_x else None,
                 o_id=None if player_is_x else player_id,
                 bot_level=level,
                 width=width,
                 height=height,
                 k=k,
-                moves=(),
-                status=GameStatus.ACTIVE if player_is_x else GameStatus.BOT_TO_MOVE,
-                result=None,
-                winner_id=None,
-                winner_mark=None,
-                created_at=now,
-                updated_at=now,
-                turn_deadline=now + self.config.turn_timeout if player_is_x else None,
+                now=now,
+                turn_timeout=self.config.turn_timeout,
                 rematch_of=rematch_of,
             )
             try:
@@ -222,6 +214,14 @@ class GameService:
             return await self._bot_move(game)
         return game
 
+    async def rematchable(self, game_id: int, user_id: int, guild_id: int | None = None) -> Game:
+        """The game ``user_id`` asks a rematch of; NotAPlayer unless they played in it.
+        (The Discord layer asks first, to know whether to defer before ``rematch``.)"""
+        game = await self.get_game(game_id, guild_id)
+        if user_id not in game.human_ids:
+            raise NotAPlayer()
+        return game
+
     async def rematch(
         self, game_id: int, user_id: int, guild_id: int | None = None
     ) -> Game | Challenge:
@@ -230,9 +230,7 @@ class GameService:
         Against the bot: the new game at once. Between members: a challenge to the other
         player, whose acceptance starts the game with sides swapped.
         """
-        game = await self.get_game(game_id, guild_id)
-        if user_id not in game.human_ids:
-            raise NotAPlayer()
+        game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
             raise RematchUnavailable("Finish this game before asking for a rematch.")
         busy = RematchUnavailable("There's already a game in this channel.")

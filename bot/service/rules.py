@@ -47,6 +47,7 @@ __all__ = [
     "end",
     "first_from",
     "is_overdue",
+    "new_game",
     "settle",
     "validate_options",
 ]
@@ -119,6 +120,47 @@ def check_channel(
                 raise already_playing(member, actor)
     if exclusive and (view.games or pending):
         raise ChannelBusy()
+
+
+def new_game(
+    guild_id: int,
+    channel_id: int,
+    *,
+    x_id: int | None,
+    o_id: int | None,
+    bot_level: str | None,
+    width: int,
+    height: int,
+    k: int,
+    now: float,
+    turn_timeout: float,
+    message_id: int | None = None,
+    rematch_of: int | None = None,
+) -> Game:
+    """A game before its first move (its id is the store's to give). A None player is the
+    bot: if it is X, the game starts owing the bot's move, with no turn clock."""
+    bot_first = x_id is None
+    return Game(
+        id=0,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        message_id=message_id,
+        x_id=x_id,
+        o_id=o_id,
+        bot_level=bot_level,
+        width=width,
+        height=height,
+        k=k,
+        moves=(),
+        status=GameStatus.BOT_TO_MOVE if bot_first else GameStatus.ACTIVE,
+        result=None,
+        winner_id=None,
+        winner_mark=None,
+        created_at=now,
+        updated_at=now,
+        turn_deadline=None if bot_first else now + turn_timeout,
+        rematch_of=rematch_of,
+    )
 
 
 def is_overdue(game: Game, now: float) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 import discord
 
-from bot.errors import GameError, GameOver, NotAPlayer, StaleBoard
+from bot.errors import GameError, GameOver, StaleBoard
 from bot.models import ChallengeStatus, GameStatus
 from bot.service import GameService
 from bot.ui import render
@@ -137,9 +137,9 @@ class Buttons:
 
     async def rematch(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         service = self._service
-        old = await service.get_game(int(match["game"]), interaction.guild_id)
-        if old.mark_of(interaction.user.id) is None:
-            raise NotAPlayer()
+        old = await service.rematchable(
+            int(match["game"]), interaction.user.id, interaction.guild_id
+        )
         if old.is_bot_game and service.replies.may_be_slow(old.width, old.height):
             await interaction.response.defer(thinking=True)
         new = await service.rematch(old.id, interaction.user.id, interaction.guild_id)
