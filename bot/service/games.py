@@ -47,9 +47,13 @@ from bot.models import Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
+from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
+from bot.service.pings import TurnPings
 from bot.service.pool import Cost, SearchPool
+from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
+from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.store import ChannelTaken, Store
 from engine.analysis import Review
@@ -87,6 +91,10 @@ class GameService:
         )
         self.challenges = Challenges(store, config, clock, self._rng, self._locks)
         self.stats = Stats(store)
+        self.guilds = Guilds(store, config, clock)
+        self.pings = TurnPings(store, config, clock)
+        self.reviews = Reviews(store, config, clock)
+        self.privacy = Privacy(store, config, clock)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
     # -- life cycle ---------------------------------------------------------------------

@@ -43,6 +43,10 @@ from bot.models import (
 )
 from bot.store import sql
 from bot.store.connection import Database, Unchanged
+from bot.store.guilds import GuildStore
+from bot.store.pings import PingStore
+from bot.store.privacy import PrivacyStore
+from bot.store.reviews import ReviewStore
 from bot.store.rows import (
     Row,
     challenge_from_row,
@@ -98,6 +102,11 @@ class Store:
         self._db = db
         self.path: Path = db.path
         self.schema_version: int = db.schema_version
+        # The newer tables, each behind a store of its own on the same connection.
+        self.guilds = GuildStore(db)  # settings, allowed channels, cooldowns, consent
+        self.pings = PingStore(db)  # turn notifications
+        self.reviews = ReviewStore(db)  # reviews of ended games
+        self.privacy = PrivacyStore(db)  # erasure on request
 
     @classmethod
     async def open(

@@ -1,0 +1,109 @@
+-- Fair play on busy servers: per-server settings, limits the database enforces,
+-- cooldowns, challenge consent, turn notifications, call-off proposals, stored reviews.
+
+-- A server's settings; NULL in a column means the bot's default (its settings).
+CREATE TABLE guild_settings (
+    guild_id           INTEGER PRIMARY KEY,
+    turn_timeout       REAL CHECK (turn_timeout > 0),
+    challenge_timeout  REAL CHECK (challenge_timeout > 0),
+    games_per_member   INTEGER CHECK (games_per_member BETWEEN 1 AND 5),
+    server_games       INTEGER CHECK (server_games BETWEEN 1 AND 100),
+    challenge_cooldown REAL CHECK (challenge_cooldown >= 0),
+    review_cooldown    REAL CHECK (review_cooldown >= 0),
+    reviews            INTEGER CHECK (reviews IN (0, 1)),
+    updated_at         REAL NOT NULL
+);
+
+-- The channels where games may be started; a server with no rows here allows all.
+CREATE TABLE game_channels (
+    guild_id   INTEGER NOT NULL,
+    channel_id INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, channel_id)
+) WITHOUT ROWID;
+
+-- The server-wide cap on live games: each live game holds one numbered slot of its
+-- server, below the cap, and no two live games of a server hold the same one.
+ALTER TABLE games ADD COLUMN guild_slot INTEGER CHECK (guild_slot BETWEEN 0 AND 99);
+UPDATE games SET guild_slot = (
+    SELECT COUNT(*) FROM games AS o
+    WHERE o.guild_id = games.guild_id AND o.status IN ('active', 'bot_to_move') AND o.id < games.id
+) WHERE status IN ('active', 'bot_to_move');
+CREATE UNIQUE INDEX games_live_per_guild_slot
+    ON games (guild_id, guild_slot)
+    WHERE status IN ('active', 'bot_to_move');
+
+-- The per-member limit: each member of a live game holds one numbered seat in its
+-- server, below the limit; ending the game frees its seats.
+CREATE TABLE live_seats (
+    guild_id INTEGER NOT NULL,
+    user_id  INTEGER NOT NULL,
+    slot     INTEGER NOT NULL CHECK (slot >= 0),
+    game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    PRIMARY KEY (guild_id, user_id, slot)
+) WITHOUT ROWID;
+CREATE INDEX live_seats_by_game ON live_seats (game_id);
+INSERT INTO live_seats (guild_id, user_id, slot, game_id)
+    SELECT guild_id, user_id,
+           ROW_NUMBER() OVER (PARTITION BY guild_id, user_id ORDER BY id) - 1, id
+    FROM (SELECT id, guild_id, x_id AS user_id FROM games
+          WHERE status IN ('active', 'bot_to_move') AND x_id IS NOT NULL
+          UNION ALL
+          SELECT id, guild_id, o_id FROM games
+          WHERE status IN ('active', 'bot_to_move') AND o_id IS NOT NULL);
+
+-- One pending challenge per challenger per server. Older duplicates expire first.
+UPDATE challenges SET status = 'expired'
+    WHERE status = 'pending' AND id NOT IN (
+        SELECT MAX(id) FROM challenges WHERE status = 'pending' GROUP BY guild_id, challenger_id
+    );
+CREATE UNIQUE INDEX challenges_pending_per_challenger
+    ON challenges (guild_id, challenger_id)
+    WHERE status = 'pending';
+-- Whether the challenge's message notified its opponent (a challenge pings at most once
+-- per cooldown: an exempt rematch within it is posted without a ping).
+ALTER TABLE challenges ADD COLUMN pinged INTEGER NOT NULL DEFAULT 1 CHECK (pinged IN (0, 1));
+
+-- Cooldowns: until when a member may not do ``action`` again (to ``target``: the
+-- challenged member for 'challenge', 0 when the action has no target).
+CREATE TABLE cooldowns (
+    guild_id INTEGER NOT NULL,
+    user_id  INTEGER NOT NULL,
+    action   TEXT NOT NULL,
+    target   INTEGER NOT NULL DEFAULT 0,
+    until    REAL NOT NULL,
+    PRIMARY KEY (guild_id, user_id, action, target)
+) WITHOUT ROWID;
+CREATE INDEX cooldowns_by_until ON cooldowns (until);
+
+-- Members who turned challenges to them off, per server.
+CREATE TABLE challenge_blocks (
+    guild_id INTEGER NOT NULL,
+    user_id  INTEGER NOT NULL,
+    since    REAL NOT NULL,
+    PRIMARY KEY (guild_id, user_id)
+) WITHOUT ROWID;
+
+-- The message that told a member game's player it is their turn (at most one per game).
+CREATE TABLE turn_pings (
+    game_id    INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+    channel_id INTEGER NOT NULL,
+    message_id INTEGER NOT NULL,
+    user_id    INTEGER NOT NULL,
+    move_no    INTEGER NOT NULL,   -- the move it announced
+    reminder   INTEGER NOT NULL DEFAULT 0 CHECK (reminder IN (0, 1))
+);
+
+-- A player's proposal to call a rated game off (unrated), valid at the move it was made.
+CREATE TABLE calloffs (
+    game_id     INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+    proposer_id INTEGER NOT NULL,
+    move_no     INTEGER NOT NULL,
+    message_id  INTEGER,
+    created_at  REAL NOT NULL
+);
+
+-- An ended game's review, computed once (the engine's Review, as JSON).
+CREATE TABLE reviews (
+    game_id INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+    review  TEXT NOT NULL
+);
