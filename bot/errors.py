@@ -15,11 +15,15 @@ if TYPE_CHECKING:
 __all__ = [
     "AlreadyPlaying",
     "BotChallenge",
+    "CallOffUnavailable",
     "CellTaken",
+    "ChallengeCooldown",
     "ChallengeExpired",
     "ChallengeNotFound",
     "ChallengePending",
+    "ChallengesOff",
     "ChannelBusy",
+    "ChannelNotAllowed",
     "GameError",
     "GameInProgress",
     "GameNotFound",
@@ -31,10 +35,12 @@ __all__ = [
     "NotChallenger",
     "NotYourTurn",
     "PermissionDenied",
+    "RatedStop",
     "RematchUnavailable",
     "SelfChallenge",
     "StaleBoard",
     "StorageError",
+    "TooManyGames",
 ]
 
 
@@ -167,6 +173,35 @@ class GameInProgress(GameError):
     """A review was asked for a game that is still being played."""
 
     default_message = "That game is still being played; its review comes when it ends."
+
+
+class TooManyGames(GameError):
+    """A limit on live games (per member or per server) leaves no room for another."""
+
+
+class ChannelNotAllowed(GameError):
+    """The server's moderators chose other channels for games."""
+
+
+class ChallengesOff(GameError):
+    """The challenged member turned challenges to them off in this server."""
+
+
+class ChallengeCooldown(GameError):
+    """The challenger challenged the same member too recently."""
+
+
+class RatedStop(GameError):
+    """A player asked to stop a rated game that has begun: it would count as their loss,
+    so they are asked first. ``game`` is the game as it stands."""
+
+    def __init__(self, message: str, *, game: Game) -> None:
+        super().__init__(message)
+        self.game = game
+
+
+class CallOffUnavailable(GameError):
+    """A call-off proposal cannot be made, or answered (lapsed, not the other player)."""
 
 
 class StorageError(Exception):

@@ -18,6 +18,7 @@ __all__ = [
     "First",
     "Game",
     "GameStatus",
+    "GuildSettings",
     "LeaderboardEntry",
     "LeaderboardPage",
     "LevelRecord",
@@ -88,6 +89,7 @@ class Game:
     updated_at: float
     turn_deadline: float | None
     rematch_of: int | None = None
+    turn_seconds: float | None = None  # this game's turn clock (None: the bot's default)
     _board: Board | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -168,6 +170,24 @@ class Challenge:
     expires_at: float
     game_id: int | None = None
     rematch_of: int | None = None
+    pinged: bool = True  # whether its message notified the opponent (see Challenges.create)
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    """A server's settings as they apply: its moderators' choices, else the bot's defaults."""
+
+    channels: tuple[int, ...] = ()  # where games may start; empty: every channel
+    turn_timeout: float = 300.0  # seconds a player has for a move
+    challenge_timeout: float = 60.0  # seconds a challenge waits for an answer
+    games_per_member: int = 1  # live games a member may be in at once
+    server_games: int = 25  # live games in the server at once
+    challenge_cooldown: float = 60.0  # seconds between challenges to the same member
+    review_cooldown: float = 30.0  # seconds between a member's reviews that need a search
+    reviews: bool = True  # whether finished games offer Review
+
+    def allows_channel(self, channel_id: int) -> bool:
+        return not self.channels or channel_id in self.channels
 
 
 @dataclass(frozen=True, slots=True)

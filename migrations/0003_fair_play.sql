@@ -32,6 +32,10 @@ CREATE UNIQUE INDEX games_live_per_guild_slot
     ON games (guild_id, guild_slot)
     WHERE status IN ('active', 'bot_to_move');
 
+-- Each game's turn clock, from its server's settings when it started (NULL in games
+-- from before this migration: the bot's TURN_TIMEOUT_SECONDS).
+ALTER TABLE games ADD COLUMN turn_seconds REAL CHECK (turn_seconds > 0);
+
 -- The per-member limit: each member of a live game holds one numbered seat in its
 -- server, below the limit; ending the game frees its seats.
 CREATE TABLE live_seats (
@@ -61,6 +65,8 @@ CREATE UNIQUE INDEX challenges_pending_per_challenger
     WHERE status = 'pending';
 -- Whether the challenge's message notified its opponent (a challenge pings at most once
 -- per cooldown: an exempt rematch within it is posted without a ping).
+-- Whether a game already had its rematch challenge (the first is exempt from cooldowns).
+CREATE INDEX challenges_by_rematch ON challenges (rematch_of) WHERE rematch_of IS NOT NULL;
 ALTER TABLE challenges ADD COLUMN pinged INTEGER NOT NULL DEFAULT 1 CHECK (pinged IN (0, 1));
 
 -- Cooldowns: until when a member may not do ``action`` again (to ``target``: the

@@ -7,23 +7,28 @@ expiry sweep, can never both land, in this process or another.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
 from bot.errors import (
     BotChallenge,
+    ChallengeCooldown,
     ChallengeExpired,
     ChallengeNotFound,
+    ChallengePending,
+    ChallengesOff,
     ChannelBusy,
     NotChallenged,
     NotChallenger,
     SelfChallenge,
 )
-from bot.models import Challenge, ChallengeStatus, First, Game
+from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.service import rules
 from bot.service.config import ServiceConfig
+from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.store import ChannelTaken, Store
+from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, Store
 
 __all__ = ["Challenges"]
 
@@ -36,8 +41,10 @@ class Challenges:
         clock: Callable[[], float],
         rng: random.Random,
         locks: KeyedLocks,
+        guilds: Guilds,
     ) -> None:
         self._store = store
+        self._guilds = guilds
         self._config = config
         self._clock = clock
         self._rng = rng
@@ -57,13 +64,32 @@ class Challenges:
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
     ) -> Challenge:
-        """A new pending challenge; refused if either member is busy in the channel."""
+        """A new pending challenge, refused (nothing written, nobody pinged) if: the
+        channel is not one for games, the opponent turned challenges off, either member
+        is busy (in the channel, or up to their limit of live games in the server), the
+        challenger has a challenge pending in the server, or challenged this opponent
+        within the server's cooldown. The first rematch of a finished game is exempt
+        from the cooldown, but its message pings nobody if the cooldown still runs
+        (``pinged`` False): a challenge pings a member at most once per cooldown.
+        """
         rules.validate_options(width, height, k)
         order = rules.first_from(first)
         if challenger_id == opponent_id:
             raise SelfChallenge()
         if opponent_is_bot:
             raise BotChallenge()
+        settings = await self._guilds.get(guild_id)
+        rules.check_allowed_channel(settings, channel_id)
+        if not await self._guilds.accepts_challenges(guild_id, opponent_id):
+            raise ChallengesOff(
+                f"<@{opponent_id}> has turned challenges off on this server; they can"
+                " turn them back on with /tictactoe-challenges."
+            )
+        for member in (challenger_id, opponent_id):
+            playing = await self._store.live_games_of(guild_id, member)
+            if len(playing) >= settings.games_per_member:
+                raise rules.too_many_games(member, challenger_id, playing, settings)
+        exempt = rematch_of is not None and await self._first_rematch(rematch_of)
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -73,24 +99,40 @@ class Challenges:
                 (challenger_id, opponent_id),
                 exclusive=self._config.one_game_per_channel,
             )
-            return await self._store.insert_challenge(
-                Challenge(
-                    id=0,
-                    guild_id=guild_id,
-                    channel_id=channel_id,
-                    message_id=None,
-                    challenger_id=challenger_id,
-                    opponent_id=opponent_id,
-                    width=width,
-                    height=height,
-                    k=k,
-                    first=order,
-                    status=ChallengeStatus.PENDING,
-                    created_at=now,
-                    expires_at=now + self._config.challenge_timeout,
-                    rematch_of=rematch_of,
-                )
+            challenge = Challenge(
+                id=0,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                message_id=None,
+                challenger_id=challenger_id,
+                opponent_id=opponent_id,
+                width=width,
+                height=height,
+                k=k,
+                first=order,
+                status=ChallengeStatus.PENDING,
+                created_at=now,
+                expires_at=now + settings.challenge_timeout,
+                rematch_of=rematch_of,
             )
+            try:
+                return await self._store.insert_challenge(
+                    challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
+                )
+            except CoolingDown as error:
+                raise ChallengeCooldown(
+                    f"You challenged <@{opponent_id}> a moment ago; you can challenge them"
+                    f" again <t:{math.ceil(error.until)}:R>."
+                ) from None
+            except PendingTaken as error:
+                raise _pending_error(error.challenge, now) from None
+
+    async def _first_rematch(self, game_id: int) -> bool:
+        """Whether a rematch of ``game_id`` would be its first, after a finished game."""
+        game = await self._store.get_game(game_id)
+        if game is None or game.status is not GameStatus.FINISHED:
+            return False
+        return not await self._store.has_rematch(game_id)
 
     async def get(self, challenge_id: int, guild_id: int | None = None) -> Challenge:
         """The challenge; ChallengeNotFound if missing or (with ``guild_id``) elsewhere."""
@@ -121,6 +163,7 @@ class Challenges:
         challenge = await self._open(challenge_id, guild_id, now)
         if user_id != challenge.opponent_id:
             raise NotChallenged()
+        settings = await self._guilds.get(challenge.guild_id)
         async with self._locks[("channel", challenge.guild_id, challenge.channel_id)]:
             view = await self._store.channel_view(challenge.guild_id, challenge.channel_id, now)
             rules.check_channel(
@@ -146,16 +189,23 @@ class Challenges:
                 height=challenge.height,
                 k=challenge.k,
                 now=now,
-                turn_timeout=self._config.turn_timeout,
+                turn_timeout=settings.turn_timeout,
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
             )
             try:
                 accepted = await self._store.accept_challenge(
-                    challenge_id, game, now, exclusive=self._config.one_game_per_channel
+                    challenge_id,
+                    game,
+                    now,
+                    exclusive=self._config.one_game_per_channel,
+                    per_member=settings.games_per_member,
+                    per_server=settings.server_games,
                 )
             except ChannelTaken:
                 raise ChannelBusy() from None
+            except LimitReached as error:
+                raise await self._guilds.too_many(error, user_id, settings) from None
         if accepted is None:  # answered or expired meanwhile (another process)
             await self._open(challenge_id, guild_id, now)
             raise ChallengeNotFound()
@@ -204,3 +254,14 @@ class Challenges:
     async def expire(self) -> list[Challenge]:
         """Pending challenges past expiry become EXPIRED; returned so their messages change."""
         return await self._store.expire_challenges(self._clock())
+
+
+def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
+    """The refusal of a second pending challenge, linking the first."""
+    if pending is None or pending.expires_at <= now:
+        return ChallengePending("Your last challenge has just ended; try again in a few seconds.")
+    link = rules.message_link(pending.guild_id, pending.channel_id, pending.message_id)
+    return ChallengePending(
+        f"You already have a challenge waiting for an answer: {link}. Withdraw it with its"
+        f" Decline button, or wait until it expires <t:{math.ceil(pending.expires_at)}:R>."
+    )

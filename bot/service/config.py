@@ -24,3 +24,8 @@ class ServiceConfig:
     # for what is left (never under ai.MIN_BUDGET), so under load replies get a little
     # weaker instead of later and later.
     reply_seconds: float = 2.0
+    # Defaults of the settings a server's moderators may change (bot.service.guilds).
+    games_per_member: int = 1  # live games a member may be in at once, per server
+    server_games: int = 25  # live games a server may have at once
+    challenge_cooldown: float = 60.0  # seconds between one member's challenges to another
+    review_cooldown: float = 30.0  # seconds between one member's reviews that need a search

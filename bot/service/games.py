@@ -34,19 +34,16 @@ from collections.abc import Callable
 from bot.errors import (
     AlreadyPlaying,
     ChannelBusy,
-    GameError,
     GameInProgress,
     GameNotFound,
-    GameOver,
     NotAPlayer,
-    PermissionDenied,
     RematchUnavailable,
-    StaleBoard,
 )
 from bot.models import Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
+from bot.service.endings import Endings
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
 from bot.service.pings import TurnPings
@@ -55,7 +52,8 @@ from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
-from bot.store import ChannelTaken, Store
+from bot.service.writer import TIME_RAN_OUT, Writer
+from bot.store import ChannelTaken, LimitReached, Store
 from engine.analysis import Review
 
 __all__ = ["TIME_RAN_OUT", "GameService"]
@@ -64,7 +62,6 @@ log = logging.getLogger(__name__)
 
 STRANDED_AFTER = 30.0
 """Seconds a BOT_TO_MOVE game may wait before ``sweep()`` computes the move itself."""
-TIME_RAN_OUT = "Time ran out for this game: it's over."
 
 
 class GameService:
@@ -89,9 +86,11 @@ class GameService:
         self.replies = BotReplies(
             self._pool, inline_cells=config.inline_cells, reply_seconds=config.reply_seconds
         )
-        self.challenges = Challenges(store, config, clock, self._rng, self._locks)
-        self.stats = Stats(store)
         self.guilds = Guilds(store, config, clock)
+        self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
+        self.stats = Stats(store)
+        self._writer = Writer(store)
+        self.endings = Endings(store, self._writer, self._locks, clock)
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock)
         self.privacy = Privacy(store, config, clock)
@@ -129,10 +128,7 @@ class GameService:
 
     async def get_game(self, game_id: int, guild_id: int | None = None) -> Game:
         """The game; GameNotFound if missing or (with ``guild_id``) in another guild."""
-        game = await self._store.get_game(game_id)
-        if game is None or (guild_id is not None and game.guild_id != guild_id):
-            raise GameNotFound()
-        return game
+        return await self._writer.get_game(game_id, guild_id)
 
     async def active_game(self, guild_id: int, channel_id: int) -> Game | None:
         """The channel's live game (the newest, if several are allowed), or None."""
@@ -148,32 +144,6 @@ class GameService:
         return self.replies.is_slow(game)
 
     # -- writing ------------------------------------------------------------------------
-
-    async def _write(self, new: Game, before: Game) -> bool:
-        """Write ``new`` if the game is still at ``before``; an ending settles the result."""
-        if before.is_live and not new.is_live:
-            settle = functools.partial(rules.settle, new)
-            return await self._store.end_game(new, before, settle)
-        return await self._store.save_game(new, before)
-
-    async def _conflict(self, game_id: int, guild_id: int | None) -> GameError:
-        """The error for a write that lost a race: the game ended, or it moved on."""
-        game = await self._store.get_game(game_id)
-        if game is None or (guild_id is not None and game.guild_id != guild_id):
-            return GameNotFound()
-        return StaleBoard() if game.is_live else GameOver()
-
-    async def _settle_if_overdue(self, game: Game, now: float) -> None:
-        """GameOver if the player on move ran out of time, after settling the timeout.
-
-        Whatever a user does to a game whose clock ran out (move, forfeit, stop) finds it
-        lost on time, as the sweep would have left it.
-        """
-        if rules.is_overdue(game, now):
-            ended = rules.end(game, Result.TIMEOUT, game.turn, now)
-            if not await self._write(ended, game):
-                ended = await self.get_game(game.id)  # settled elsewhere meanwhile
-            raise GameOver(TIME_RAN_OUT, game=ended)
 
     # -- starting -----------------------------------------------------------------------
 
@@ -196,6 +166,8 @@ class GameService:
         if order is First.RANDOM:
             order = self._rng.choice((First.ME, First.OPPONENT))
         player_is_x = order is First.ME
+        settings = await self.guilds.get(guild_id)
+        rules.check_allowed_channel(settings, channel_id)
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -211,13 +183,20 @@ class GameService:
                 height=height,
                 k=k,
                 now=now,
-                turn_timeout=self.config.turn_timeout,
+                turn_timeout=settings.turn_timeout,
                 rematch_of=rematch_of,
             )
             try:
-                game = await self._store.insert_game(new, exclusive=exclusive)
+                game = await self._store.insert_game(
+                    new,
+                    exclusive=exclusive,
+                    per_member=settings.games_per_member,
+                    per_server=settings.server_games,
+                )
             except ChannelTaken:
                 raise ChannelBusy() from None
+            except LimitReached as error:
+                raise await self.guilds.too_many(error, player_id, settings) from None
         if game.status is GameStatus.BOT_TO_MOVE:
             return await self._bot_move(game)
         return game
@@ -298,13 +277,13 @@ class GameService:
         async with self._locks[game_id]:
             now = self._clock()
             game = await self.get_game(game_id, guild_id)
-            await self._settle_if_overdue(game, now)
+            await self._writer.settle_if_overdue(game, now)
             rules.check_move(game, user_id, cell, move_no)
             new = rules.advance(game, cell, now, self.config.turn_timeout)
             if new.status is GameStatus.BOT_TO_MOVE and self.replies.is_inline(new):
                 new = rules.advance(new, self.replies.inline(new), now, self.config.turn_timeout)
-            if not await self._write(new, game):
-                raise await self._conflict(game_id, guild_id)
+            if not await self._writer.write(new, game):
+                raise await self._writer.conflict(game_id, guild_id)
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             return await self._bot_move(new)
         return new
@@ -333,75 +312,9 @@ class GameService:
         cell = await self.replies.compute(game)
         async with self._locks[game.id]:
             new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
-            if await self._write(new, game):
+            if await self._writer.write(new, game):
                 return new
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
-
-    # -- ending -------------------------------------------------------------------------
-
-    async def _end(
-        self,
-        game_id: int,
-        guild_id: int | None,
-        move_no: int | None,
-        decide: Callable[[Game, float], Game],
-    ) -> Game:
-        """End the live game with ``decide`` (which checks the user and returns the ended
-        game). With ``move_no`` a game that moved on gives StaleBoard; without, the latest
-        state is ended (retrying if another process wrote first)."""
-        async with self._locks[game_id]:
-            for _attempt in range(5):
-                now = self._clock()
-                game = await self.get_game(game_id, guild_id)
-                await self._settle_if_overdue(game, now)
-                if not game.is_live:
-                    raise GameOver()
-                ended = decide(game, now)
-                if move_no is not None and move_no != game.move_no:
-                    raise StaleBoard()
-                if await self._write(ended, game):
-                    return ended
-                if move_no is not None:
-                    break
-            raise await self._conflict(game_id, guild_id)
-
-    async def forfeit(
-        self, game_id: int, user_id: int, *, move_no: int | None = None, guild_id: int | None = None
-    ) -> Game:
-        """The player gives up and loses (rated between members)."""
-
-        def decide(game: Game, now: float) -> Game:
-            mark = game.mark_of(user_id)
-            if mark is None:
-                raise NotAPlayer()
-            return rules.end(game, Result.FORFEIT, mark, now)
-
-        return await self._end(game_id, guild_id, move_no, decide)
-
-    async def stop(
-        self,
-        guild_id: int,
-        channel_id: int,
-        user_id: int,
-        *,
-        is_moderator: bool,
-        move_no: int | None = None,
-    ) -> Game:
-        """Abandon the channel's live game (unrated, uncounted): its players or a moderator.
-
-        With several live games in the channel, the one ``user_id`` plays in, else the newest.
-        """
-        games = await self._store.live_games(guild_id, channel_id)
-        if not games:
-            raise GameNotFound("There's no game in progress in this channel.")
-        target = next((g for g in games if user_id in g.human_ids), games[0])
-
-        def decide(game: Game, now: float) -> Game:
-            if user_id not in game.human_ids and not is_moderator:
-                raise PermissionDenied()
-            return rules.end(game, Result.ABANDONED, None, now)
-
-        return await self._end(target.id, guild_id, move_no, decide)
 
     async def sweep(self) -> tuple[list[Game], list[Challenge]]:
         """Settle overdue turns (the player on move loses by TIMEOUT), expire challenges,
@@ -412,7 +325,7 @@ class GameService:
         for game in await self._store.overdue_games(now):
             async with self._locks[game.id]:
                 ended = rules.end(game, Result.TIMEOUT, game.turn, now)
-                if await self._write(ended, game):
+                if await self._writer.write(ended, game):
                     changed.append(ended)
         for game in await self._store.games_bot_to_move():
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:

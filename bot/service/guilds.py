@@ -1,13 +1,36 @@
-"""Per-server settings (within the bot's bounds), cooldowns and challenge consent."""
+"""Per-server settings (within the bot's bounds), and members' consent to challenges.
+
+Moderators choose within ``BOUNDS``; what they leave unset follows the bot's defaults
+(``ServiceConfig``), so a host's new default reaches every server that did not choose.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import fields, replace
+from typing import Any
 
+from bot.errors import InvalidSettings, TooManyGames
+from bot.models import GuildSettings
+from bot.service import rules
 from bot.service.config import ServiceConfig
-from bot.store import Store
+from bot.store import LimitReached, Store
 
-__all__ = ["Guilds"]
+__all__ = ["BOUNDS", "MAX_CHANNELS", "Guilds"]
+
+BOUNDS: dict[str, tuple[float, float]] = {
+    "turn_timeout": (30, 86_400),  # half a minute to a day: correspondence games are fine
+    "challenge_timeout": (15, 3_600),
+    "games_per_member": (1, 5),
+    "server_games": (1, 100),
+    "challenge_cooldown": (0, 3_600),
+    "review_cooldown": (0, 3_600),
+}
+"""What a moderator may choose for each number (inclusive), in seconds or games."""
+MAX_CHANNELS = 25
+"""Channels a server may list for games (a longer list is easier as "every channel")."""
+_WHOLE = {"games_per_member", "server_games"}
 
 
 class Guilds:
@@ -15,3 +38,124 @@ class Guilds:
         self._store = store
         self._config = config
         self._clock = clock
+
+    def defaults(self) -> GuildSettings:
+        c = self._config
+        return GuildSettings(
+            turn_timeout=c.turn_timeout,
+            challenge_timeout=c.challenge_timeout,
+            games_per_member=c.games_per_member,
+            server_games=c.server_games,
+            challenge_cooldown=c.challenge_cooldown,
+            review_cooldown=c.review_cooldown,
+            reviews=True,
+        )
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """The server's settings as they apply now."""
+        overrides, channels = await self._store.guilds.settings(guild_id)
+        return self._resolve(overrides, channels)
+
+    def _resolve(self, overrides: Mapping[str, Any], channels: tuple[int, ...]) -> GuildSettings:
+        chosen = {name: value for name, value in overrides.items() if value is not None}
+        if "reviews" in chosen:
+            chosen["reviews"] = bool(chosen["reviews"])
+        return replace(self.defaults(), channels=channels, **chosen)
+
+    async def update(
+        self,
+        guild_id: int,
+        changes: Mapping[str, Any],
+        *,
+        allow_channel: int | None = None,
+        remove_channel: int | None = None,
+        all_channels: bool = False,
+        reset: bool = False,
+    ) -> GuildSettings:
+        """Apply a moderator's changes and return the settings now in force.
+
+        ``changes`` maps setting names to new values (None: back to the default).
+        ``reset`` first returns every setting, channels included, to the defaults. Every
+        value is checked before anything is written: InvalidSettings changes nothing.
+        """
+        for name, value in changes.items():
+            _check(name, value)
+        overrides, channels = await self._store.guilds.settings(guild_id)
+        if reset:
+            overrides, channels = {}, ()
+        overrides = {**overrides, **changes}
+        listed = [] if all_channels else list(channels)
+        if allow_channel is not None and allow_channel not in listed:
+            if len(listed) >= MAX_CHANNELS:
+                raise InvalidSettings(
+                    f"At most {MAX_CHANNELS} channels can be listed; remove one first, or"
+                    " allow every channel."
+                )
+            listed.append(allow_channel)
+        if remove_channel is not None:
+            if remove_channel not in listed:
+                raise InvalidSettings(f"<#{remove_channel}> isn't in the list of game channels.")
+            listed.remove(remove_channel)
+            if not listed:
+                raise InvalidSettings(
+                    "That is the last game channel; to allow every channel, use all_channels."
+                )
+        stored = tuple(sorted(listed))
+        if "reviews" in overrides and overrides["reviews"] is not None:
+            overrides["reviews"] = int(bool(overrides["reviews"]))
+        await self._store.guilds.put_settings(guild_id, overrides, stored, self._clock())
+        return self._resolve(overrides, stored)
+
+    async def too_many(
+        self, error: LimitReached, actor: int, settings: GuildSettings
+    ) -> TooManyGames:
+        """The answer to a refused start: the limit reached, linking the games in the way."""
+        found = [await self._store.get_game(game_id) for game_id in error.game_ids[:3]]
+        games = [game for game in found if game is not None]
+        return rules.too_many_games(error.user_id, actor, games, settings)
+
+    async def set_challenges(self, guild_id: int, user_id: int, allowed: bool) -> None:
+        """Turn challenges to ``user_id`` in this server on or off."""
+        await self._store.guilds.set_challenge_block(guild_id, user_id, not allowed, self._clock())
+
+    async def accepts_challenges(self, guild_id: int, user_id: int) -> bool:
+        return not await self._store.guilds.blocks_challenges(guild_id, user_id)
+
+
+_SETTING_NAMES = {f.name for f in fields(GuildSettings)} - {"channels"}
+
+
+def _check(name: str, value: Any) -> None:
+    """InvalidSettings unless ``value`` is allowed for the setting ``name`` (None: default)."""
+    if name not in _SETTING_NAMES:
+        raise InvalidSettings(f"There is no setting called {name!r}.")
+    if value is None:
+        return
+    if name == "reviews":
+        if not isinstance(value, bool):
+            raise InvalidSettings("Reviews are either on or off.")
+        return
+    low, high = BOUNDS[name]
+    whole = name in _WHOLE
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidSettings(f"{label(name)} must be a number.")
+    if whole and not float(value).is_integer():
+        raise InvalidSettings(f"{label(name)} must be a whole number.")
+    if not math.isfinite(value) or not low <= value <= high:
+        unit = "" if whole else " seconds"
+        raise InvalidSettings(
+            f"{label(name)} must be from {low:g} to {high:g}{unit}, not {value:g}."
+        )
+
+
+def label(name: str) -> str:
+    """A setting's name as people read it."""
+    return {
+        "turn_timeout": "The turn clock",
+        "challenge_timeout": "The challenge expiry",
+        "games_per_member": "Live games per member",
+        "server_games": "Live games in the server",
+        "challenge_cooldown": "The challenge cooldown",
+        "review_cooldown": "The review cooldown",
+        "reviews": "Review",
+    }[name]

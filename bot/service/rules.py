@@ -9,7 +9,7 @@ ratings and the streaks are written together, exactly once.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from bot.errors import (
@@ -17,17 +17,20 @@ from bot.errors import (
     CellTaken,
     ChallengePending,
     ChannelBusy,
+    ChannelNotAllowed,
     GameOver,
     InvalidCell,
     InvalidSettings,
     NotAPlayer,
     NotYourTurn,
     StaleBoard,
+    TooManyGames,
 )
 from bot.models import (
     First,
     Game,
     GameStatus,
+    GuildSettings,
     PlayerRow,
     Record,
     Result,
@@ -42,13 +45,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "advance",
+    "check_allowed_channel",
     "check_channel",
     "check_move",
     "end",
     "first_from",
+    "game_link",
     "is_overdue",
+    "message_link",
     "new_game",
     "settle",
+    "too_many_games",
     "validate_options",
 ]
 
@@ -122,6 +129,45 @@ def check_channel(
         raise ChannelBusy()
 
 
+def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
+    """A link to a message (to the channel until the message exists)."""
+    if message_id is None:
+        return f"<#{channel_id}>"
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+def game_link(game: Game) -> str:
+    return message_link(game.guild_id, game.channel_id, game.message_id)
+
+
+def check_allowed_channel(settings: GuildSettings, channel_id: int) -> None:
+    """ChannelNotAllowed unless the server lets games start in ``channel_id``."""
+    if not settings.allows_channel(channel_id):
+        where = ", ".join(f"<#{channel}>" for channel in settings.channels)
+        raise ChannelNotAllowed(f"Games on this server are played in {where}.")
+
+
+def too_many_games(
+    member: int | None, actor: int, games: Sequence[Game], settings: GuildSettings
+) -> TooManyGames:
+    """The refusal when a limit leaves no room: ``member`` None is the server's cap;
+    ``games`` are the live games in the way (the first few are linked)."""
+    links = ", ".join(game_link(game) for game in games[:3])
+    if member is None:
+        return TooManyGames(
+            f"This server already has {settings.server_games} live games, the most its"
+            f" moderators allow; try again when one ends. The oldest: {links}"
+        )
+    limit = settings.games_per_member
+    count = "a game" if limit == 1 else f"{limit} games, the most this server allows"
+    if member == actor:
+        return TooManyGames(f"You're already in {count} on this server: {links}. Finish it first.")
+    return TooManyGames(
+        f"<@{member}> is already in {count} on this server ({links}); challenge them when"
+        " they're free."
+    )
+
+
 def new_game(
     guild_id: int,
     channel_id: int,
@@ -160,6 +206,7 @@ def new_game(
         updated_at=now,
         turn_deadline=None if bot_first else now + turn_timeout,
         rematch_of=rematch_of,
+        turn_seconds=turn_timeout,
     )
 
 
@@ -194,7 +241,8 @@ def check_move(game: Game, user_id: int, cell: int, move_no: int) -> None:
 
 
 def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
-    """The game after the player on move marks ``cell`` (already checked to be legal)."""
+    """The game after the player on move marks ``cell`` (already checked to be legal);
+    ``turn_timeout`` is the clock for games that have none of their own."""
     board = game.board.play(cell)
     outcome = board.outcome()
     if outcome is not None:
@@ -213,7 +261,7 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
         board,
         status=GameStatus.BOT_TO_MOVE if bot_next else GameStatus.ACTIVE,
         updated_at=now,
-        turn_deadline=None if bot_next else now + turn_timeout,
+        turn_deadline=None if bot_next else now + (game.turn_seconds or turn_timeout),
     )
 
 

@@ -7,6 +7,23 @@ statement it runs, as constants), ``rows`` (column lists and row mapping),
 """
 
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
-from bot.store.store import ChannelTaken, ChannelView, Store
+from bot.store.refusals import (
+    CHALLENGE_ACTION,
+    ChannelTaken,
+    CoolingDown,
+    LimitReached,
+    PendingTaken,
+)
+from bot.store.store import ChannelView, Store
 
-__all__ = ["DEFAULT_MIGRATIONS_DIR", "ChannelTaken", "ChannelView", "Store", "split_statements"]
+__all__ = [
+    "CHALLENGE_ACTION",
+    "DEFAULT_MIGRATIONS_DIR",
+    "ChannelTaken",
+    "ChannelView",
+    "CoolingDown",
+    "LimitReached",
+    "PendingTaken",
+    "Store",
+    "split_statements",
+]

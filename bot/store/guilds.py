@@ -1,12 +1,110 @@
-"""A server's settings, allowed channels, cooldowns and challenge consent."""
+"""A server's settings, allowed channels, cooldowns and challenge consent.
+
+Settings are stored as overrides: a NULL column means "the bot's default", so a host who
+changes a default changes it for every server that did not choose otherwise. The service
+resolves them (``bot.service.guilds``); the store only reads and writes them.
+
+A cooldown is claimed by one statement (an upsert that only succeeds once the previous
+one ran out), so two clicks, or two processes, cannot both get through.
+"""
 
 from __future__ import annotations
 
-from bot.store.connection import Database
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["GuildStore"]
+from bot.store.connection import Database
+from bot.store.rows import Row
+
+__all__ = ["CLAIM_COOLDOWN", "OVERRIDES", "GuildStore"]
+
+OVERRIDES = (
+    "turn_timeout",
+    "challenge_timeout",
+    "games_per_member",
+    "server_games",
+    "challenge_cooldown",
+    "review_cooldown",
+    "reviews",
+)
+"""The guild_settings columns a moderator may set, in the order of GET_SETTINGS."""
+
+GET_SETTINGS = f"SELECT {', '.join(OVERRIDES)} FROM guild_settings WHERE guild_id = ?"
+PUT_SETTINGS = (
+    f"INSERT INTO guild_settings (guild_id, {', '.join(OVERRIDES)}, updated_at)"
+    f" VALUES (?, {', '.join('?' * len(OVERRIDES))}, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in (*OVERRIDES, "updated_at"))
+)
+GET_CHANNELS = "SELECT channel_id FROM game_channels WHERE guild_id = ? ORDER BY channel_id"
+CLEAR_CHANNELS = "DELETE FROM game_channels WHERE guild_id = ?"
+ADD_CHANNEL = "INSERT OR IGNORE INTO game_channels (guild_id, channel_id) VALUES (?, ?)"
+
+IS_BLOCKED = "SELECT 1 FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
+BLOCK = "INSERT OR IGNORE INTO challenge_blocks (guild_id, user_id, since) VALUES (?, ?, ?)"
+UNBLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
+
+CLAIM_COOLDOWN = (
+    "INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (guild_id, user_id, action, target) DO UPDATE SET until = excluded.until"
+    " WHERE cooldowns.until <= ? RETURNING until"
+)
+"""Start a cooldown (parameters: guild, user, action, target, until, now): a row comes
+back if it was claimed, none while the previous one still runs."""
+COOLDOWN_UNTIL = (
+    "SELECT until FROM cooldowns WHERE guild_id = ? AND user_id = ? AND action = ? AND target = ?"
+)
+FORGET_OLD_COOLDOWNS = "DELETE FROM cooldowns WHERE until <= ?"
 
 
 class GuildStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    async def settings(self, guild_id: int) -> tuple[dict[str, Any], tuple[int, ...]]:
+        """(the server's overrides by column, None for unset; its allowed channels)."""
+        async with self._db.access.shared():
+            rows = await self._db.run(GET_SETTINGS, (guild_id,))
+            channels = await self._db.run(GET_CHANNELS, (guild_id,))
+        values: Row = rows[0] if rows else (None,) * len(OVERRIDES)
+        return dict(zip(OVERRIDES, values, strict=True)), tuple(r[0] for r in channels)
+
+    async def put_settings(
+        self,
+        guild_id: int,
+        overrides: Mapping[str, Any],
+        channels: tuple[int, ...],
+        now: float,
+    ) -> None:
+        """Replace the server's overrides (missing keys: unset) and allowed channels."""
+        unknown = set(overrides) - set(OVERRIDES)
+        if unknown:
+            raise ValueError(f"not a server setting: {sorted(unknown)}")
+        values = (guild_id, *(overrides.get(name) for name in OVERRIDES), now)
+        writes = [(PUT_SETTINGS, values), (CLEAR_CHANNELS, (guild_id,))]
+        writes += [(ADD_CHANNEL, (guild_id, channel)) for channel in channels]
+
+        async def body(_opened: list[list[Row]]) -> None:
+            await self._db.batch(writes)
+
+        await self._db.transaction(body)
+
+    async def blocks_challenges(self, guild_id: int, user_id: int) -> bool:
+        return bool(await self._db.run_alone(IS_BLOCKED, (guild_id, user_id)))
+
+    async def set_challenge_block(
+        self, guild_id: int, user_id: int, blocked: bool, now: float
+    ) -> None:
+        if blocked:
+            await self._db.run_alone(BLOCK, (guild_id, user_id, now))
+        else:
+            await self._db.run_alone(UNBLOCK, (guild_id, user_id))
+
+    async def cooldown_until(
+        self, guild_id: int, user_id: int, action: str, target: int = 0
+    ) -> float | None:
+        rows = await self._db.run_alone(COOLDOWN_UNTIL, (guild_id, user_id, action, target))
+        return float(rows[0][0]) if rows else None
+
+    async def forget_old_cooldowns(self, now: float) -> None:
+        """Drop cooldowns that ran out (they change nothing; this keeps the table small)."""
+        await self._db.run_alone(FORGET_OLD_COOLDOWNS, (now,))

@@ -43,11 +43,12 @@ Row = Sequence[Any]
 
 GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, x_id, o_id, bot_level, width, height, k, moves,"
-    " status, result, winner_id, winner_mark, created_at, updated_at, turn_deadline, rematch_of"
+    " status, result, winner_id, winner_mark, created_at, updated_at, turn_deadline, rematch_of,"
+    " turn_seconds"
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, width, height, k,"
-    " first, status, created_at, expires_at, game_id, rematch_of"
+    " first, status, created_at, expires_at, game_id, rematch_of, pinged"
 )
 PLAYER_COLUMNS = "rating, rated_games, wins, losses, draws, current_streak, best_streak"
 
@@ -108,6 +109,7 @@ def game_from_row(row: Row) -> Game:
         updated_at=float(row[16]),
         turn_deadline=None if row[17] is None else float(row[17]),
         rematch_of=row[18],
+        turn_seconds=None if row[19] is None else float(row[19]),
     )
 
 
@@ -126,7 +128,7 @@ def game_state(game: Game) -> tuple[Any, ...]:
     )
 
 
-def new_game_values(game: Game, channel_slot: int | None) -> tuple[Any, ...]:
+def new_game_values(game: Game, channel_slot: int | None, guild_slot: int) -> tuple[Any, ...]:
     """The values of a new game's INSERT (see ``sql.INSERT_GAME``); its id is left out."""
     return (
         game.guild_id,
@@ -144,6 +146,8 @@ def new_game_values(game: Game, channel_slot: int | None) -> tuple[Any, ...]:
         game.updated_at,
         game.turn_deadline,
         game.rematch_of,
+        game.turn_seconds,
+        guild_slot,
     )
 
 
@@ -165,6 +169,7 @@ def challenge_from_row(row: Row) -> Challenge:
         expires_at=float(row[12]),
         game_id=row[13],
         rematch_of=row[14],
+        pinged=bool(row[15]),
     )
 
 
@@ -185,6 +190,7 @@ def challenge_values(c: Challenge) -> tuple[Any, ...]:
         c.expires_at,
         c.game_id,
         c.rematch_of,
+        int(c.pinged),
     )
 
 

@@ -32,8 +32,8 @@ GET_GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
 INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
     " bot_level, width, height, k, moves, move_no, status, result, winner_id,"
-    " winner_mark, created_at, updated_at, turn_deadline, rematch_of)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " winner_mark, created_at, updated_at, turn_deadline, rematch_of, turn_seconds,"
+    " guild_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     f" RETURNING {GAME_COLUMNS}"
 )
 _GAME_STATE = (
@@ -78,7 +78,7 @@ PENDING_CHALLENGES = (
 INSERT_CHALLENGE = (
     "INSERT INTO challenges (guild_id, channel_id, message_id, challenger_id,"
     " opponent_id, width, height, k, first, status, created_at, expires_at,"
-    " game_id, rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " game_id, rematch_of, pinged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     f" RETURNING {CHALLENGE_COLUMNS}"
 )
 SET_CHALLENGE_MESSAGE = "UPDATE challenges SET message_id = ? WHERE id = ? RETURNING id"
@@ -86,11 +86,14 @@ ANSWER_CHALLENGE = (
     f"UPDATE challenges SET status = ? WHERE id = ? AND {IS_PENDING} AND expires_at > ?"
     f" RETURNING {CHALLENGE_COLUMNS}"
 )
-SET_CHALLENGE_GAME = (
-    "UPDATE challenges SET game_id = last_insert_rowid() WHERE id = ?"
-    f" RETURNING {CHALLENGE_COLUMNS}"
+SET_CHALLENGE_GAME = f"UPDATE challenges SET game_id = ? WHERE id = ? RETURNING {CHALLENGE_COLUMNS}"
+"""Links a challenge to the game its acceptance inserted (in the same transaction)."""
+PENDING_OF = (
+    f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE guild_id = ? AND challenger_id = ?"
+    f" AND {IS_PENDING}"
 )
-"""Links a challenge to the game just inserted (INSERT_GAME, in the same transaction)."""
+HAS_REMATCH = "SELECT 1 FROM challenges WHERE rematch_of = ? LIMIT 1"
+"""The challenger's pending challenge in a guild (at most one: a unique partial index)."""
 ANY_CHALLENGE_DUE = f"SELECT 1 FROM challenges WHERE {IS_PENDING} AND expires_at <= ? LIMIT 1"
 EXPIRE_CHALLENGES = (
     f"UPDATE challenges SET status = ? WHERE {IS_PENDING} AND expires_at <= ?"

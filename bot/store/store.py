@@ -14,14 +14,12 @@ fsynced at checkpoints, not at each commit). The end of a game (``end_game``: re
 ratings, records) commits with ``synchronous = FULL``: once it returns, it survives a
 power cut too, and so does every write committed before it (the fsync covers the whole
 WAL). ``open(..., synchronous="FULL")`` makes every commit so, at an fsync per move.
-SQLite's own checkpoints keep the WAL short: one runs inside the commit that takes the
-WAL past 1,000 pages, and since this connection is the process's only one, no reader
-of ours can hold it up.
+SQLite's own checkpoints keep the WAL short (one runs in the commit that takes the WAL
+past 1,000 pages; with one connection per process no reader of ours holds it up).
 
-Concurrency: one aiosqlite connection. Stand-alone statements of several coroutines may
-be in flight together; a transaction has the connection to itself (statements of two
-coroutines would otherwise interleave inside it), and once begun always ends in COMMIT
-or ROLLBACK, even if its caller is cancelled. See bot/store/connection.py.
+Concurrency: one aiosqlite connection; a transaction has it to itself and always ends
+(bot/store/connection.py). Newer tables have stores of their own on it (``guilds``,
+``pings``, ``reviews``, ``privacy``); refusals are in bot/store/refusals.py.
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.models import (
@@ -42,10 +40,13 @@ from bot.models import (
     Settlement,
 )
 from bot.store import sql
+from bot.store.calloffs import CallOffStore
 from bot.store.connection import Database, Unchanged
-from bot.store.guilds import GuildStore
+from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL, GuildStore
+from bot.store.limits import FREE_SEATS, LIVE_GAMES_OF, claim_places, seat_rows
 from bot.store.pings import PingStore
 from bot.store.privacy import PrivacyStore
+from bot.store.refusals import CHALLENGE_ACTION, ChannelTaken, CoolingDown, PendingTaken
 from bot.store.reviews import ReviewStore
 from bot.store.rows import (
     Row,
@@ -57,14 +58,10 @@ from bot.store.rows import (
     player_from_row,
 )
 
-__all__ = ["ChannelTaken", "ChannelView", "Store"]
+__all__ = ["ChannelView", "Store"]
 
 _SYNCHRONOUS_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 _SETTINGS = ("journal_mode", "synchronous", "busy_timeout", "foreign_keys", "wal_autocheckpoint")
-
-
-class ChannelTaken(Exception):
-    """Inserting a game hit the one-live-game-per-channel index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +104,7 @@ class Store:
         self.pings = PingStore(db)  # turn notifications
         self.reviews = ReviewStore(db)  # reviews of ended games
         self.privacy = PrivacyStore(db)  # erasure on request
+        self.calloffs = CallOffStore(db)  # proposals to end a rated game unrated
 
     @classmethod
     async def open(
@@ -165,32 +163,41 @@ class Store:
         rows = await self._db.run_alone(sql.GET_GAME, (game_id,))
         return game_from_row(rows[0]) if rows else None
 
-    async def insert_game(self, game: Game, *, exclusive: bool) -> Game:
+    async def insert_game(
+        self, game: Game, *, exclusive: bool, per_member: int, per_server: int
+    ) -> Game:
         """Store a new game (its ``id`` is ignored) and return it as stored, with its id.
 
-        ``exclusive`` claims the channel: raises ChannelTaken if the channel already has a
-        live game that claimed it (the partial unique index games_live_per_channel).
+        In one transaction it takes a place under the server's cap (``per_server``) and
+        under each member's limit (``per_member``), else LimitReached (bot/store/limits.py).
+        ``exclusive`` claims the channel, else ChannelTaken (games_live_per_channel).
         """
-        async with self._db.access.shared():
-            return await self._insert_game(game, exclusive)
 
-    async def _insert_game(self, game: Game, exclusive: bool) -> Game:
+        async def body(_opened: list[list[Row]]) -> Game:
+            return await self._insert_game(game, exclusive, per_member, per_server)
+
+        return await self._db.transaction(body)
+
+    async def _insert_game(
+        self, game: Game, exclusive: bool, per_member: int, per_server: int
+    ) -> Game:
+        """The body of a transaction that inserts ``game`` with its places."""
+        slot, seats = await claim_places(self._db, game, per_member, per_server)
+        values = new_game_values(game, 0 if exclusive else None, slot)
         try:
-            (row,) = await self._db.run(
-                sql.INSERT_GAME, new_game_values(game, 0 if exclusive else None)
-            )
+            (row,) = await self._db.run(sql.INSERT_GAME, values)
         except sqlite3.IntegrityError as error:
             if _is_channel_taken(error):
                 raise ChannelTaken(str(error)) from error
             raise
-        return game_from_row(row)
+        stored = game_from_row(row)
+        await self._db.batch(seat_rows(stored, seats))
+        return stored
 
     async def save_game(self, new: Game, expected: Game) -> bool:
-        """Write ``new``'s moves, status, result, times over the game if it is still at
-        ``expected``'s move number and status; False, changing nothing, if it is not.
-
-        One statement in autocommit. It records no result and leaves ``rated`` alone: a
-        game's end goes through ``end_game``.
+        """Write ``new``'s moves, status, times over the game if it is still at
+        ``expected``'s move number and status (else False, changing nothing). One
+        statement in autocommit; a game's end goes through ``end_game`` instead.
         """
         _same_game(new, expected)
         return bool(await self._db.run_alone(sql.SAVE_GAME, (*game_state(new), *_guard(expected))))
@@ -225,7 +232,7 @@ class Store:
             for row in opened[1] if members else ():
                 rows[row[0]] = player_from_row(row[1:])
             settlement = settle(rows)
-            writes = [(sql.SET_RATED, (int(settlement.rated), new.id))]
+            writes = [(sql.SET_RATED, (int(settlement.rated), new.id)), (FREE_SEATS, (new.id,))]
             if settlement.players:
                 values = [
                     value
@@ -267,6 +274,11 @@ class Store:
             for r in await self._db.run_alone(sql.LIVE_GAMES, (guild_id, channel_id))
         ]
 
+    async def live_games_of(self, guild_id: int, user_id: int) -> list[Game]:
+        """A member's live games in a guild (the ones holding their seats), oldest first."""
+        rows = await self._db.run_alone(LIVE_GAMES_OF, (guild_id, user_id))
+        return [game_from_row(r) for r in rows]
+
     async def games_bot_to_move(self) -> list[Game]:
         """Games waiting for the bot's move (after a crash, say), oldest first."""
         return [game_from_row(r) for r in await self._db.run_alone(sql.GAMES_BOT_TO_MOVE)]
@@ -301,10 +313,40 @@ class Store:
             tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
         )
 
-    async def insert_challenge(self, challenge: Challenge) -> Challenge:
-        """Store a new challenge (its ``id`` is ignored) and return it with its id."""
-        (row,) = await self._db.run_alone(sql.INSERT_CHALLENGE, challenge_values(challenge))
-        return challenge_from_row(row)
+    async def insert_challenge(
+        self, challenge: Challenge, *, cooldown_until: float, exempt: bool
+    ) -> Challenge:
+        """Store a new challenge (its ``id`` is ignored) and return it with its id.
+
+        It claims the challenger's cooldown towards the opponent until ``cooldown_until``
+        in the same transaction: CoolingDown if one still runs, unless ``exempt`` (then
+        stored with ``pinged`` False). PendingTaken if the challenger has a pending
+        challenge in the server (challenges_pending_per_challenger).
+        """
+        c = challenge
+        claim = (c.guild_id, c.challenger_id, CHALLENGE_ACTION, c.opponent_id, cooldown_until)
+        first = [(CLAIM_COOLDOWN, (*claim, c.created_at))]
+
+        async def body(opened: list[list[Row]]) -> Challenge:
+            claimed = bool(opened[0])
+            if not claimed and not exempt:
+                (until,) = (await self._db.run(COOLDOWN_UNTIL, claim[:4]))[0]
+                raise CoolingDown(float(until))
+            values = challenge_values(replace(c, pinged=claimed))
+            (row,) = await self._db.run(sql.INSERT_CHALLENGE, values)
+            return challenge_from_row(row)
+
+        try:
+            return await self._db.transaction(body, first=first)
+        except sqlite3.IntegrityError as error:
+            if "challenges.guild_id, challenges.challenger_id" not in str(error):
+                raise
+        rows = await self._db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
+        raise PendingTaken(challenge_from_row(rows[0]) if rows else None)
+
+    async def has_rematch(self, game_id: int) -> bool:
+        """Whether a challenge was ever a rematch of the game."""
+        return bool(await self._db.run_alone(sql.HAS_REMATCH, (game_id,)))
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
         """Remember the message showing the challenge; False if there is no such challenge."""
@@ -318,12 +360,19 @@ class Store:
         return challenge_from_row(rows[0]) if rows else None
 
     async def accept_challenge(
-        self, challenge_id: int, game: Game, now: float, *, exclusive: bool
+        self,
+        challenge_id: int,
+        game: Game,
+        now: float,
+        *,
+        exclusive: bool,
+        per_member: int,
+        per_server: int,
     ) -> tuple[Challenge, Game] | None:
         """Accept a pending, unexpired challenge and insert its game, in one transaction.
 
-        None if the challenge was no longer open; raises ChannelTaken (changing nothing)
-        if the channel got a live game meanwhile.
+        None if the challenge was no longer open; raises ChannelTaken or LimitReached
+        (changing nothing) as ``insert_game`` does.
         """
         accepted = ChallengeStatus.ACCEPTED.value
         first = [(sql.ANSWER_CHALLENGE, (accepted, challenge_id, now))]
@@ -331,16 +380,9 @@ class Store:
         async def body(opened: list[list[Row]]) -> tuple[Challenge, Game]:
             if not opened[0]:
                 raise Unchanged
-            values = new_game_values(game, 0 if exclusive else None)
-            try:
-                (row,), (answered,) = await self._db.batch(
-                    [(sql.INSERT_GAME, values), (sql.SET_CHALLENGE_GAME, (challenge_id,))]
-                )
-            except sqlite3.IntegrityError as error:
-                if _is_channel_taken(error):
-                    raise ChannelTaken(str(error)) from error
-                raise
-            return challenge_from_row(answered), game_from_row(row)
+            stored = await self._insert_game(game, exclusive, per_member, per_server)
+            (answered,) = await self._db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
+            return challenge_from_row(answered), stored
 
         try:
             return await self._db.transaction(body, first=first)

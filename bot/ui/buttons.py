@@ -125,7 +125,7 @@ class Buttons:
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
         try:
-            game = await self._service.forfeit(
+            game = await self._service.endings.forfeit(
                 game_id, interaction.user.id, guild_id=interaction.guild_id
             )
         except GameOver as error:

@@ -20,6 +20,15 @@ BOB = 22
 CAROL = 33
 
 
+ROOMY_CONFIG = {"games_per_member": 50, "server_games": 100, "challenge_cooldown": 0.0}
+DEFAULT_LIMITS = {
+    "games_per_member": ServiceConfig.games_per_member,
+    "server_games": ServiceConfig.server_games,
+    "challenge_cooldown": ServiceConfig.challenge_cooldown,
+}
+"""The bot's own defaults, for tests of the limits (make_service is roomy otherwise)."""
+
+
 class FakeClock:
     """A clock the test moves by hand: timeouts without sleeping."""
 
@@ -66,6 +75,11 @@ def make_service(
     # Every reply through the (test's) pool unless a test asks for inline 3x3 replies,
     # so that tests can hold, fail and count the pool's jobs on the small boards too.
     config.setdefault("inline_cells", 0)
+    # Most tests here play several games per member and challenge each other again at
+    # once: the limits and cooldowns are off unless a test sets them (test_fair_play.py
+    # runs with the bot's defaults).
+    for name, value in ROOMY_CONFIG.items():
+        config.setdefault(name, value)
     return GameService(
         store,
         ServiceConfig(**config),  # type: ignore[arg-type]

@@ -42,6 +42,8 @@ from bot.store import Store
 from engine import Mark
 from engine.levels import LEVELS
 
+ROOMY = {"per_member": 50, "per_server": 100}
+
 GUILD = 77
 STREAMS = 4
 
@@ -70,7 +72,7 @@ async def stream(service: GameService, rng: random.Random) -> None:
         report(game)
         while game.is_live:
             if rng.random() < 0.02:
-                game = await service.forfeit(game.id, game.human_ids[0])
+                game = await service.endings.forfeit(game.id, game.human_ids[0])
             else:
                 player = game.current_player_id
                 assert player is not None
@@ -121,6 +123,7 @@ async def end_one_game(path: str, seed: int) -> None:
             turn_deadline=now + 300,
         ),
         exclusive=True,
+        **ROOMY,
     )
     final = dataclasses.replace(
         game,

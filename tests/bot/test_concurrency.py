@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, StaleBoard
+from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, RatedStop, StaleBoard
 from bot.models import First, Game, GameStatus, Result
 from bot.service import GameService
 from bot.store import Store
@@ -87,15 +87,17 @@ async def test_moves_racing_forfeit_and_stop(service: GameService, seed: int) ->
     game = await member_game(service, ALICE, BOB)
     game = await service.play(game.id, ALICE, 4, 0)
     calls: list[Awaitable[Any]] = [service.play(game.id, BOB, c, 1) for c in (0, 1, 2, 3) * 5]
-    calls.append(service.forfeit(game.id, BOB, move_no=1))
-    calls.append(service.forfeit(game.id, ALICE, move_no=1))
-    calls.append(service.stop(GUILD, CHANNEL, ALICE, is_moderator=False, move_no=1))
-    calls.append(service.stop(GUILD, CHANNEL, CAROL, is_moderator=True, move_no=1))
+    calls.append(service.endings.forfeit(game.id, BOB, move_no=1))
+    calls.append(service.endings.forfeit(game.id, ALICE, move_no=1))
+    calls.append(service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False, move_no=1))
+    calls.append(service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=True, move_no=1))
     random.Random(seed).shuffle(calls)
     results, errors = await race(*calls)
     assert len(results) == 1, results
-    # A stop that looks for the channel's game after another action ended it finds none.
-    assert all(isinstance(e, StaleBoard | GameOver | GameNotFound) for e in errors), errors
+    # A stop that looks for the channel's game after another action ended it finds none;
+    # a player's stop of this rated, begun game is refused (they must forfeit instead).
+    allowed = StaleBoard | GameOver | GameNotFound | RatedStop
+    assert all(isinstance(e, allowed) for e in errors), errors
     stored = await service.get_game(game.id)
     assert stored == results[0]
     assert_consistent(stored)
@@ -219,9 +221,9 @@ async def test_two_instances_accepting_and_starting(
     assert results == [] and len(errors) == 6
     # Ending it from both sides at once: one forfeit lands.
     results, errors = await race(
-        one.forfeit(game.id, ALICE, move_no=0),
-        two.forfeit(game.id, BOB, move_no=0),
-        two.stop(GUILD, CHANNEL, ALICE, is_moderator=False, move_no=0),
+        one.endings.forfeit(game.id, ALICE, move_no=0),
+        two.endings.forfeit(game.id, BOB, move_no=0),
+        two.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False, move_no=0),
     )
     # A stop that looks for the channel's game after a forfeit ended it finds none.
     assert len(results) == 1

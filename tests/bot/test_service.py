@@ -50,6 +50,8 @@ from .conftest import (
     play_out,
 )
 
+ROOMY = {"per_member": 50, "per_server": 100}
+
 X_WINS = [0, 3, 1, 4, 2]  # X takes the top row
 DRAW = [0, 4, 8, 1, 7, 6, 2, 5, 3]
 
@@ -148,7 +150,7 @@ async def test_several_games_per_channel_when_configured(
     with pytest.raises(AlreadyPlaying):
         await service.challenges.create(GUILD, CHANNEL, CAROL, 44)
     assert (await service.active_game(GUILD, CHANNEL)).id == second.id
-    stopped = await service.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
+    stopped = await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
     assert stopped.id == first.id
     await service.close()
 
@@ -385,7 +387,7 @@ async def test_bot_games_count_per_level_and_streaks(service: GameService) -> No
     results = []
     for level in ("easy", "easy", "impossible"):
         game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level=level, first=First.ME)
-        game = await service.forfeit(game.id, ALICE) if level == "impossible" else game
+        game = await service.endings.forfeit(game.id, ALICE) if level == "impossible" else game
         while game.is_live:
             board = game.board
             cell = next(c for c in (0, 1, 2, 4, 6, 8, 3, 5, 7) if board.cell(c) is None)
@@ -458,7 +460,7 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
     await service.play(first.id, ALICE, 4, 0)
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out") as caught:
-        await service.forfeit(first.id, ALICE)
+        await service.endings.forfeit(first.id, ALICE)
     assert caught.value.game is not None
     assert (caught.value.game.result, caught.value.game.winner_id) == (Result.TIMEOUT, ALICE)
 
@@ -466,7 +468,7 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
     await service.play(second.id, ALICE, 0, 0)
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out"):
-        await service.stop(GUILD, CHANNEL, BOB, is_moderator=False)
+        await service.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
     stored = await service.get_game(second.id)
     assert (stored.status, stored.result, stored.winner_id) == (
         GameStatus.FINISHED,
@@ -479,12 +481,12 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
 async def test_forfeit(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
     with pytest.raises(NotAPlayer):
-        await service.forfeit(game.id, CAROL)
+        await service.endings.forfeit(game.id, CAROL)
     with pytest.raises(GameNotFound):
-        await service.forfeit(99_999, ALICE)
+        await service.endings.forfeit(99_999, ALICE)
     with pytest.raises(StaleBoard):
-        await service.forfeit(game.id, ALICE, move_no=3)
-    ended = await service.forfeit(game.id, ALICE, move_no=0)
+        await service.endings.forfeit(game.id, ALICE, move_no=3)
+    ended = await service.endings.forfeit(game.id, ALICE, move_no=0)
     assert (ended.status, ended.result, ended.winner_id, ended.winner_mark) == (
         GameStatus.FINISHED,
         Result.FORFEIT,
@@ -492,20 +494,21 @@ async def test_forfeit(service: GameService) -> None:
         Mark.O,
     )
     with pytest.raises(GameOver):
-        await service.forfeit(game.id, BOB)
+        await service.endings.forfeit(game.id, BOB)
     assert (await service.stats.player_stats(GUILD, BOB)).rating == 1520.0
 
 
 async def test_stop_abandons_unrated(service: GameService) -> None:
+    """A moderator's stop ends a game unrated (a player's is test_fair_play's subject)."""
     with pytest.raises(GameNotFound, match="no game"):
-        await service.stop(GUILD, CHANNEL, ALICE, is_moderator=True)
+        await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=True)
     game = await member_game(service, ALICE, BOB)
     game = await service.play(game.id, ALICE, 4, 0)
     with pytest.raises(PermissionDenied):
-        await service.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
+        await service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
     with pytest.raises(StaleBoard):
-        await service.stop(GUILD, CHANNEL, BOB, is_moderator=False, move_no=0)
-    stopped = await service.stop(GUILD, CHANNEL, CAROL, is_moderator=True)
+        await service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=True, move_no=0)
+    stopped = await service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=True)
     assert (stopped.status, stopped.result, stopped.winner_id) == (
         GameStatus.ABANDONED,
         Result.ABANDONED,
@@ -516,9 +519,9 @@ async def test_stop_abandons_unrated(service: GameService) -> None:
     bob = await service.stats.player_stats(GUILD, BOB)
     assert bob.versus_members.games == 0 and bob.rating == 1500.0 and bob.current_streak == 0
     assert [g.id for g in await service.stats.history(GUILD)] == [game.id]  # listed, not counted
-    # A player may stop their own game, and the channel is free again.
+    # A player may stop their own game before its first move, and the channel is free again.
     game = await member_game(service, ALICE, BOB)
-    assert (await service.stop(GUILD, CHANNEL, BOB, is_moderator=False)).id == game.id
+    assert (await service.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)).id == game.id
 
 
 # -- rematches ---------------------------------------------------------------------------------
@@ -548,7 +551,7 @@ async def test_member_rematch_swaps_sides_on_accept(service: GameService) -> Non
 
 async def test_bot_rematch_starts_at_once(service: GameService) -> None:
     game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="medium", first=First.ME)
-    game = await service.forfeit(game.id, ALICE)
+    game = await service.endings.forfeit(game.id, ALICE)
     again = await service.rematch(game.id, ALICE)
     assert isinstance(again, Game)
     assert (again.x_id, again.o_id, again.bot_level, again.rematch_of) == (
@@ -558,7 +561,7 @@ async def test_bot_rematch_starts_at_once(service: GameService) -> None:
         game.id,
     )
     assert len(again.moves) == 1  # the bot, now X, has moved
-    again = await service.forfeit(again.id, ALICE)
+    again = await service.endings.forfeit(again.id, ALICE)
     third = await service.rematch(again.id, ALICE)
     assert (third.x_id, third.o_id, third.moves) == (ALICE, None, ())
 
@@ -652,6 +655,7 @@ async def test_start_completes_games_left_waiting_for_the_bot(
                 turn_deadline=None,
             ),
             exclusive=True,
+            **ROOMY,
         )
         waiting.append(game)
     service = make_service(store, clock, executor)
@@ -677,7 +681,7 @@ async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
             game.id, ALICE, next(c for c in range(9) if c not in game.moves), 1
         )
         assert len(game.moves) == 3 and replays_with_seeds(game)
-        game = await service.forfeit(game.id, ALICE)
+        game = await service.endings.forfeit(game.id, ALICE)
         assert (await service.review(game.id))[1].values
     finally:
         await service.close()
@@ -747,8 +751,8 @@ async def test_sweep_takes_over_bot_moves_stranded_by_another_process(
             turn_deadline=None,
         )
 
-    old = await store.insert_game(owed(1, clock.now - 30), exclusive=True)
-    fresh = await store.insert_game(owed(2, clock.now - 1), exclusive=True)
+    old = await store.insert_game(owed(1, clock.now - 30), exclusive=True, **ROOMY)
+    fresh = await store.insert_game(owed(2, clock.now - 1), exclusive=True, **ROOMY)
     changed, _ = await service.sweep()
     assert [g.id for g in changed] == [old.id]
     assert changed[0].move_no == 2 and changed[0].status is GameStatus.ACTIVE

@@ -39,6 +39,9 @@ CHANNEL = 2000
 ALICE = 11
 BOB = 22
 NOW = 1_700_000_000.0
+ROOMY = {"per_member": 50, "per_server": 100}
+"""Limits on live games wide enough that these tests never meet them."""
+NO_COOLDOWN = {"cooldown_until": 0.0, "exempt": False}
 
 T = TypeVar("T")
 Settle = Callable[[Mapping[int, PlayerRow]], Settlement]
@@ -178,7 +181,7 @@ async def test_synchronous_levels(tmp_path: Path) -> None:
 
 
 async def test_insert_and_read_back(store: Store) -> None:
-    game = await store.insert_game(new_game(message_id=5, id=99), exclusive=True)
+    game = await store.insert_game(new_game(message_id=5, id=99), exclusive=True, **ROOMY)
     assert game.id > 0 and game == dataclasses.replace(new_game(message_id=5), id=game.id)
     assert await store.get_game(game.id) == game
     assert isinstance(game.created_at, float) and isinstance(game.turn_deadline, float)
@@ -190,22 +193,22 @@ async def test_insert_and_read_back(store: Store) -> None:
 
 
 async def test_one_live_game_per_channel_is_enforced_by_the_database(store: Store) -> None:
-    first = await store.insert_game(new_game(), exclusive=True)
+    first = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     with pytest.raises(ChannelTaken):
-        await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True)
+        await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True, **ROOMY)
     # Other channels and guilds are free; non-exclusive games do not claim the channel.
-    await store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True)
-    await store.insert_game(new_game(guild_id=GUILD + 1), exclusive=True)
-    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=False)
+    await store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True, **ROOMY)
+    await store.insert_game(new_game(guild_id=GUILD + 1), exclusive=True, **ROOMY)
+    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=False, **ROOMY)
     # Once the first game ends the channel can be claimed again.
     assert await store.end_game(won(first, X_WINS, Mark.X), first, nothing)
-    await store.insert_game(new_game(x_id=7, o_id=8), exclusive=True)
+    await store.insert_game(new_game(x_id=7, o_id=8), exclusive=True, **ROOMY)
 
 
 async def test_save_game_is_conditional_on_move_number_and_status(
     store: Store, db_path: Path
 ) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     moved = dataclasses.replace(game, moves=(4,), updated_at=NOW + 1, turn_deadline=NOW + 301)
     other = dataclasses.replace(game, moves=(0,), updated_at=NOW + 1)
     assert await store.save_game(moved, game)
@@ -227,7 +230,7 @@ async def test_save_game_is_conditional_on_move_number_and_status(
 
 async def test_end_game_writes_what_the_settlement_says_once(store: Store, db_path: Path) -> None:
     seen: list[dict[int, PlayerRow]] = []
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X, at=NOW + 9)
     assert await store.end_game(final, game, plus_minus_20(final, seen))
     assert seen == [{ALICE: PlayerRow(), BOB: PlayerRow()}]  # no rows yet: the defaults
@@ -245,7 +248,7 @@ async def test_end_game_writes_what_the_settlement_says_once(store: Store, db_pa
     assert (bob.rating, bob.rated_games, bob.record.losses, bob.rank) == (1480.0, 1, 1, 2)
     # A second game: settle is handed the rows as stored.
     seen.clear()
-    game = await store.insert_game(new_game(x_id=BOB, o_id=ALICE), exclusive=True)
+    game = await store.insert_game(new_game(x_id=BOB, o_id=ALICE), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X, at=NOW + 20)
     assert await store.end_game(final, game, plus_minus_20(final, seen))
     assert seen == [
@@ -263,7 +266,9 @@ async def test_bot_records_add_up_per_level(store: Store, db_path: Path) -> None
     for index, (level, record) in enumerate(
         (("easy", Record(1, 0, 0)), ("easy", Record(0, 1, 0)), ("hard", Record(0, 0, 1)))
     ):
-        game = await store.insert_game(new_game(o_id=None, bot_level=level), exclusive=False)
+        game = await store.insert_game(
+            new_game(o_id=None, bot_level=level), exclusive=False, **ROOMY
+        )
         final = dataclasses.replace(
             game, status=GameStatus.FINISHED, result=Result.DRAW, turn_deadline=None
         )
@@ -286,7 +291,7 @@ async def test_bot_records_add_up_per_level(store: Store, db_path: Path) -> None
 
 
 async def test_a_failed_guard_writes_nothing(store: Store, db_path: Path) -> None:
-    game = await store.insert_game(new_game(o_id=None, bot_level="easy"), exclusive=True)
+    game = await store.insert_game(new_game(o_id=None, bot_level="easy"), exclusive=True, **ROOMY)
     moved = dataclasses.replace(game, moves=(4,), updated_at=NOW + 1)
     assert await store.save_game(moved, game)
     late = won(game, X_WINS, Mark.X)  # decided on the state before the move
@@ -305,7 +310,7 @@ async def test_a_failed_guard_writes_nothing(store: Store, db_path: Path) -> Non
 
 
 async def test_an_exception_in_settle_rolls_the_game_back(store: Store, db_path: Path) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
 
     def settle(rows: Mapping[int, PlayerRow]) -> Settlement:
         raise RuntimeError("a bug in the rules")
@@ -320,7 +325,7 @@ async def test_an_exception_in_settle_rolls_the_game_back(store: Store, db_path:
 
 
 async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X)
     traced: list[str] = []
     await store.trace(traced.append)
@@ -334,6 +339,7 @@ async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
         "UPDATE games",  # the guarded write of the game comes first
         "SELECT user_id, rating, rated_games, wins, losses, draws, current_streak, best_streak",
         "UPDATE games",  # its rated flag, decided by settle
+        "DELETE",  # the players' seats (the per-member limit) are free again
         "INSERT INTO players",
         "COMMIT",
         "PRAGMA synchronous = NORMAL",
@@ -351,7 +357,7 @@ async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
 async def test_with_synchronous_full_nothing_switches(db_path: Path) -> None:
     store = await Store.open(db_path, synchronous="FULL")
     try:
-        game = await store.insert_game(new_game(), exclusive=True)
+        game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
         final = won(game, X_WINS, Mark.X)
         traced: list[str] = []
         await store.trace(traced.append)
@@ -366,7 +372,7 @@ async def test_with_synchronous_full_nothing_switches(db_path: Path) -> None:
 
 async def test_a_move_is_two_statements_in_autocommit(store: Store) -> None:
     """Read the game, write it back guarded: two round trips to the database thread."""
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     traced: list[str] = []
     await store.trace(traced.append)
     stored = await store.get_game(game.id)
@@ -379,7 +385,7 @@ async def test_a_move_is_two_statements_in_autocommit(store: Store) -> None:
 async def test_concurrent_moves_from_one_state_exactly_one_wins(
     store: Store, db_path: Path
 ) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     other = await Store.open(db_path)  # a second connection: another process's, say
     try:
         moves = [dataclasses.replace(game, moves=(cell,)) for cell in range(9)]
@@ -396,7 +402,7 @@ async def test_a_move_and_an_ending_from_one_state_exactly_one_wins(
     store: Store, db_path: Path
 ) -> None:
     for round_ in range(10):
-        game = await store.insert_game(new_game(channel_id=round_), exclusive=True)
+        game = await store.insert_game(new_game(channel_id=round_), exclusive=True, **ROOMY)
         move = dataclasses.replace(game, moves=(4,))
         forfeit = dataclasses.replace(
             game, status=GameStatus.FINISHED, result=Result.FORFEIT, winner_id=BOB,
@@ -460,7 +466,7 @@ async def test_a_cancelled_call_never_leaves_a_transaction_open(
     end: cancelling only stops the caller waiting for it."""
     outcomes = []
     for nth in range(-1, 8):
-        game = await store.insert_game(new_game(channel_id=nth), exclusive=True)
+        game = await store.insert_game(new_game(channel_id=nth), exclusive=True, **ROOMY)
         final = won(game, X_WINS, Mark.X, at=NOW + nth)
         outcome = await cancelled_at(store, store.end_game(final, game, plus_minus_20(final)), nth)
         assert write_lock_is_free(db_path)
@@ -480,7 +486,7 @@ async def test_a_cancelled_call_never_leaves_a_transaction_open(
 
 
 async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     for nth in range(-1, 5):
         view = await cancelled_at(store, store.channel_view(GUILD, CHANNEL, NOW), nth)
         assert isinstance(view, asyncio.CancelledError) or view.games == (game,)
@@ -492,7 +498,7 @@ async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> N
 
 async def test_close_waits_for_a_transaction_whose_caller_was_cancelled(db_path: Path) -> None:
     store = await Store.open(db_path)
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X)
     call = asyncio.create_task(store.end_game(final, game, plus_minus_20(final)))
     for _ in range(3):  # into the transaction
@@ -530,7 +536,7 @@ def pending_challenge() -> Challenge:
 
 
 async def test_challenges(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge())
+    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
     assert await store.get_challenge(challenge.id) == challenge
     assert await store.get_challenge(challenge.id + 1) is None
     view = await store.channel_view(GUILD, CHANNEL, NOW)
@@ -543,15 +549,15 @@ async def test_challenges(store: Store) -> None:
     assert [c.id for c in expired] == [challenge.id]
     assert expired[0].status is ChallengeStatus.EXPIRED and expired[0].message_id == 9
     assert await store.answer_challenge(challenge.id, ChallengeStatus.DECLINED, NOW) is None
-    again = await store.insert_challenge(pending_challenge())
+    again = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
     declined = await store.answer_challenge(again.id, ChallengeStatus.DECLINED, NOW)
     assert declined == dataclasses.replace(again, status=ChallengeStatus.DECLINED)
     assert await store.answer_challenge(again.id, ChallengeStatus.WITHDRAWN, NOW) is None
 
 
 async def test_accept_challenge(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge())
-    accepted = await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True)
+    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    accepted = await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
     assert accepted is not None
     stored_challenge, game = accepted
     assert stored_challenge.status is ChallengeStatus.ACCEPTED
@@ -559,17 +565,23 @@ async def test_accept_challenge(store: Store) -> None:
     assert await store.get_challenge(challenge.id) == stored_challenge
     assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
     # Accepted once: again (or past expiry) there is nothing to accept, and no game.
-    assert await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=False) is None
-    late = await store.insert_challenge(pending_challenge())
-    assert await store.accept_challenge(late.id, new_game(), NOW + 60, exclusive=False) is None
+    assert (
+        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=False, **ROOMY)
+        is None
+    )
+    late = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    assert (
+        await store.accept_challenge(late.id, new_game(), NOW + 60, exclusive=False, **ROOMY)
+        is None
+    )
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
 
 
 async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge())
-    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True)
+    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True, **ROOMY)
     with pytest.raises(ChannelTaken):
-        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True)
+        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
     again = await store.get_challenge(challenge.id)
     assert again is not None and again.status is ChallengeStatus.PENDING
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
@@ -577,11 +589,13 @@ async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None
 
 async def test_schema_rejects_inconsistent_rows(store: Store) -> None:
     with pytest.raises(sqlite3.IntegrityError):
-        await store.insert_game(new_game(width=6), exclusive=False)
+        await store.insert_game(new_game(width=6), exclusive=False, **ROOMY)
     with pytest.raises(sqlite3.IntegrityError):
-        await store.insert_game(new_game(k=4), exclusive=False)  # 4 in a row on 3x3
+        await store.insert_game(new_game(k=4), exclusive=False, **ROOMY)  # 4 in a row on 3x3
     with pytest.raises(sqlite3.IntegrityError):
-        await store.insert_game(new_game(o_id=None), exclusive=False)  # one human, no level
+        await store.insert_game(
+            new_game(o_id=None), exclusive=False, **ROOMY
+        )  # one human, no level
 
 
 def test_move_count_must_match_the_moves(tmp_path: Path) -> None:
@@ -609,7 +623,9 @@ async def test_leaderboard_order_and_pages(store: Store) -> None:
     # Eight members: 1 beats 2, 3 beats 4, ... and 1 also beats 3.
     pairs = [(1, 2), (3, 4), (5, 6), (7, 8), (1, 3)]
     for index, (x, o) in enumerate(pairs):
-        game = await store.insert_game(new_game(x_id=x, o_id=o, channel_id=index), exclusive=True)
+        game = await store.insert_game(
+            new_game(x_id=x, o_id=o, channel_id=index), exclusive=True, **ROOMY
+        )
         final = won(game, X_WINS, Mark.X)
         assert await store.end_game(final, game, plus_minus_20(final))
     total, page, rows = await store.leaderboard(GUILD, 1, 3)
@@ -629,10 +645,12 @@ async def test_leaderboard_order_and_pages(store: Store) -> None:
 async def test_history_newest_first_and_per_player(store: Store) -> None:
     ids = []
     for index, (x, o) in enumerate([(ALICE, BOB), (BOB, 5), (ALICE, 5)]):
-        game = await store.insert_game(new_game(x_id=x, o_id=o, channel_id=index), exclusive=True)
+        game = await store.insert_game(
+            new_game(x_id=x, o_id=o, channel_id=index), exclusive=True, **ROOMY
+        )
         assert await store.end_game(won(game, X_WINS, Mark.X, NOW + index), game, nothing)
         ids.append(game.id)
-    await store.insert_game(new_game(channel_id=99), exclusive=True)  # live: not history
+    await store.insert_game(new_game(channel_id=99), exclusive=True, **ROOMY)  # live: not history
     assert [g.id for g in await store.history(GUILD, None, 10)] == ids[::-1]
     assert [g.id for g in await store.history(GUILD, ALICE, 10)] == [ids[2], ids[0]]
     assert [g.id for g in await store.history(GUILD, BOB, 1)] == [ids[1]]
@@ -640,11 +658,12 @@ async def test_history_newest_first_and_per_player(store: Store) -> None:
 
 
 async def test_sweeps_and_restarts_find_their_games(store: Store) -> None:
-    active = await store.insert_game(new_game(turn_deadline=NOW + 10), exclusive=False)
-    later = await store.insert_game(new_game(turn_deadline=NOW + 5), exclusive=False)
+    active = await store.insert_game(new_game(turn_deadline=NOW + 10), exclusive=False, **ROOMY)
+    later = await store.insert_game(new_game(turn_deadline=NOW + 5), exclusive=False, **ROOMY)
     owed = await store.insert_game(
         new_game(o_id=None, bot_level="easy", status=GameStatus.BOT_TO_MOVE, moves=(4,)),
         exclusive=False,
+        **ROOMY,
     )
     assert await store.overdue_games(NOW + 4) == []
     assert await store.overdue_games(NOW + 10) == [later, active]
@@ -693,9 +712,13 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
     """The lookups made on every new game, sweep and restart search an index, never the
     whole table: a server's finished games must not slow its /tictactoe down."""
     for i in range(40):  # enough ended games that a scan would be the worse plan
-        game = await store.insert_game(new_game(channel_id=CHANNEL + 1 + i), exclusive=True)
+        game = await store.insert_game(
+            new_game(channel_id=CHANNEL + 1 + i), exclusive=True, **ROOMY
+        )
         await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
-    await store.insert_challenge(dataclasses.replace(pending_challenge(), expires_at=NOW))
+    await store.insert_challenge(
+        dataclasses.replace(pending_challenge(), expires_at=NOW), **NO_COOLDOWN
+    )
     # These statements are the ones the store runs...
     traced: list[str] = []
     await store.trace(traced.append)
@@ -730,7 +753,7 @@ async def test_a_members_history_merges_two_lookups_in_their_indexes(
 
 
 async def test_live_moves_leave_the_history_indexes_alone(store: Store, db_path: Path) -> None:
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     for moves in ((4,), (4, 0), (4, 0, 3)):
         moved = dataclasses.replace(game, moves=moves, updated_at=NOW + len(moves))
         assert await store.save_game(moved, game)
@@ -759,7 +782,7 @@ async def test_a_move_that_finds_the_write_lock_taken_waits_off_the_event_loop(
 ) -> None:
     """Another writer (here another process's connection) holds the lock: the move waits
     for it on the database thread while the event loop runs on."""
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     moved = dataclasses.replace(game, moves=(4,))
     with reader(db_path) as blocker:
         blocker.execute("BEGIN IMMEDIATE")
@@ -778,7 +801,7 @@ async def test_a_channels_lookups_do_not_wait_for_a_writer(store: Store, db_path
     """While another connection holds the write lock (with a change not yet committed),
     the channel's lookups answer at once with the committed state; a new game's insert
     waits for the lock and lands when it is free."""
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     with reader(db_path) as blocker:
         blocker.execute("BEGIN IMMEDIATE")
         blocker.execute("UPDATE games SET moves = '4', move_no = 1 WHERE id = ?", (game.id,))
@@ -786,7 +809,7 @@ async def test_a_channels_lookups_do_not_wait_for_a_writer(store: Store, db_path
         view = await asyncio.wait_for(store.channel_view(GUILD, CHANNEL, NOW), 1.0)
         assert view.games == (game,)  # not the move
         insert = asyncio.create_task(
-            store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True)
+            store.insert_game(new_game(channel_id=CHANNEL + 1), exclusive=True, **ROOMY)
         )
         await asyncio.sleep(0.05)
         assert not insert.done()
@@ -812,7 +835,7 @@ async def test_a_steady_stream_of_writes_keeps_the_wal_short(store: Store, db_pa
     """SQLite's own checkpoint, inside the commit that takes the WAL past 1,000 pages,
     copies it into the database file and the WAL starts over: with no other connection
     holding a snapshot, the WAL never grows past about that."""
-    game = await store.insert_game(new_game(), exclusive=True)
+    game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     for i in range(3_000):  # each commit appends at least one page to the WAL
         moved = dataclasses.replace(game, moves=(4,) if i % 2 == 0 else (), updated_at=NOW + i)
         assert await store.save_game(moved, game)

@@ -122,7 +122,7 @@ class Games(commands.Cog):
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         try:
-            game = await self.service.stop(
+            game = await self.service.endings.stop(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,

@@ -1,0 +1,167 @@
+"""Ending a game before it is played out: forfeits, stops and calling a game off.
+
+No escape from a rated loss: a player who stops a rated game (between members) once it
+has begun loses it by forfeit. It ends unrated ("abandoned") only when a moderator who
+is not playing in it stops it, before its first move, or when both players agree: one
+proposes calling it off, the other accepts (``propose_calloff``/``agree``). A proposal
+holds only at the move it was made at, so it cannot be accepted after the position
+changed for the worse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.errors import (
+    CallOffUnavailable,
+    GameNotFound,
+    GameOver,
+    NotAPlayer,
+    PermissionDenied,
+    RatedStop,
+    StaleBoard,
+)
+from bot.models import Game, Result
+from bot.service import rules
+from bot.service.locks import KeyedLocks
+from bot.service.writer import Writer
+from bot.store import Store
+
+__all__ = ["Endings", "is_rated_and_begun"]
+
+
+def is_rated_and_begun(game: Game) -> bool:
+    """Whether ending ``game`` now would be rated: between members, after the first move."""
+    return not game.is_bot_game and bool(game.moves)
+
+
+class Endings:
+    def __init__(
+        self, store: Store, writer: Writer, locks: KeyedLocks, clock: Callable[[], float]
+    ) -> None:
+        self._store = store
+        self._writer = writer
+        self._locks = locks
+        self._clock = clock
+
+    async def _end(
+        self,
+        game_id: int,
+        guild_id: int | None,
+        move_no: int | None,
+        decide: Callable[[Game, float], Game],
+    ) -> Game:
+        """End the live game with ``decide`` (which checks the user and returns the ended
+        game). With ``move_no`` a game that moved on gives StaleBoard; without, the latest
+        state is ended (retrying if another process wrote first)."""
+        writer = self._writer
+        async with self._locks[game_id]:
+            for _attempt in range(5):
+                now = self._clock()
+                game = await writer.get_game(game_id, guild_id)
+                await writer.settle_if_overdue(game, now)
+                if not game.is_live:
+                    raise GameOver()
+                ended = decide(game, now)
+                if move_no is not None and move_no != game.move_no:
+                    raise StaleBoard()
+                if await writer.write(ended, game):
+                    return ended
+                if move_no is not None:
+                    break
+            raise await writer.conflict(game_id, guild_id)
+
+    async def forfeit(
+        self, game_id: int, user_id: int, *, move_no: int | None = None, guild_id: int | None = None
+    ) -> Game:
+        """The player gives up and loses (rated between members)."""
+
+        def decide(game: Game, now: float) -> Game:
+            mark = game.mark_of(user_id)
+            if mark is None:
+                raise NotAPlayer()
+            return rules.end(game, Result.FORFEIT, mark, now)
+
+        return await self._end(game_id, guild_id, move_no, decide)
+
+    async def stop(
+        self,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        *,
+        is_moderator: bool,
+        move_no: int | None = None,
+    ) -> Game:
+        """``/tictactoe-stop``: end the channel's live game unrated, where the rules allow.
+
+        With several live games in the channel, the one ``user_id`` plays in, else the
+        newest. A player of a rated game that has begun gets RatedStop (nothing changes):
+        they may forfeit, or propose calling it off. A moderator who plays in the game
+        is a player here.
+        """
+        games = await self._store.live_games(guild_id, channel_id)
+        if not games:
+            raise GameNotFound("There's no game in progress in this channel.")
+        target = next((g for g in games if user_id in g.human_ids), games[0])
+
+        def decide(game: Game, now: float) -> Game:
+            playing = user_id in game.human_ids
+            if not playing and not is_moderator:
+                raise PermissionDenied()
+            if playing and is_rated_and_begun(game):
+                other = game.o_id if user_id == game.x_id else game.x_id
+                raise RatedStop(
+                    "This game is rated and has begun, so stopping it counts as a loss for"
+                    f" you. You can forfeit, or ask <@{other}> to call it off (unrated).",
+                    game=game,
+                )
+            return rules.end(game, Result.ABANDONED, None, now)
+
+        return await self._end(target.id, guild_id, move_no, decide)
+
+    async def propose_calloff(self, game_id: int, user_id: int, guild_id: int | None) -> Game:
+        """Record ``user_id``'s proposal to end the game unrated; the game as it stands."""
+        game = await self._writer.get_game(game_id, guild_id)
+        if not game.is_live:
+            raise GameOver()
+        if user_id not in game.human_ids:
+            raise NotAPlayer()
+        if not is_rated_and_begun(game):
+            raise CallOffUnavailable("This game isn't rated yet: /tictactoe-stop ends it.")
+        await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock())
+        return game
+
+    async def set_calloff_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
+        await self._store.calloffs.set_message(game_id, proposer_id, message_id)
+
+    async def answer_calloff(
+        self, game_id: int, user_id: int, agree: bool, guild_id: int | None
+    ) -> Game:
+        """The other player agrees (the game ends unrated) or plays on (the proposal goes).
+
+        CallOffUnavailable if there is no proposal, the game moved on since it was made,
+        or ``user_id`` is not the player it was put to.
+        """
+        proposal = await self._store.calloffs.get(game_id)
+        if proposal is None:
+            raise CallOffUnavailable("There's no proposal to call this game off any more.")
+        game = await self._writer.get_game(game_id, guild_id)
+        if user_id not in game.human_ids:
+            raise NotAPlayer()
+        if user_id == proposal.proposer_id:
+            raise CallOffUnavailable("It's for the other player to answer your proposal.")
+        if not agree:
+            await self._store.calloffs.drop(game_id)
+            return game
+
+        def decide(game: Game, now: float) -> Game:
+            if game.move_no != proposal.move_no:
+                raise CallOffUnavailable(
+                    "The game moved on since that proposal; the player can ask again."
+                )
+            return rules.end(game, Result.ABANDONED, None, now)
+
+        ended = await self._end(game_id, guild_id, None, decide)
+        await self._store.calloffs.drop(game_id)
+        return ended

@@ -1,0 +1,57 @@
+"""Guarded writes of a game's next state, shared by everything that changes a game.
+
+A write lands only if the game is still where its writer read it (``Store.save_game``
+and ``end_game`` guard on the move number and status), so two clicks, a click and a
+sweep, or two processes can never both land; the loser is told why (``conflict``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
+from bot.models import Game, Result
+from bot.service import rules
+from bot.store import Store
+
+__all__ = ["TIME_RAN_OUT", "Writer"]
+
+TIME_RAN_OUT = "Time ran out for this game: it's over."
+
+
+class Writer:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def get_game(self, game_id: int, guild_id: int | None = None) -> Game:
+        """The game; GameNotFound if missing or (with ``guild_id``) in another guild."""
+        game = await self._store.get_game(game_id)
+        if game is None or (guild_id is not None and game.guild_id != guild_id):
+            raise GameNotFound()
+        return game
+
+    async def write(self, new: Game, before: Game) -> bool:
+        """Write ``new`` if the game is still at ``before``; an ending settles the result."""
+        if before.is_live and not new.is_live:
+            settle = functools.partial(rules.settle, new)
+            return await self._store.end_game(new, before, settle)
+        return await self._store.save_game(new, before)
+
+    async def conflict(self, game_id: int, guild_id: int | None) -> GameError:
+        """The error for a write that lost a race: the game ended, or it moved on."""
+        game = await self._store.get_game(game_id)
+        if game is None or (guild_id is not None and game.guild_id != guild_id):
+            return GameNotFound()
+        return StaleBoard() if game.is_live else GameOver()
+
+    async def settle_if_overdue(self, game: Game, now: float) -> None:
+        """GameOver if the player on move ran out of time, after settling the timeout.
+
+        Whatever a user does to a game whose clock ran out (move, forfeit, stop) finds it
+        lost on time, as the sweep would have left it.
+        """
+        if rules.is_overdue(game, now):
+            ended = rules.end(game, Result.TIMEOUT, game.turn, now)
+            if not await self.write(ended, game):
+                ended = await self.get_game(game.id)  # settled elsewhere meanwhile
+            raise GameOver(TIME_RAN_OUT, game=ended)

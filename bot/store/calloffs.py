@@ -1,0 +1,48 @@
+"""Proposals to call a rated game off (end it unrated), one per game at most."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.store.connection import Database
+
+__all__ = ["CallOff", "CallOffStore"]
+
+GET = "SELECT proposer_id, move_no, message_id FROM calloffs WHERE game_id = ?"
+PUT = (
+    "INSERT INTO calloffs (game_id, proposer_id, move_no, message_id, created_at)"
+    " VALUES (?, ?, ?, NULL, ?) ON CONFLICT (game_id) DO UPDATE SET"
+    " proposer_id = excluded.proposer_id, move_no = excluded.move_no, message_id = NULL,"
+    " created_at = excluded.created_at"
+)
+SET_MESSAGE = "UPDATE calloffs SET message_id = ? WHERE game_id = ? AND proposer_id = ?"
+DROP = "DELETE FROM calloffs WHERE game_id = ? RETURNING proposer_id, move_no, message_id"
+
+
+@dataclass(frozen=True, slots=True)
+class CallOff:
+    game_id: int
+    proposer_id: int
+    move_no: int  # the proposal holds while the game is at this move
+    message_id: int | None
+
+
+class CallOffStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def get(self, game_id: int) -> CallOff | None:
+        rows = await self._db.run_alone(GET, (game_id,))
+        return CallOff(game_id, *rows[0]) if rows else None
+
+    async def propose(self, game_id: int, proposer_id: int, move_no: int, now: float) -> None:
+        """Record the proposal, replacing any earlier one for the game."""
+        await self._db.run_alone(PUT, (game_id, proposer_id, move_no, now))
+
+    async def set_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
+        await self._db.run_alone(SET_MESSAGE, (message_id, game_id, proposer_id))
+
+    async def drop(self, game_id: int) -> CallOff | None:
+        """Remove the game's proposal and return it (None if there was none)."""
+        rows = await self._db.run_alone(DROP, (game_id,))
+        return CallOff(game_id, *rows[0]) if rows else None
