@@ -22,10 +22,11 @@ import discord
 from bot.errors import GameError, GameOver, StaleBoard
 from bot.models import ChallengeStatus, GameStatus
 from bot.service import GameService
+from bot.service.rules import game_link
 from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.gate import Gate, answer_error, send_ephemeral
-from bot.ui.views import leaderboard_view
+from bot.ui.views import calloff_view, leaderboard_view
 
 __all__ = ["PATTERNS", "QUICK_REPLY_SECONDS", "Buttons"]
 
@@ -45,8 +46,12 @@ PATTERNS = {
     "accept": re.compile(rf"\Attt:accept:(?P<challenge>{_ID})\Z"),
     "decline": re.compile(rf"\Attt:decline:(?P<challenge>{_ID})\Z"),
     "lb": re.compile(r"\Attt:lb:(?P<page>[0-9]{1,6})\Z"),
+    "quit": re.compile(rf"\Attt:quit:(?P<game>{_ID})\Z"),
+    "calloff": re.compile(rf"\Attt:calloff:(?P<game>{_ID})\Z"),
+    "calloff_answer": re.compile(rf"\Attt:calloff-(?P<answer>yes|no):(?P<game>{_ID})\Z"),
 }
 """Every custom_id the bot draws, by kind (``bot.ui.views`` writes them); matched whole."""
+_QUIET = discord.AllowedMentions.none()
 _Handler = Callable[[discord.Interaction, "re.Match[str]"], Awaitable[None]]
 
 
@@ -65,6 +70,9 @@ class Buttons:
             (PATTERNS["accept"], self.accept),
             (PATTERNS["decline"], self.decline),
             (PATTERNS["lb"], self.leaderboard_page),
+            (PATTERNS["quit"], self.quit),
+            (PATTERNS["calloff"], self.propose_calloff),
+            (PATTERNS["calloff_answer"], self.answer_calloff),
         ]
 
     async def handle(self, interaction: discord.Interaction) -> None:
@@ -148,6 +156,48 @@ class Buttons:
     async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game, review = await self._service.review(int(match["game"]), interaction.guild_id)
         await send_ephemeral(interaction, render.review_text(game, review))
+
+    # -- stopping a rated game (after /tictactoe-stop) ----------------------------------
+
+    async def quit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """The player chose to forfeit rather than stop (the ephemeral choice's button)."""
+        game = await self._service.endings.forfeit(
+            int(match["game"]), interaction.user.id, guild_id=interaction.guild_id
+        )
+        await interaction.response.edit_message(content="🏳️ You forfeited the game.", view=None)
+        await self._boards.redraw(game)
+
+    async def propose_calloff(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """Ask the other player, by a new message that pings only them, to call it off."""
+        endings = self._service.endings
+        user = interaction.user.id
+        game = await endings.propose_calloff(int(match["game"]), user, interaction.guild_id)
+        other = game.o_id if user == game.x_id else game.x_id
+        assert other is not None  # a member game: only those can be rated
+        await interaction.response.edit_message(
+            content=f"I asked <@{other}> whether to call the game off.", view=None
+        )
+        message = await interaction.followup.send(
+            f"<@{other}>, <@{user}> proposes calling off your game ({game_link(game)}): it"
+            " would end without a result. Do you agree? (This holds until the next move.)",
+            view=calloff_view(game.id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+            wait=True,
+        )
+        await endings.set_calloff_message(game.id, user, message.id)
+
+    async def answer_calloff(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        agree = match["answer"] == "yes"
+        game = await self._service.endings.answer_calloff(
+            int(match["game"]), interaction.user.id, agree, interaction.guild_id
+        )
+        if agree:
+            text = "🤝 Called off by agreement: the game ends without a result."
+        else:
+            text = f"<@{interaction.user.id}> wants to play on."
+        await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
+        if agree:
+            await self._boards.redraw(game)
 
     # -- challenges and the leaderboard --------------------------------------------------
 

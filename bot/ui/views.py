@@ -29,9 +29,11 @@ from engine import Mark
 __all__ = [
     "EMPTY_LABEL",
     "board_view",
+    "calloff_view",
     "challenge_mentions",
     "challenge_view",
     "leaderboard_view",
+    "stop_choice_view",
     "text_view",
     "turn_mentions",
 ]
@@ -121,7 +123,10 @@ def challenge_view(challenge: Challenge) -> ui.LayoutView:
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
-    """A new challenge pings the challenged member and nobody else."""
+    """A new challenge pings the challenged member and nobody else, unless it may not
+    (``pinged`` False: a rematch within the cooldown)."""
+    if not challenge.pinged:
+        return discord.AllowedMentions.none()
     return discord.AllowedMentions(
         everyone=False,
         roles=False,
@@ -146,6 +151,47 @@ def leaderboard_view(page: LeaderboardPage) -> ui.LayoutView:
     )
     text = ui.TextDisplay(render.leaderboard_text(page))
     return _drawing(text, ui.ActionRow(previous, following))
+
+
+def stop_choice_view(game: Game) -> ui.View:
+    """The choices of a player who asked to stop a rated game: forfeit, or propose calling
+    it off. Sent ephemerally to them alone, so its buttons carry no user id."""
+    view = ui.View(timeout=None)
+    view.add_item(
+        ui.Button(
+            label="Forfeit (counts as a loss)",
+            style=ButtonStyle.danger,
+            custom_id=f"ttt:quit:{game.id}",
+        )
+    )
+    view.add_item(
+        ui.Button(
+            label="Propose calling it off",
+            style=ButtonStyle.secondary,
+            custom_id=f"ttt:calloff:{game.id}",
+        )
+    )
+    view.stop()
+    return view
+
+
+def calloff_view(game_id: int, *, closed: bool = False) -> ui.View:
+    """The other player's answer to a proposal to call the game off."""
+    view = ui.View(timeout=None)
+    for label, style, answer in (
+        ("Agree: call it off", ButtonStyle.success, "yes"),
+        ("Play on", ButtonStyle.secondary, "no"),
+    ):
+        view.add_item(
+            ui.Button(
+                label=label,
+                style=style,
+                disabled=closed,
+                custom_id=f"ttt:calloff-{answer}:{game_id}",
+            )
+        )
+    view.stop()
+    return view
 
 
 def text_view(text: str) -> ui.LayoutView:

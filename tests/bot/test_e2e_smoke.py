@@ -97,9 +97,9 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             everyone_permissions=Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS,
         )
         channel = emu.add_text_channel(guild, "games")
-        alice, bob = emu.add_user("alice"), emu.add_user("bob")
-        emu.add_member(guild, alice)
-        emu.add_member(guild, bob)
+        alice, bob, carol = emu.add_user("alice"), emu.add_user("bob"), emu.add_user("carol")
+        for member in (alice, bob, carol):
+            emu.add_member(guild, member)
 
         async with BotProcess.launch(
             emu, tmp_path, dev_guild=guild, CHALLENGE_TIMEOUT_SECONDS="3"
@@ -137,20 +137,38 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             ).response()
             assert stale.ephemeral and "board changed" in stale.message.text
 
+            # A rated game that has begun: stopping it would be a loss, so bob is asked.
             stop = await (await emu.run_command(bob, channel, "tictactoe-stop")).response()
-            assert not stop.ephemeral and "stopped the game" in stop.message.text
+            assert stop.ephemeral and "counts as a loss" in stop.message.text
+            assert [b.label for b in stop.message.buttons()] == [
+                "Forfeit (counts as a loss)",
+                "Propose calling it off",
+            ]
+            assert "stopped" not in emu.message(board.id).text
+            asked = await emu.click(bob, stop.message, label="Propose calling it off")
+            assert (await asked.response()).type == CallbackType.UPDATE_MESSAGE
+            (proposal,) = await asked.wait_followups(1)
+            assert not proposal.ephemeral and proposal.pings.users == {alice.id}
+            agreed = await (await emu.click(alice, proposal, label="Agree: call it off")).response()
+            assert agreed.type == CallbackType.UPDATE_MESSAGE, bot.log()
             await emu.wait_for(lambda: "stopped" in emu.message(board.id).text)
             assert all(cell.disabled for cell in board_cells(emu.message(board.id)))
+            assert "Called off" in emu.message(proposal.id).text
 
-            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob)
+            # Alice challenged bob a moment ago: the cooldown stops a second challenge.
+            again = await (
+                await emu.run_command(alice, channel, "tictactoe", opponent=bob)
+            ).response()
+            assert again.ephemeral and "again <t:" in again.message.text
+            handle = await emu.run_command(bob, channel, "tictactoe", opponent=alice)
             declined = (await handle.response()).message
-            answer = await (await emu.click(bob, declined, label="Decline")).response()
+            answer = await (await emu.click(alice, declined, label="Decline")).response()
             assert answer.type == CallbackType.UPDATE_MESSAGE
             assert "declined" in emu.message(declined.id).text
             assert all(button.disabled for button in emu.message(declined.id).buttons())
 
             # Nobody answers this one: the sweeper closes it through the channel.
-            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob)
+            handle = await emu.run_command(carol, channel, "tictactoe", opponent=alice)
             waiting = (await handle.response()).message
             await emu.wait_for(lambda: "expired" in emu.message(waiting.id).text)
             assert all(button.disabled for button in emu.message(waiting.id).buttons())

@@ -7,11 +7,12 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.errors import ChannelBusy, GameOver, InvalidSettings
+from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
 from bot.models import First
 from bot.service import GameService
 from bot.ui.boards import Boards
 from bot.ui.gate import answer_error
+from bot.ui.views import stop_choice_view
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
@@ -133,6 +134,15 @@ class Games(commands.Cog):
             await answer_error(interaction, error)
             if error.game is not None:
                 await self.boards.redraw(error.game)
+            return
+        except RatedStop as refusal:
+            # Nothing changed: the player chooses between losing and asking.
+            await interaction.response.send_message(
+                refusal.user_message,
+                view=stop_choice_view(refusal.game),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
             return
         await interaction.response.send_message(
             f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",

@@ -1,0 +1,157 @@
+"""``/tictactoe-settings`` (moderators shape the bot for their server) and
+``/tictactoe-challenges`` (a member turns challenges to them on or off)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import PermissionDenied
+from bot.models import GuildSettings
+from bot.service.guilds import BOUNDS, Guilds
+from bot.ui.gate import send_ephemeral
+
+_B = BOUNDS
+
+
+def _range(name: str) -> Any:
+    """The option type for a setting: whole numbers within its bounds (Discord's client
+    enforces them; the service checks again, for anything else that reaches us)."""
+    low, high = BOUNDS[name]
+    return app_commands.Range[int, int(low), int(high)]
+
+
+TurnClock = _range("turn_timeout")
+ChallengeExpiry = _range("challenge_timeout")
+GamesPerMember = _range("games_per_member")
+ServerGames = _range("server_games")
+ChallengeCooldown = _range("challenge_cooldown")
+ReviewCooldown = _range("review_cooldown")
+
+
+def _seconds(value: float) -> str:
+    """Seconds as people read them: 45 s, 5 min, 1 h 30 min."""
+    whole = round(value)
+    if whole < 60:
+        return f"{whole} s"
+    hours, rest = divmod(whole, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [f"{hours} h"] if hours else []
+    parts += [f"{minutes} min"] if minutes else []
+    parts += [f"{seconds} s"] if seconds else []
+    return " ".join(parts)
+
+
+def settings_text(settings: GuildSettings, title: str) -> str:
+    channels = ", ".join(f"<#{c}>" for c in settings.channels) or "every channel"
+    cooldown = settings.challenge_cooldown
+    return "\n".join(
+        [
+            f"**{title}**",
+            f"Games can be started in: {channels}",
+            f"Turn clock: {_seconds(settings.turn_timeout)}",
+            f"Challenges expire after: {_seconds(settings.challenge_timeout)}",
+            f"Live games per member: {settings.games_per_member}",
+            f"Live games in the server: {settings.server_games}",
+            "Cooldown between challenges to the same member: "
+            + (_seconds(cooldown) if cooldown else "none"),
+            f"Review: {'offered' if settings.reviews else 'off'}"
+            + (
+                f", once every {_seconds(settings.review_cooldown)} per member"
+                if settings.reviews and settings.review_cooldown
+                else ""
+            ),
+            "-# Change any of these with the options of /tictactoe-settings.",
+        ]
+    )
+
+
+class ServerSettings(commands.Cog):
+    """Server settings and members' consent to challenges."""
+
+    def __init__(self, guilds: Guilds) -> None:
+        self.guilds = guilds
+
+    @app_commands.command(
+        name="tictactoe-settings",
+        description="Show or change how tic-tac-toe works on this server (Manage Server).",
+    )
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.describe(
+        add_channel="Allow games in this channel (once any is listed, only listed ones)",
+        remove_channel="Stop allowing games in this channel",
+        all_channels="Allow games in every channel again",
+        turn_clock=f"Seconds a player has for each move ({_B['turn_timeout'][0]:g}-"
+        f"{_B['turn_timeout'][1]:g})",
+        challenge_expiry="Seconds a challenge waits for an answer",
+        games_per_member="Live games a member may be in at once",
+        server_games="Live games the server may have at once",
+        challenge_cooldown="Seconds before a member may challenge the same member again",
+        review="Offer the Review button on finished games",
+        review_cooldown="Seconds between one member's reviews",
+        reset="Return every setting to the bot's defaults first",
+    )
+    async def tictactoe_settings(
+        self,
+        interaction: discord.Interaction,
+        add_channel: discord.TextChannel | None = None,
+        remove_channel: discord.TextChannel | None = None,
+        all_channels: bool = False,
+        turn_clock: TurnClock | None = None,
+        challenge_expiry: ChallengeExpiry | None = None,
+        games_per_member: GamesPerMember | None = None,
+        server_games: ServerGames | None = None,
+        challenge_cooldown: ChallengeCooldown | None = None,
+        review: bool | None = None,
+        review_cooldown: ReviewCooldown | None = None,
+        reset: bool = False,
+    ) -> None:
+        assert interaction.guild_id is not None
+        if not interaction.permissions.manage_guild:
+            raise PermissionDenied("Only members with Manage Server can change these settings.")
+        given = {
+            "turn_timeout": turn_clock,
+            "challenge_timeout": challenge_expiry,
+            "games_per_member": games_per_member,
+            "server_games": server_games,
+            "challenge_cooldown": challenge_cooldown,
+            "reviews": review,
+            "review_cooldown": review_cooldown,
+        }
+        changes = {name: value for name, value in given.items() if value is not None}
+        channels_changed = add_channel or remove_channel or all_channels
+        if not (changes or channels_changed or reset):
+            settings = await self.guilds.get(interaction.guild_id)
+            await send_ephemeral(interaction, settings_text(settings, "Tic-tac-toe on this server"))
+            return
+        settings = await self.guilds.update(
+            interaction.guild_id,
+            changes,
+            allow_channel=add_channel.id if add_channel else None,
+            remove_channel=remove_channel.id if remove_channel else None,
+            all_channels=all_channels,
+            reset=reset,
+        )
+        await send_ephemeral(interaction, settings_text(settings, "Saved. The settings now:"))
+
+    @app_commands.command(
+        name="tictactoe-challenges",
+        description="Turn challenges to you on this server on or off.",
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(allow="Whether members may challenge you here")
+    async def tictactoe_challenges(self, interaction: discord.Interaction, allow: bool) -> None:
+        assert interaction.guild_id is not None
+        await self.guilds.set_challenges(interaction.guild_id, interaction.user.id, allow)
+        if allow:
+            text = "Challenges to you are on again on this server."
+        else:
+            text = (
+                "Challenges to you are off on this server: whoever tries is told so, and"
+                " you won't be pinged. Turn them on again with /tictactoe-challenges."
+            )
+        await send_ephemeral(interaction, text)
