@@ -159,9 +159,10 @@ def too_many_games(
             f" moderators allow; try again when one ends. The oldest: {links}"
         )
     limit = settings.games_per_member
-    count = "a game" if limit == 1 else f"{limit} games, the most this server allows"
+    count = "a game" if limit == 1 else f"{limit} games"
     if member == actor:
-        return TooManyGames(f"You're already in {count} on this server: {links}. Finish it first.")
+        most = "" if limit == 1 else ", the most it allows"
+        return TooManyGames(f"You're already in {count} on this server{most}: {links}.")
     return TooManyGames(
         f"<@{member}> is already in {count} on this server ({links}); challenge them when"
         " they're free."

@@ -54,20 +54,20 @@ def report(game: Game) -> None:
     sys.stdout.flush()
 
 
-async def stream(service: GameService, rng: random.Random) -> None:
+async def stream(service: GameService, rng: random.Random, guild: int) -> None:
     while True:
         channel = rng.getrandbits(48)
         players = (rng.getrandbits(40) + 1, rng.getrandbits(40) + 1)
         size = rng.choice((3, 3, 3, 4))
         if rng.random() < 0.5:
             challenge = await service.challenges.create(
-                GUILD, channel, *players, width=size, height=size, first=First.ME
+                guild, channel, *players, width=size, height=size, first=First.ME
             )
             game = await service.challenges.accept(challenge.id, players[1])
         else:
             level = rng.choice(LEVELS[:2]) if size > 3 else rng.choice(LEVELS)
             game = await service.start_bot_game(
-                GUILD, channel, players[0], level=level, width=size, height=size
+                guild, channel, players[0], level=level, width=size, height=size
             )
         report(game)
         while game.is_live:
@@ -92,7 +92,12 @@ async def play(path: str, seed: int, executor_kind: str) -> None:
     await service.start()  # completes any game a previous run left waiting for the bot
     sys.stdout.write("READY\n")
     sys.stdout.flush()
-    await asyncio.gather(*(stream(service, random.Random(seed * 100 + i)) for i in range(STREAMS)))
+    # A server per run: each killed run leaves up to STREAMS live games behind, which
+    # would fill one server's cap of live games after a few runs.
+    guild = GUILD * 1000 + seed
+    await asyncio.gather(
+        *(stream(service, random.Random(seed * 100 + i), guild) for i in range(STREAMS))
+    )
 
 
 async def end_one_game(path: str, seed: int) -> None:

@@ -1,0 +1,267 @@
+"""Fair play on a busy server, with the bot's default limits: live games per member and
+per server, one pending challenge per challenger, cooldowns, consent, server settings,
+and no escape from a rated loss by stopping the game."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.errors import (
+    CallOffUnavailable,
+    ChallengeCooldown,
+    ChallengePending,
+    ChallengesOff,
+    ChannelNotAllowed,
+    InvalidSettings,
+    NotAPlayer,
+    PermissionDenied,
+    RatedStop,
+    TooManyGames,
+)
+from bot.models import GameStatus, Result
+from bot.service import GameService
+from bot.store import Store
+
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    DEFAULT_LIMITS,
+    GUILD,
+    FakeClock,
+    make_service,
+    member_game,
+    play_out,
+)
+from .test_service import X_WINS
+
+DAVE = 44
+
+
+@pytest.fixture
+async def fair(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> AsyncIterator[GameService]:
+    """A service with the bot's own limits and cooldowns."""
+    service = make_service(store, clock, executor, **DEFAULT_LIMITS)
+    await service.start()
+    yield service
+    await service.close()
+
+
+# -- limits ------------------------------------------------------------------------------
+
+
+async def test_one_live_game_per_member_per_server_by_default(fair: GameService) -> None:
+    first = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
+    await fair.set_game_message(first.id, 777)
+    with pytest.raises(TooManyGames, match=rf"You're already in a game .*/{CHANNEL}/777"):
+        await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
+    # Challenging, or being challenged, is refused too, naming the game in the way.
+    with pytest.raises(TooManyGames, match=r"You're already in a game.*/777"):
+        await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, BOB)
+    with pytest.raises(TooManyGames, match=rf"<@{ALICE}> is already in a game.*/777"):
+        await fair.challenges.create(GUILD, CHANNEL + 1, BOB, ALICE)
+    # Other servers are not affected, and the place is free again once the game ends.
+    await fair.start_bot_game(GUILD + 1, CHANNEL, ALICE, level="easy")
+    await fair.endings.forfeit(first.id, ALICE)
+    await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
+
+
+async def test_accepting_while_busy_elsewhere_is_refused(fair: GameService) -> None:
+    challenge = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first="me")
+    with pytest.raises(TooManyGames, match="You're already in a game"):
+        await fair.challenges.accept(challenge.id, BOB)
+    # Nothing changed: the challenge is still open.
+    assert (await fair.challenges.get(challenge.id)).status.value == "pending"
+
+
+async def test_the_server_cap_and_a_higher_member_limit(fair: GameService) -> None:
+    settings = await fair.guilds.update(GUILD, {"server_games": 2, "games_per_member": 2})
+    assert (settings.server_games, settings.games_per_member) == (2, 2)
+    await fair.start_bot_game(GUILD, 1, ALICE, level="easy", first="me")
+    await fair.start_bot_game(GUILD, 2, ALICE, level="easy", first="me")
+    with pytest.raises(TooManyGames, match="already has 2 live games"):
+        await fair.start_bot_game(GUILD, 3, BOB, level="easy", first="me")
+    await fair.guilds.update(GUILD, {"server_games": 5})
+    with pytest.raises(TooManyGames, match="2 games on this server, the most it allows"):
+        await fair.start_bot_game(GUILD, 3, ALICE, level="easy", first="me")
+    await fair.start_bot_game(GUILD, 3, BOB, level="easy", first="me")
+
+
+# -- challenges --------------------------------------------------------------------------
+
+
+async def test_one_pending_challenge_per_challenger_per_server(
+    fair: GameService, clock: FakeClock
+) -> None:
+    first = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await fair.challenges.set_message(first.id, 555)
+    with pytest.raises(ChallengePending, match=r"waiting for an answer: .*/555"):
+        await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)
+    await fair.challenges.withdraw(first.id, ALICE)
+    await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)
+
+
+async def test_challenge_cooldown_stops_a_ping_flood(fair: GameService, clock: FakeClock) -> None:
+    """50 challenge-and-withdraw cycles: one challenge (one ping) per cooldown."""
+    made = refused = 0
+    for _cycle in range(50):
+        try:
+            challenge = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+        except ChallengeCooldown as error:
+            assert "<t:" in error.user_message  # says when
+            refused += 1
+        else:
+            made += 1
+            assert challenge.pinged
+            await fair.challenges.withdraw(challenge.id, ALICE)
+        clock.advance(1)  # 50 seconds in all: within one 60 s cooldown
+    assert (made, refused) == (1, 49)
+    # Someone else may still challenge bob, and alice may challenge someone else.
+    await fair.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+    await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, DAVE)
+    clock.advance(11)
+    await fair.guilds.set_challenges(GUILD, DAVE, True)  # a no-op: on by default
+
+
+async def test_a_rematch_is_exempt_once_and_pings_nobody_within_the_cooldown(
+    fair: GameService, clock: FakeClock
+) -> None:
+    game = await play_out(fair, await member_game(fair, ALICE, BOB), X_WINS)
+    rematch = await fair.rematch(game.id, ALICE)
+    assert rematch.rematch_of == game.id and not rematch.pinged  # type: ignore[union-attr]
+    await fair.challenges.refuse(rematch.id, BOB)
+    with pytest.raises(ChallengeCooldown):
+        await fair.rematch(game.id, ALICE)
+    clock.advance(61)
+    again = await fair.rematch(game.id, ALICE)
+    assert again.pinged  # type: ignore[union-attr]
+
+
+async def test_a_member_can_turn_challenges_off(fair: GameService) -> None:
+    await fair.guilds.set_challenges(GUILD, BOB, False)
+    with pytest.raises(ChallengesOff, match="turned challenges off"):
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert await fair.challenges.create(GUILD, CHANNEL, BOB, ALICE)  # they may still challenge
+    await fair.guilds.set_challenges(GUILD + 1, CAROL, False)
+    await fair.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)  # per server
+    await fair.guilds.set_challenges(GUILD, BOB, True)
+    await fair.challenges.create(GUILD, CHANNEL + 2, DAVE, BOB)
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(
+    fair: GameService,
+) -> None:
+    before = await fair.guilds.get(GUILD)
+    assert before == fair.guilds.defaults()
+    bad: list[dict[str, object]] = [
+        {"turn_timeout": 5},
+        {"turn_timeout": float("nan")},
+        {"games_per_member": 6},
+        {"games_per_member": 1.5},
+        {"server_games": 0},
+        {"challenge_cooldown": -1},
+        {"reviews": "yes"},
+        {"colour": "blue"},
+        {"challenge_timeout": 600, "server_games": 101},  # one bad value spoils the lot
+    ]
+    for changes in bad:
+        with pytest.raises(InvalidSettings):
+            await fair.guilds.update(GUILD, changes)
+    with pytest.raises(InvalidSettings, match="isn't in the list"):
+        await fair.guilds.update(GUILD, {}, remove_channel=CHANNEL)
+    assert await fair.guilds.get(GUILD) == before
+
+
+async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> None:
+    settings = await fair.guilds.update(GUILD, {"turn_timeout": 45}, allow_channel=CHANNEL)
+    assert settings.channels == (CHANNEL,) and settings.turn_timeout == 45
+    with pytest.raises(ChannelNotAllowed, match=f"<#{CHANNEL}>"):
+        await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
+    with pytest.raises(ChannelNotAllowed):
+        await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, BOB)
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
+    assert game.turn_deadline == clock.now + 45
+    # The game keeps its clock when the setting changes; new games get the new one.
+    await fair.guilds.update(GUILD, {"turn_timeout": 600})
+    moved = await fair.play(game.id, ALICE, 0, 0)
+    assert moved.turn_deadline == clock.now + 45
+    with pytest.raises(InvalidSettings, match="last game channel"):
+        await fair.guilds.update(GUILD, {}, remove_channel=CHANNEL)
+    assert (await fair.guilds.update(GUILD, {}, all_channels=True)).channels == ()
+    reset = await fair.guilds.update(GUILD, {}, reset=True)
+    assert reset == fair.guilds.defaults()
+
+
+# -- no escape from a rated loss --------------------------------------------------------
+
+
+async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: FakeClock) -> None:
+    game = await member_game(fair, ALICE, BOB)
+    # Before the first move, a player's stop ends it unrated.
+    stopped = await fair.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
+    assert stopped.status is GameStatus.ABANDONED
+    clock.advance(60)  # alice's cooldown towards bob
+    game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
+    game = await fair.play(game.id, ALICE, 4, 0)
+    for user, moderator in ((BOB, False), (ALICE, False), (ALICE, True)):  # a playing mod too
+        with pytest.raises(RatedStop, match="counts as a loss") as refused:
+            await fair.endings.stop(GUILD, CHANNEL + 1, user, is_moderator=moderator)
+        assert refused.value.game.id == game.id
+    assert (await fair.get_game(game.id)) == game  # nothing changed
+    # A moderator who is not playing may end it unrated.
+    ended = await fair.endings.stop(GUILD, CHANNEL + 1, CAROL, is_moderator=True)
+    assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
+    assert (await fair.stats.player_stats(GUILD, BOB)).versus_members.games == 0
+
+
+async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -> None:
+    game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
+    ended = await fair.endings.forfeit(game.id, BOB)
+    assert (ended.result, ended.winner_id) == (Result.FORFEIT, ALICE)
+    bob = await fair.stats.player_stats(GUILD, BOB)
+    assert bob.versus_members.losses == 1 and bob.rating < 1500
+
+
+async def test_calling_off_needs_both_players(fair: GameService) -> None:
+    game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
+    endings = fair.endings
+    with pytest.raises(NotAPlayer):
+        await endings.propose_calloff(game.id, CAROL, GUILD)
+    with pytest.raises(CallOffUnavailable, match="no proposal"):
+        await endings.answer_calloff(game.id, BOB, True, GUILD)
+    await endings.propose_calloff(game.id, BOB, GUILD)
+    with pytest.raises(CallOffUnavailable, match="other player"):
+        await endings.answer_calloff(game.id, BOB, True, GUILD)
+    with pytest.raises(NotAPlayer):
+        await endings.answer_calloff(game.id, CAROL, True, GUILD)
+    # Playing on drops it; a new proposal lapses once a move is made.
+    assert (await endings.answer_calloff(game.id, ALICE, False, GUILD)).is_live
+    with pytest.raises(CallOffUnavailable, match="no proposal"):
+        await endings.answer_calloff(game.id, ALICE, True, GUILD)
+    await endings.propose_calloff(game.id, ALICE, GUILD)
+    game = await fair.play(game.id, BOB, 0, 1)
+    with pytest.raises(CallOffUnavailable, match="moved on"):
+        await endings.answer_calloff(game.id, BOB, True, GUILD)
+    assert (await fair.get_game(game.id)).is_live
+    await endings.propose_calloff(game.id, BOB, GUILD)
+    ended = await endings.answer_calloff(game.id, ALICE, True, GUILD)
+    assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
+    for member in (ALICE, BOB):
+        stats = await fair.stats.player_stats(GUILD, member)
+        assert stats.versus_members.games == 0 and stats.rating == 1500
+
+
+async def test_only_players_and_moderators_may_stop(fair: GameService) -> None:
+    await member_game(fair, ALICE, BOB)
+    with pytest.raises(PermissionDenied):
+        await fair.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
