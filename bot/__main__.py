@@ -2,7 +2,12 @@
 
 Errors an admin can fix (a missing or rejected token, an unusable database path, a bad
 setting) end the process with one line on stderr naming the setting, and exit status 2
-for a bad setting or 1 otherwise; tracebacks are kept for bugs.
+for a bad setting or 1 otherwise; tracebacks are kept for bugs (in the log).
+
+The token stays out of sight: ``.env`` is read from the working folder only and never
+copied into ``os.environ``, DISCORD_TOKEN is removed from ``os.environ`` once read (so
+no child process, such as the search pool's workers, inherits it), and everything the
+process logs, tracebacks and warnings included, goes through a handler that redacts it.
 
 ``discord.Client.run`` would not close the bot on SIGTERM, so this module runs its own
 event loop and turns both signals into an orderly ``bot.close()``.
@@ -12,19 +17,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import logging
 import os
 import signal
 import sqlite3
+import stat
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, TextIO
 
 import aiohttp
 import discord
 import yarl
-from dotenv import find_dotenv, load_dotenv
+from dotenv import dotenv_values
 
 from bot.errors import StorageError
 from bot.settings import Settings, SettingsError
@@ -46,18 +56,36 @@ class FatalError(Exception):
     """A start-up failure the admin can fix; its text is the one line shown to them."""
 
 
-class _RedactToken(logging.Filter):
-    """Belt and braces: no log line may contain the token, whoever wrote it."""
+REDACTED = "[token]"
+LOG_FORMAT = "%(asctime)s %(levelname)-8s %(name)s: %(message)s"
+LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
-    def __init__(self, token: str) -> None:
-        super().__init__()
-        self.token = token
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if self.token in message:
-            record.msg, record.args = message.replace(self.token, "[token]"), None
-        return True
+class RedactingHandler(logging.StreamHandler[TextIO]):
+    """Writes records to stderr with the token replaced in the whole formatted text.
+
+    Redacting the finished text, rather than ``record.msg``, also covers tracebacks, stack
+    traces and exceptions whose text holds the token. A record that fails to format is
+    reported by ``handleError`` with its arguments, so that report is redacted too.
+    """
+
+    def __init__(self, secret: str) -> None:
+        super().__init__(sys.stderr)
+        self.secret = secret
+        self.setFormatter(logging.Formatter(LOG_FORMAT, LOG_DATE_FORMAT))
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record), self.secret)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        report = io.StringIO()
+        with contextlib.redirect_stderr(report):
+            super().handleError(record)
+        sys.stderr.write(redact(report.getvalue(), self.secret))
+
+
+def redact(text: str, secret: str) -> str:
+    return text.replace(secret, REDACTED) if secret else text
 
 
 def _not_about_voice(record: logging.LogRecord) -> bool:
@@ -68,17 +96,77 @@ def _not_about_voice(record: logging.LogRecord) -> bool:
 
 
 def configure_logging(settings: Settings) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
-    )
-    handler.addFilter(_RedactToken(settings.token))
+    """Every record to stderr through a ``RedactingHandler``, including those that find
+    no handler (``logging.lastResort``)."""
+    handler = RedactingHandler(settings.token)
     handler.addFilter(_not_about_voice)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level_number)
     # discord.py's HTTP and gateway chatter is only useful when debugging it.
     logging.getLogger("discord").setLevel(max(settings.log_level_number, logging.INFO))
+    last_resort = RedactingHandler(settings.token)  # for loggers that do not propagate
+    last_resort.setLevel(logging.WARNING)
+    logging.lastResort = last_resort
+
+
+def log_stray_errors() -> None:
+    """Route what Python would print to stderr by itself through logging (and so through
+    the redaction): warnings, uncaught exceptions in threads, and unraisable exceptions
+    (``Exception ignored in: ...``). Uncaught ones in the main thread: see ``main``."""
+    logging.captureWarnings(True)
+    threading.excepthook = _log_thread_exception
+    sys.unraisablehook = _log_unraisable
+
+
+def _log_thread_exception(args: threading.ExceptHookArgs) -> None:
+    if args.exc_type is SystemExit:  # what the default hook ignores too
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    log.error("Uncaught exception in thread %s", name, exc_info=_exc_info(args))
+
+
+def _log_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    about = unraisable.err_msg or "Exception ignored in"
+    log.error("%s: %r", about, unraisable.object, exc_info=_exc_info(unraisable))
+
+
+def _exc_info(
+    args: threading.ExceptHookArgs | sys.UnraisableHookArgs,
+) -> tuple[type[BaseException], BaseException, TracebackType | None] | None:
+    if args.exc_value is None:  # not seen in practice; logging would print "NoneType"
+        return None
+    return (args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def read_environment(folder: Path) -> dict[str, str]:
+    """The variables to read the settings from: ``folder/.env`` (not a parent folder's),
+    with the real environment winning over it. Nothing is put into ``os.environ``."""
+    try:
+        from_file = dotenv_values(folder / ".env")
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        raise SettingsError(".env", f"cannot be read: {problem}") from None
+    values = {name: value for name, value in from_file.items() if value is not None}
+    values.update(os.environ)
+    return values
+
+
+def warn_if_exposed(dotenv: Path) -> None:
+    """Warn if ``dotenv`` holds the token and other users of this machine may read it."""
+    if os.name != "posix":  # Windows has no mode bits to check
+        return
+    try:
+        mode = dotenv.stat().st_mode
+    except OSError:
+        return
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        log.warning(
+            "%s holds the token and is readable by other users (mode %03o); run: chmod 600 %s",
+            dotenv,
+            stat.S_IMODE(mode),
+            dotenv,
+        )
 
 
 def use_endpoints(settings: Settings) -> None:
@@ -197,23 +285,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="sync the slash commands with Discord at this start-up, even if unchanged",
     )
     args = parser.parse_args(argv)
-    load_dotenv(find_dotenv(usecwd=True))  # the .env of the working folder, never at import
+    dotenv = Path.cwd() / ".env"
+    env: dict[str, str] = {}
     try:
-        settings = Settings.from_env(os.environ)
+        env = read_environment(dotenv.parent)
+        token_from_file = "DISCORD_TOKEN" not in os.environ and bool(_token_in(env))
+        os.environ.pop("DISCORD_TOKEN", None)  # no child process may inherit it
+        settings = Settings.from_env(env)
     except SettingsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc), _token_in(env))}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     configure_logging(settings)
+    log_stray_errors()
+    if token_from_file:
+        warn_if_exposed(dotenv)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     try:
         use_endpoints(settings)
         asyncio.run(run(settings, force_sync=args.sync))
     except FatalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc), settings.token)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return EXIT_FAILURE
+    except Exception:  # a bug: its traceback goes to the log, where the token is redacted
+        log.critical("The bot stopped on an unexpected error", exc_info=True)
+        return EXIT_FAILURE
     return EXIT_OK
+
+
+def _token_in(env: Mapping[str, str]) -> str:
+    return (env.get("DISCORD_TOKEN") or "").strip()
 
 
 if __name__ == "__main__":

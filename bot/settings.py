@@ -6,6 +6,7 @@ naming the variable at fault, so a bad deployment stops with one readable line.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -70,8 +71,8 @@ class Settings:
             token=token,
             database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
             dev_guild_id=_snowflake("DEV_GUILD_ID", get("DEV_GUILD_ID")),
-            api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), ("http", "https")),
-            gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), ("ws", "wss")),
+            api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
+            gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
             log_level=level,
             turn_timeout=_seconds("TURN_TIMEOUT_SECONDS", get("TURN_TIMEOUT_SECONDS"), 300.0),
             challenge_timeout=_seconds(
@@ -100,17 +101,38 @@ def _snowflake(name: str, raw: str | None) -> int | None:
     return int(raw)
 
 
-def _url(name: str, raw: str | None, schemes: tuple[str, ...]) -> str | None:
+def _url(name: str, raw: str | None, secure: str, plain: str) -> str | None:
+    """An absolute URL of scheme ``secure``, or ``plain`` (unencrypted) to a loopback host.
+
+    The bot sends its token to this address, so it may travel in clear text only to this
+    machine (an emulator or a local proxy), never across a network.
+    """
     if raw is None:
         return None
     try:
         url = yarl.URL(raw)
     except (TypeError, ValueError):
         url = None
-    if url is None or url.scheme not in schemes or not url.host:
-        wanted = " or ".join(f"{s}://" for s in schemes)
-        raise SettingsError(name, f"must be an absolute {wanted} URL, not {raw!r}")
+    if url is None or url.scheme not in (secure, plain) or not url.host:
+        raise SettingsError(
+            name, f"must be an absolute {secure}:// (or {plain}://) URL, not {raw!r}"
+        )
+    if url.scheme == plain and not _is_loopback(url.host):
+        raise SettingsError(
+            name,
+            f"must use {secure}:// ({plain}:// would send the token unencrypted; it is"
+            f" allowed only for localhost, 127.0.0.0/8 and ::1), not {raw!r}",
+        )
     return raw.rstrip("/")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost: it may resolve anywhere
+        return False
 
 
 def _seconds(

@@ -95,6 +95,53 @@ def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> No
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("api_base", "gateway"),
+    [
+        ("http://127.0.0.1:8080/api/v10", "ws://127.0.0.1:8080/gateway"),
+        ("http://127.45.6.7/api/v10", "ws://127.255.255.254/"),
+        ("http://[::1]:8080/api/v10", "ws://[::1]:8080/"),
+        ("http://localhost:8080/api/v10", "ws://LOCALHOST/"),
+        ("https://proxy.example.com/api/v10", "wss://gateway.example.com/"),
+        ("https://10.0.0.5/api/v10", "wss://10.0.0.5/"),
+    ],
+)
+def test_plain_http_and_ws_are_accepted_for_loopback_only(api_base: str, gateway: str) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": api_base, "DISCORD_GATEWAY_URL": gateway}
+    settings = Settings.from_env(env)
+    assert (settings.api_base, settings.gateway_url) == (api_base.rstrip("/"), gateway.rstrip("/"))
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DISCORD_API_BASE", "http://proxy.example.com/api/v10"),
+        ("DISCORD_API_BASE", "http://10.0.0.5:8080/api/v10"),
+        ("DISCORD_API_BASE", "http://0.0.0.0:8080/api/v10"),
+        ("DISCORD_API_BASE", "http://[::ffff:10.0.0.5]/api/v10"),
+        ("DISCORD_API_BASE", "http://127.0.0.1.nip.io/api/v10"),  # a name: resolves anywhere
+        ("DISCORD_API_BASE", "http://localhost.example.com/api/v10"),
+        ("DISCORD_GATEWAY_URL", "ws://gateway.example.com/"),
+        ("DISCORD_GATEWAY_URL", "ws://192.168.1.2:8080/"),
+    ],
+)
+def test_plain_http_and_ws_elsewhere_are_refused(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env({"DISCORD_TOKEN": TOKEN, name: value})
+    assert info.value.name == name
+    secure = "https" if name == "DISCORD_API_BASE" else "wss"
+    assert str(info.value).startswith(f"{name}: must use {secure}:// (")
+    assert repr(value) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_plain_http_elsewhere_stops_the_bot_with_one_line(tmp_path: Path) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": "http://proxy.example.com/api/v10"}
+    result = run_bot(tmp_path, env)
+    assert result.returncode == 2
+    assert one_error_line(result).startswith("error: DISCORD_API_BASE: must use https:// (")
+    assert result.stderr.count("\n") == 1
+
+
 def test_token_is_not_in_repr() -> None:
     settings = Settings.from_env({"DISCORD_TOKEN": TOKEN})
     assert TOKEN not in repr(settings) and TOKEN not in str(settings)
@@ -102,16 +149,21 @@ def test_token_is_not_in_repr() -> None:
 
 def test_token_is_redacted_from_logs(capsys: pytest.CaptureFixture[str]) -> None:
     root = logging.getLogger()
-    saved = root.handlers[:], root.level
+    saved = root.handlers[:], root.level, logging.lastResort
     try:
         configure_logging(Settings.from_env({"DISCORD_TOKEN": TOKEN}))
         logging.getLogger("discord.http").warning("sent header Bot %s", TOKEN)
         logging.getLogger("bot").info("%r", Settings(token=TOKEN))
+        try:
+            raise RuntimeError(f"header Bot {TOKEN}")
+        except RuntimeError:
+            logging.getLogger("bot").exception("failed")
     finally:
-        root.handlers[:], level = saved
+        root.handlers[:], level, logging.lastResort = saved
         root.setLevel(level)
     err = capsys.readouterr().err
     assert "sent header Bot [token]" in err
+    assert "RuntimeError: header Bot [token]" in err
     assert TOKEN not in err
 
 
