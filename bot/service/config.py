@@ -24,3 +24,6 @@ class ServiceConfig:
     # for what is left (never under ai.MIN_BUDGET), so under load replies get a little
     # weaker instead of later and later.
     reply_seconds: float = 2.0
+    # Seconds a member waits between two reviews that need a search (a stored review is
+    # free); a server's setting overrides it (``Reviews.review(cooldown=...)``).
+    review_cooldown: float = 30.0

@@ -35,7 +35,6 @@ from bot.errors import (
     AlreadyPlaying,
     ChannelBusy,
     GameError,
-    GameInProgress,
     GameNotFound,
     GameOver,
     NotAPlayer,
@@ -50,13 +49,12 @@ from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
 from bot.service.pings import TurnPings
-from bot.service.pool import Cost, SearchPool
+from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.store import ChannelTaken, Store
-from engine.analysis import Review
 
 __all__ = ["TIME_RAN_OUT", "GameService"]
 
@@ -93,7 +91,7 @@ class GameService:
         self.stats = Stats(store)
         self.guilds = Guilds(store, config, clock)
         self.pings = TurnPings(store, config, clock)
-        self.reviews = Reviews(store, config, clock)
+        self.reviews = Reviews(store, config, clock, self._pool)
         self.privacy = Privacy(store, config, clock)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
@@ -120,9 +118,10 @@ class GameService:
         return completed
 
     async def close(self) -> None:
-        """Wait for bot moves in flight, then stop the search pool."""
+        """Wait for bot moves and reviews in flight, then stop the search pool."""
         while pending := [task for task in self._bot_tasks.values() if not task.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
+        await self.reviews.close()
         await self._pool.close()
 
     # -- reading ------------------------------------------------------------------------
@@ -214,6 +213,8 @@ class GameService:
                 turn_timeout=self.config.turn_timeout,
                 rematch_of=rematch_of,
             )
+            if new.status is GameStatus.BOT_TO_MOVE:
+                self.replies.check_room(new)  # Busy if the pool is full, before the insert
             try:
                 game = await self._store.insert_game(new, exclusive=exclusive)
             except ChannelTaken:
@@ -303,7 +304,16 @@ class GameService:
             new = rules.advance(game, cell, now, self.config.turn_timeout)
             if new.status is GameStatus.BOT_TO_MOVE and self.replies.is_inline(new):
                 new = rules.advance(new, self.replies.inline(new), now, self.config.turn_timeout)
-            if not await self._write(new, game):
+            owes_reply = new.status is GameStatus.BOT_TO_MOVE
+            if owes_reply:
+                self.replies.promise(new)  # Busy if the pool is full, before any write
+            written = False
+            try:
+                written = await self._write(new, game)
+            finally:
+                if owes_reply and not written:
+                    self.replies.withdraw(new)
+            if not written:
                 raise await self._conflict(game_id, guild_id)
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             return await self._bot_move(new)
@@ -421,13 +431,3 @@ class GameService:
                 except Exception:
                     log.exception("Could not complete the bot's move in game %s", game.id)
         return changed, await self.challenges.expire()
-
-    async def review(self, game_id: int, guild_id: int | None = None) -> tuple[Game, Review]:
-        """An ended game and the engine's review of it (searched in the pool)."""
-        game = await self.get_game(game_id, guild_id)
-        if game.is_live:
-            raise GameInProgress()
-        review = await self._pool.run(
-            Cost.REVIEW, ai.review_game, game.moves, game.width, game.height, game.k
-        )
-        return game, review

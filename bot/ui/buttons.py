@@ -146,8 +146,19 @@ class Buttons:
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
-        game, review = await self._service.review(int(match["game"]), interaction.guild_id)
-        await send_ephemeral(interaction, render.review_text(game, review))
+        """The game's review, privately: at once if stored (or cheap), else after a
+        search, so the answer is deferred first (ephemeral "thinking") and edited in."""
+        reviews, game_id = self._service.reviews, int(match["game"])
+        found = await reviews.at_once(game_id, interaction.guild_id)
+        if found is not None:
+            await send_ephemeral(interaction, render.review_text(*found))
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game, review = await reviews.review(game_id, interaction.user.id, interaction.guild_id)
+        await interaction.edit_original_response(
+            content=render.review_text(game, review),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     # -- challenges and the leaderboard --------------------------------------------------
 
