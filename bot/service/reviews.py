@@ -8,7 +8,9 @@ reviewed on the spot, like the bot's replies there (microseconds of table lookup
 The Review cooldown is a price on searches, so it applies only to reviews that need one:
 a stored review, a small board's or one already being computed is free. It is claimed
 in the database (so it holds across processes) only once the pool has room, and given
-back if the pool turns out full after all: a busy pool costs the member nothing.
+back if the pool turns out full after all: a busy pool costs the member nothing. Its
+length is the one in force when it is claimed (a server's new setting applies to the
+cooldowns claimed after the change).
 """
 
 from __future__ import annotations
