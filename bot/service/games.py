@@ -291,10 +291,11 @@ class GameService:
         """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
 
         Checks, in order: GameNotFound, GameOver (also when the player on move ran out of
-        time: the timeout is settled here), then ``rules.check_move``'s. In a bot game the
-        result includes the bot's reply, unless ``await_reply`` is False and the reply
-        needs the pool: then the game comes back at BOT_TO_MOVE and ``bot_reply``
-        completes it.
+        time: the timeout is settled here), then ``rules.check_move``'s, then Busy if the
+        reply this move would owe needs the search pool and it is full (nothing is
+        written then; see ``SearchPool.promise``). In a bot game the result includes the
+        bot's reply, unless ``await_reply`` is False and the reply needs the pool: then the
+        game comes back at BOT_TO_MOVE and ``bot_reply`` completes it.
         """
         async with self._locks[game_id]:
             now = self._clock()
