@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, ReviewsOff
 from bot.models import Game
@@ -87,13 +87,17 @@ class Reviews:
         *,
         cooldown: float | None = None,
         enabled: bool = True,
+        on_search: Callable[[], Awaitable[object]] | None = None,
     ) -> tuple[Game, Review]:
         """The ended game and the engine's review of it, for ``user_id``.
 
         ``cooldown`` (seconds; the server's setting) overrides the config's
         ``review_cooldown``; ``enabled`` False (the server turned Review off) refuses.
         Raises ReviewsOff, GameNotFound, GameInProgress, then for a review that needs a
-        search Busy (the pool's reviews queue is full) or ReviewCooldown.
+        search Busy (the pool's reviews queue is full) or ReviewCooldown. Once those
+        checks passed and the review must wait for a search, ``on_search`` is awaited
+        first (the Discord layer defers its answer there), so refusals come before it;
+        Busy can still follow it, if the pool filled up meanwhile.
         """
         game = await self._ended_game(game_id, guild_id, enabled)
         found = await self._without_search(game)
@@ -114,6 +118,8 @@ class Reviews:
                 await self._release_cooldown(game.guild_id, user_id, claimed)
                 claimed = None
         try:
+            if on_search is not None:
+                await on_search()
             return game, await asyncio.shield(task)
         except Busy:
             if claimed is not None:

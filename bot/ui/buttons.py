@@ -146,19 +146,22 @@ class Buttons:
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
-        """The game's review, privately: at once if stored (or cheap), else after a
-        search, so the answer is deferred first (ephemeral "thinking") and edited in."""
-        reviews, game_id = self._service.reviews, int(match["game"])
-        found = await reviews.at_once(game_id, interaction.guild_id)
-        if found is not None:
-            await send_ephemeral(interaction, render.review_text(*found))
-            return
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        game, review = await reviews.review(game_id, interaction.user.id, interaction.guild_id)
-        await interaction.edit_original_response(
-            content=render.review_text(game, review),
-            allowed_mentions=discord.AllowedMentions.none(),
+        """The game's review, privately: at once if stored (or cheap); if it needs a
+        search, the answer is deferred (ephemeral "thinking") once the checks passed,
+        and the review edited in."""
+
+        async def defer() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+        game, review = await self._service.reviews.review(
+            int(match["game"]), interaction.user.id, interaction.guild_id, on_search=defer
         )
+        text = render.review_text(game, review)
+        if interaction.response.is_done():
+            mentions = discord.AllowedMentions.none()
+            await interaction.edit_original_response(content=text, allowed_mentions=mentions)
+        else:
+            await send_ephemeral(interaction, text)
 
     # -- challenges and the leaderboard --------------------------------------------------
 

@@ -11,7 +11,13 @@ import pytest
 
 from bot.errors import Busy
 from bot.models import First, GameStatus
-from bot.service.pool import MAX_WAITING_MOVES, MAX_WAITING_REVIEWS, Cost, SearchPool
+from bot.service.pool import (
+    MAX_WAITING_MOVES,
+    MAX_WAITING_REVIEWS,
+    PROMISE_SECONDS,
+    Cost,
+    SearchPool,
+)
 from bot.store import Store
 
 from .conftest import ALICE, CHANNEL, GUILD, FakeClock, make_service
@@ -158,3 +164,20 @@ async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_not
         assert played.move_no == 2 and played.status is GameStatus.ACTIVE
     finally:
         await service.close()
+
+
+async def test_a_promise_never_taken_lapses(
+    pool: SearchPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller that wrote the move but never asked for the reply does not hold its place."""
+    now = [1000.0]
+    monkeypatch.setattr("bot.service.pool.time.monotonic", lambda: now[0])
+    for game_id in range(MAX_WAITING_MOVES):
+        pool.promise(game_id)
+    assert not pool.has_room(Cost.QUICK)
+    now[0] += PROMISE_SECONDS - 1
+    with pytest.raises(Busy):
+        pool.promise(-1)
+    now[0] += 2
+    assert pool.has_room(Cost.QUICK)
+    pool.promise(-1)

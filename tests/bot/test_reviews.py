@@ -202,3 +202,25 @@ async def test_small_boards_are_reviewed_at_once(store: Store, clock: FakeClock)
             assert executor.reviews == 0
         finally:
             await service.close()
+
+
+async def test_on_search_is_awaited_only_before_waiting_for_a_search(
+    svc: GameService, counting: CountingExecutor
+) -> None:
+    """The Discord layer defers there: never for a refusal nor for a stored review."""
+    first, second = [await finished(svc, channel=c) for c in (1, 2)]
+    calls: list[str] = []
+
+    def hook(name: str) -> Callable[[], Any]:
+        async def on_search() -> None:
+            calls.append(name)
+
+        return on_search
+
+    await svc.reviews.review(first.id, ALICE, on_search=hook("searched"))
+    await svc.reviews.review(first.id, BOB, on_search=hook("stored"))
+    with pytest.raises(ReviewCooldown):
+        await svc.reviews.review(second.id, ALICE, on_search=hook("cooldown"))
+    with pytest.raises(ReviewsOff):
+        await svc.reviews.review(second.id, BOB, enabled=False, on_search=hook("off"))
+    assert calls == ["searched"] and counting.reviews == 1

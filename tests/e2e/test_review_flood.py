@@ -176,8 +176,12 @@ async def run_flood(
         )
         response = await handle.response()
         assert not response.failed and response.ephemeral, response
+        if response.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE:  # refused at once
+            assert response.message is not None
+            return response.message.text
+        # Deferred for a search: the review (or a late refusal) fills the private
+        # "thinking" message.
         assert response.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, response
-        # The review, or a refusal, fills the private "thinking" message.
         answer = await handle.edited_original()
         assert answer.ephemeral and not handle.followups, answer
         return answer.text
@@ -219,7 +223,8 @@ async def run_flood(
     assert retry.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE and retry.ephemeral
     assert (await retry.handle.edited_original()).text.startswith("### Review of game")
     cooldown = await busy.raw_click(user, boards[0], f"ttt:review:{other.id}")  # type: ignore[arg-type]
-    text = (await cooldown.handle.edited_original()).text
+    assert cooldown.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and cooldown.ephemeral
+    text = cooldown.message.text
     assert re.fullmatch(r"You can ask for another review <t:[0-9]+:R>\.", text), text
 
 
