@@ -224,3 +224,29 @@ async def test_on_search_is_awaited_only_before_waiting_for_a_search(
     with pytest.raises(ReviewsOff):
         await svc.reviews.review(second.id, BOB, enabled=False, on_search=hook("off"))
     assert calls == ["searched"] and counting.reviews == 1
+
+
+async def test_a_pool_filled_after_the_checks_gives_the_cooldown_back(
+    svc: GameService, counting: CountingExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between the room check and the queue the cooldown is claimed (an await): other
+    reviews may fill the queue meanwhile. Here the queue is full already and the check
+    is made to see the room it saw a moment before."""
+    game = await finished(svc)
+    pool = svc.replies._pool
+    counting.gate.clear()
+    held = [asyncio.ensure_future(pool.run(Cost.QUICK, str, "running"))]
+    await asyncio.sleep(0)
+    held += [
+        asyncio.ensure_future(pool.run(Cost.REVIEW, str, f"review {i}"))
+        for i in range(MAX_WAITING_REVIEWS)
+    ]
+    await asyncio.sleep(0)
+    assert pool.waiting == (0, MAX_WAITING_REVIEWS)
+    with monkeypatch.context() as patch:
+        patch.setattr(pool, "has_room", lambda cost: True)
+        with pytest.raises(Busy):
+            await svc.reviews.review(game.id, ALICE)
+    counting.gate.set()
+    await asyncio.gather(*held)
+    assert (await svc.reviews.review(game.id, ALICE))[1].moves == game.moves  # no cooldown
