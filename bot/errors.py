@@ -7,6 +7,7 @@ and gets a generic "something went wrong" plus a logged traceback.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AlreadyPlaying",
     "BotChallenge",
+    "Busy",
     "CallOffUnavailable",
     "CellTaken",
     "ChallengeCooldown",
@@ -37,6 +39,8 @@ __all__ = [
     "PermissionDenied",
     "RatedStop",
     "RematchUnavailable",
+    "ReviewCooldown",
+    "ReviewsOff",
     "SelfChallenge",
     "StaleBoard",
     "StorageError",
@@ -202,6 +206,26 @@ class RatedStop(GameError):
 
 class CallOffUnavailable(GameError):
     """A call-off proposal cannot be made, or answered (lapsed, not the other player)."""
+
+
+class Busy(GameError):
+    """The search pool's queue is full: nothing was done, the user may try again soon."""
+
+    default_message = "I'm thinking about a lot of games right now; try again in a moment."
+
+
+class ReviewCooldown(GameError):
+    """The member asked for a review that needs a search too soon after their last one."""
+
+    def __init__(self, until: float) -> None:
+        super().__init__(f"You can ask for another review <t:{math.ceil(until)}:R>.")
+        self.until = until
+
+
+class ReviewsOff(GameError):
+    """The server turned Review off."""
+
+    default_message = "Reviews are turned off in this server."
 
 
 class StorageError(Exception):

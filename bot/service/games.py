@@ -34,7 +34,6 @@ from collections.abc import Callable
 from bot.errors import (
     AlreadyPlaying,
     ChannelBusy,
-    GameInProgress,
     GameNotFound,
     NotAPlayer,
     RematchUnavailable,
@@ -47,14 +46,13 @@ from bot.service.endings import Endings
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
 from bot.service.pings import TurnPings
-from bot.service.pool import Cost, SearchPool
+from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
-from engine.analysis import Review
 
 __all__ = ["TIME_RAN_OUT", "GameService"]
 
@@ -92,7 +90,7 @@ class GameService:
         self._writer = Writer(store)
         self.endings = Endings(store, self._writer, self._locks, clock)
         self.pings = TurnPings(store, config, clock)
-        self.reviews = Reviews(store, config, clock)
+        self.reviews = Reviews(store, config, clock, self._pool)
         self.privacy = Privacy(store, config, clock)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
@@ -119,9 +117,10 @@ class GameService:
         return completed
 
     async def close(self) -> None:
-        """Wait for bot moves in flight, then stop the search pool."""
+        """Wait for bot moves and reviews in flight, then stop the search pool."""
         while pending := [task for task in self._bot_tasks.values() if not task.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
+        await self.reviews.close()
         await self._pool.close()
 
     # -- reading ------------------------------------------------------------------------
@@ -186,6 +185,8 @@ class GameService:
                 turn_timeout=settings.turn_timeout,
                 rematch_of=rematch_of,
             )
+            if new.status is GameStatus.BOT_TO_MOVE:
+                self.replies.check_room(new)  # Busy if the pool is full, before the insert
             try:
                 game = await self._store.insert_game(
                     new,
@@ -269,10 +270,11 @@ class GameService:
         """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
 
         Checks, in order: GameNotFound, GameOver (also when the player on move ran out of
-        time: the timeout is settled here), then ``rules.check_move``'s. In a bot game the
-        result includes the bot's reply, unless ``await_reply`` is False and the reply
-        needs the pool: then the game comes back at BOT_TO_MOVE and ``bot_reply``
-        completes it.
+        time: the timeout is settled here), then ``rules.check_move``'s, then Busy if the
+        reply this move would owe needs the search pool and it is full (nothing is
+        written then; see ``SearchPool.promise``). In a bot game the result includes the
+        bot's reply, unless ``await_reply`` is False and the reply needs the pool: then the
+        game comes back at BOT_TO_MOVE and ``bot_reply`` completes it.
         """
         async with self._locks[game_id]:
             now = self._clock()
@@ -282,7 +284,16 @@ class GameService:
             new = rules.advance(game, cell, now, self.config.turn_timeout)
             if new.status is GameStatus.BOT_TO_MOVE and self.replies.is_inline(new):
                 new = rules.advance(new, self.replies.inline(new), now, self.config.turn_timeout)
-            if not await self._writer.write(new, game):
+            owes_reply = new.status is GameStatus.BOT_TO_MOVE
+            if owes_reply:
+                self.replies.promise(new)  # Busy if the pool is full, before any write
+            written = False
+            try:
+                written = await self._writer.write(new, game)
+            finally:
+                if owes_reply and not written:
+                    self.replies.withdraw(new)
+            if not written:
                 raise await self._writer.conflict(game_id, guild_id)
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             return await self._bot_move(new)
@@ -334,13 +345,3 @@ class GameService:
                 except Exception:
                     log.exception("Could not complete the bot's move in game %s", game.id)
         return changed, await self.challenges.expire()
-
-    async def review(self, game_id: int, guild_id: int | None = None) -> tuple[Game, Review]:
-        """An ended game and the engine's review of it (searched in the pool)."""
-        game = await self.get_game(game_id, guild_id)
-        if game.is_live:
-            raise GameInProgress()
-        review = await self._pool.run(
-            Cost.REVIEW, ai.review_game, game.moves, game.width, game.height, game.k
-        )
-        return game, review

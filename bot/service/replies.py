@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+from bot.errors import Busy
 from bot.models import Game
 from bot.service import ai
 from bot.service.config import INLINE_CELLS
@@ -74,4 +75,22 @@ class BotReplies:
         deadline = time.monotonic() + self._reply_seconds
         seed = ai.move_seed(game.id, game.move_no)
         args = (game.width, game.height, game.k, game.moves, game.bot_level, seed, deadline)
-        return await self._pool.run(self._cost(game), ai.compute_move, *args)
+        return await self._pool.run(
+            self._cost(game), ai.compute_move, *args, guild_id=game.guild_id, game_id=game.id
+        )
+
+    def promise(self, game: Game) -> None:
+        """Keep a place in the pool for the reply owed in ``game`` (about to be written),
+        if it needs the pool; Busy if the pool is full. See ``SearchPool.promise``."""
+        if not self.is_inline(game):
+            self._pool.promise(game.id)
+
+    def check_room(self, game: Game) -> None:
+        """Busy if the reply owed in ``game`` (not yet written) would find the pool full.
+        Unlike ``promise`` nothing is kept: for a game not yet in the database."""
+        if not self.is_inline(game) and not self._pool.has_room(Cost.QUICK):
+            raise Busy()
+
+    def withdraw(self, game: Game) -> None:
+        """Give back the place ``promise`` kept (the move was not written)."""
+        self._pool.withdraw(game.id)

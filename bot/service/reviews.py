@@ -1,17 +1,172 @@
-"""Reviews of ended games: computed once in the search pool, stored, rate-limited per member."""
+"""Reviews of ended games: computed once in the search pool, stored, rate-limited per member.
+
+A game's review is stored (``Store.reviews``, the engine's Review as JSON) the first time
+it is computed; concurrent clicks in one process share one computation, and across
+processes the first stored wins. Small boards (``ServiceConfig.inline_cells``) are
+reviewed on the spot, like the bot's replies there (microseconds of table lookups).
+
+The Review cooldown is a price on searches, so it applies only to reviews that need one:
+a stored review, a small board's or one already being computed is free. It is claimed
+in the database (so it holds across processes) only once the pool has room, and given
+back if the pool turns out full after all: a busy pool costs the member nothing. Its
+length is the one in force when it is claimed (a server's new setting applies to the
+cooldowns claimed after the change).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable
 
+from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, ReviewsOff
+from bot.models import Game
+from bot.service import ai
 from bot.service.config import ServiceConfig
+from bot.service.pool import Cost, SearchPool
 from bot.store import Store
+from engine.analysis import Review
 
-__all__ = ["Reviews"]
+__all__ = ["Reviews", "decode", "encode"]
+
+
+def encode(review: Review) -> str:
+    """``review`` as the JSON stored for it."""
+    return json.dumps(dataclasses.asdict(review), separators=(",", ":"))
+
+
+def decode(text: str) -> Review:
+    """The Review stored as ``text`` (by ``encode``)."""
+    data = json.loads(text)
+    return Review(
+        moves=tuple(data["moves"]),
+        width=data["width"],
+        height=data["height"],
+        k=data["k"],
+        values=tuple(data["values"]),
+        turning_point=data["turning_point"],
+        kind=data["kind"],
+        note=data.get("note"),
+    )
 
 
 class Reviews:
-    def __init__(self, store: Store, config: ServiceConfig, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: ServiceConfig,
+        clock: Callable[[], float],
+        pool: SearchPool,
+    ) -> None:
         self._store = store
         self._config = config
         self._clock = clock
+        self._pool = pool
+        self._computing: dict[int, asyncio.Task[Review]] = {}
+
+    async def close(self) -> None:
+        """Wait for the reviews being computed (their clickers may have gone)."""
+        while pending := list(self._computing.values()):
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def at_once(
+        self, game_id: int, guild_id: int | None = None, *, enabled: bool = True
+    ) -> tuple[Game, Review] | None:
+        """The ended game and its review if that costs no search (stored, or a small
+        board's), else None: then ``review`` searches for it (the Discord layer defers
+        first). Raises what ``review`` raises about the game itself."""
+        game = await self._ended_game(game_id, guild_id, enabled)
+        return await self._without_search(game)
+
+    async def review(
+        self,
+        game_id: int,
+        user_id: int,
+        guild_id: int | None = None,
+        *,
+        cooldown: float | None = None,
+        enabled: bool = True,
+        on_search: Callable[[], Awaitable[object]] | None = None,
+    ) -> tuple[Game, Review]:
+        """The ended game and the engine's review of it, for ``user_id``.
+
+        ``cooldown`` (seconds; the server's setting) overrides the config's
+        ``review_cooldown``; ``enabled`` False (the server turned Review off) refuses.
+        Raises ReviewsOff, GameNotFound, GameInProgress, then for a review that needs a
+        search Busy (the pool's reviews queue is full) or ReviewCooldown. Once those
+        checks passed and the review must wait for a search, ``on_search`` is awaited
+        first (the Discord layer defers its answer there), so refusals come before it;
+        Busy can still follow it, if the pool filled up meanwhile.
+        """
+        game = await self._ended_game(game_id, guild_id, enabled)
+        found = await self._without_search(game)
+        if found is not None:
+            return found
+        claimed: float | None = None
+        task = self._computing.get(game.id)
+        if task is None:
+            if not self._pool.has_room(Cost.REVIEW):
+                raise Busy()
+            claimed = await self._claim_cooldown(game.guild_id, user_id, cooldown)
+            task = self._computing.get(game.id)  # another click may have started it meanwhile
+            if task is None:
+                task = asyncio.create_task(self._compute(game))
+                self._computing[game.id] = task
+                task.add_done_callback(lambda _: self._computing.pop(game.id, None))
+            elif claimed is not None:
+                await self._release_cooldown(game.guild_id, user_id, claimed)
+                claimed = None
+        try:
+            if on_search is not None:
+                await on_search()
+            return game, await asyncio.shield(task)
+        except Busy:
+            if claimed is not None:
+                await self._release_cooldown(game.guild_id, user_id, claimed)
+            raise
+
+    async def _ended_game(self, game_id: int, guild_id: int | None, enabled: bool) -> Game:
+        if not enabled:
+            raise ReviewsOff()
+        game = await self._store.get_game(game_id)
+        if game is None or (guild_id is not None and game.guild_id != guild_id):
+            raise GameNotFound()
+        if game.is_live:
+            raise GameInProgress()
+        return game
+
+    async def _without_search(self, game: Game) -> tuple[Game, Review] | None:
+        stored = await self._store.reviews.get(game.id)
+        if stored is not None:
+            return game, decode(stored)
+        if game.cells <= self._config.inline_cells:
+            review = ai.review_game(game.moves, game.width, game.height, game.k)
+            return game, decode(await self._store.reviews.put(game.id, encode(review)))
+        return None
+
+    async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
+        """Start the member's cooldown; ReviewCooldown if one is running. Returns its end."""
+        seconds = self._config.review_cooldown if seconds is None else seconds
+        now = self._clock()
+        until = now + max(0.0, seconds)
+        running = await self._store.reviews.claim_cooldown(guild_id, user_id, now, until)
+        if running is not None:
+            raise ReviewCooldown(running)
+        return until
+
+    async def _release_cooldown(self, guild_id: int, user_id: int, until: float) -> None:
+        await self._store.reviews.release_cooldown(guild_id, user_id, until, self._clock())
+
+    async def _compute(self, game: Game) -> Review:
+        """Search in the pool (Busy if its reviews queue is full), store, return the stored."""
+        review = await self._pool.run(
+            Cost.REVIEW,
+            ai.review_game,
+            game.moves,
+            game.width,
+            game.height,
+            game.k,
+            guild_id=game.guild_id,
+        )
+        return decode(await self._store.reviews.put(game.id, encode(review)))

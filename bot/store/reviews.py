@@ -1,12 +1,68 @@
-"""Stored reviews of ended games (computed once)."""
+"""Stored reviews of ended games (computed once), and the members' review cooldowns.
+
+Both hold across processes sharing the file: the first review stored for a game wins
+(``INSERT ... ON CONFLICT DO NOTHING``), and a cooldown is claimed by one statement that
+writes only if the previous one has run out.
+"""
 
 from __future__ import annotations
 
 from bot.store.connection import Database
 
-__all__ = ["ReviewStore"]
+__all__ = ["REVIEW_ACTION", "ReviewStore"]
+
+REVIEW_ACTION = "review"
+"""The ``cooldowns.action`` of a review (it has no target: ``target`` 0)."""
+
+GET_REVIEW = "SELECT review FROM reviews WHERE game_id = ?"
+PUT_REVIEW = "INSERT INTO reviews (game_id, review) VALUES (?, ?) ON CONFLICT (game_id) DO NOTHING"
+CLAIM_COOLDOWN = """
+INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, 0, ?)
+ON CONFLICT (guild_id, user_id, action, target) DO UPDATE SET until = excluded.until
+    WHERE cooldowns.until <= ?
+RETURNING until
+"""
+GET_COOLDOWN = """
+SELECT until FROM cooldowns WHERE guild_id = ? AND user_id = ? AND action = ? AND target = 0
+"""
+RELEASE_COOLDOWN = """
+UPDATE cooldowns SET until = ?
+WHERE guild_id = ? AND user_id = ? AND action = ? AND target = 0 AND until = ?
+"""
 
 
 class ReviewStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    async def get(self, game_id: int) -> str | None:
+        """The stored review of ``game_id`` (JSON), or None."""
+        rows = await self._db.run_alone(GET_REVIEW, (game_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def put(self, game_id: int, review: str) -> str:
+        """Store ``review`` unless one is stored already; return the one stored."""
+        await self._db.run_alone(PUT_REVIEW, (game_id, review))
+        stored = await self.get(game_id)
+        assert stored is not None, "a stored review is deleted only with its game"
+        return stored
+
+    async def claim_cooldown(
+        self, guild_id: int, user_id: int, now: float, until: float
+    ) -> float | None:
+        """Start the member's review cooldown (to ``until``) if the last one ran out by
+        ``now``, atomically: None if claimed, else when the running one ends."""
+        parameters = (guild_id, user_id, REVIEW_ACTION, until, now)
+        for _attempt in range(2):
+            if await self._db.run_alone(CLAIM_COOLDOWN, parameters):
+                return None
+            rows = await self._db.run_alone(GET_COOLDOWN, (guild_id, user_id, REVIEW_ACTION))
+            if rows:
+                return float(rows[0][0])
+        return until  # erased and claimed again in between, twice: as if refused
+
+    async def release_cooldown(self, guild_id: int, user_id: int, until: float, now: float) -> None:
+        """End the cooldown claimed up to ``until`` at ``now`` (the review did not run);
+        a newer claim is left alone."""
+        parameters = (now, guild_id, user_id, REVIEW_ACTION, until)
+        await self._db.run_alone(RELEASE_COOLDOWN, parameters)

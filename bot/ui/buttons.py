@@ -154,8 +154,29 @@ class Buttons:
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
-        game, review = await self._service.review(int(match["game"]), interaction.guild_id)
-        await send_ephemeral(interaction, render.review_text(game, review))
+        """The game's review, privately: at once if stored (or cheap); if it needs a
+        search, the answer is deferred (ephemeral "thinking") once the checks passed,
+        and the review edited in."""
+
+        async def defer() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+        assert interaction.guild_id is not None  # the gate refuses DMs
+        settings = await self._service.guilds.get(interaction.guild_id)
+        game, review = await self._service.reviews.review(
+            int(match["game"]),
+            interaction.user.id,
+            interaction.guild_id,
+            cooldown=settings.review_cooldown,
+            enabled=settings.reviews,
+            on_search=defer,
+        )
+        text = render.review_text(game, review)
+        if interaction.response.is_done():
+            mentions = discord.AllowedMentions.none()
+            await interaction.edit_original_response(content=text, allowed_mentions=mentions)
+        else:
+            await send_ephemeral(interaction, text)
 
     # -- stopping a rated game (after /tictactoe-stop) ----------------------------------
 

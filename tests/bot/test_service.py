@@ -613,14 +613,14 @@ async def test_history_replays_and_review(service: GameService, clock: FakeClock
         board = Board.from_moves(game.moves, game.width, game.height, game.k)
         assert board.is_over and (board.winner is game.winner_mark)
     assert len(await service.stats.history(GUILD, limit=2)) == 2
-    _, review = await service.review(played[2].id, guild_id=GUILD)
+    _, review = await service.reviews.review(played[2].id, ALICE, guild_id=GUILD)
     assert review.turning_point == 1
     assert "Move 2" in review.summary()
     with pytest.raises(GameNotFound):
-        await service.review(played[2].id, guild_id=GUILD + 1)
+        await service.reviews.review(played[2].id, ALICE, guild_id=GUILD + 1)
     live = await member_game(service)
     with pytest.raises(GameInProgress):
-        await service.review(live.id)
+        await service.reviews.review(live.id, ALICE)
 
 
 # -- start-up ----------------------------------------------------------------------------------
@@ -682,7 +682,7 @@ async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
         )
         assert len(game.moves) == 3 and replays_with_seeds(game)
         game = await service.endings.forfeit(game.id, ALICE)
-        assert (await service.review(game.id))[1].values
+        assert (await service.reviews.review(game.id, ALICE))[1].values
     finally:
         await service.close()
 
@@ -809,10 +809,10 @@ async def test_cheap_replies_go_first_in_the_pool(
             task.add_done_callback(lambda _, name=name: finished.append(name))
             tasks.append(task)
         for _ in range(100):  # until all three wait for the worker
-            if len(service._pool._waiting) == len(shapes):
+            if service._pool.waiting == (len(shapes), 0):
                 break
             await asyncio.sleep(0.01)
-        assert len(service._pool._waiting) == len(shapes) and not finished
+        assert service._pool.waiting == (len(shapes), 0) and not finished
         gate.set()
         assert await holder is True
         games = await asyncio.gather(*tasks)

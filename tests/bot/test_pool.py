@@ -1,0 +1,183 @@
+"""The search pool's queue: moves before reviews, servers in turn, bounded (Busy)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from bot.errors import Busy
+from bot.models import First, GameStatus
+from bot.service.pool import (
+    MAX_WAITING_MOVES,
+    MAX_WAITING_REVIEWS,
+    PROMISE_SECONDS,
+    Cost,
+    SearchPool,
+)
+from bot.store import Store
+
+from .conftest import ALICE, CHANNEL, GUILD, FakeClock, make_service
+
+A, B, C = 1, 2, 3  # servers
+
+
+@pytest.fixture
+def one_thread() -> Iterator[concurrent.futures.ThreadPoolExecutor]:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        yield executor
+
+
+@pytest.fixture
+async def pool(one_thread: concurrent.futures.Executor) -> AsyncIterator[SearchPool]:
+    pool = SearchPool(1, one_thread)
+    yield pool
+    await pool.close()
+
+
+class Worker:
+    """Holds the pool's one worker with a job of server ``guild`` until ``release``; then
+    records the order in which the jobs queued behind it ran."""
+
+    def __init__(self, pool: SearchPool, guild: int = A) -> None:
+        self.pool = pool
+        self.gate = threading.Event()
+        self.ran: list[str] = []
+        self.holder = asyncio.ensure_future(
+            pool.run(Cost.QUICK, self.gate.wait, 10.0, guild_id=guild)
+        )
+        self.jobs: list[asyncio.Future[str]] = []
+
+    def queue(self, name: str, cost: Cost, guild: int) -> None:
+        self.jobs.append(
+            asyncio.ensure_future(self.pool.run(cost, self._job, name, guild_id=guild))
+        )
+
+    def _job(self, name: str) -> str:
+        self.ran.append(name)
+        return name
+
+    async def release(self) -> list[str]:
+        await asyncio.sleep(0)  # every job queued
+        self.gate.set()
+        assert await self.holder is True
+        await asyncio.gather(*self.jobs)
+        return self.ran
+
+
+async def test_moves_go_before_reviews_whatever_their_order(pool: SearchPool) -> None:
+    worker = Worker(pool)
+    worker.queue("review 1", Cost.REVIEW, A)
+    worker.queue("review 2", Cost.REVIEW, B)
+    worker.queue("budgeted move", Cost.BUDGETED, B)
+    worker.queue("quick move", Cost.QUICK, A)
+    await asyncio.sleep(0)
+    assert pool.waiting == (2, 2)
+    ran = await worker.release()
+    assert ran[:2] == ["budgeted move", "quick move"]  # B was not served yet, A was
+    assert ran[2:] == ["review 1", "review 2"]  # reviews in their order, after every move
+    assert pool.waiting == (0, 0)
+
+
+async def test_servers_are_served_in_turn(pool: SearchPool) -> None:
+    """Server A's flood of moves delays B's and C's by at most the search running (A's)."""
+    worker = Worker(pool, guild=A)
+    for i in range(6):
+        worker.queue(f"A{i}", Cost.BUDGETED, A)
+    worker.queue("B0", Cost.BUDGETED, B)
+    worker.queue("B1", Cost.BUDGETED, B)
+    worker.queue("C0", Cost.QUICK, C)
+    ran = await worker.release()
+    # B and C were never served: they go first (in their order of arrival), then the
+    # servers alternate, least recently served first.
+    assert ran == ["B0", "C0", "A0", "B1", "A1", "A2", "A3", "A4", "A5"]
+
+
+async def test_within_a_server_cheap_moves_overtake_within_their_allowance(
+    pool: SearchPool,
+) -> None:
+    worker = Worker(pool, guild=B)
+    worker.queue("budgeted", Cost.BUDGETED, A)
+    worker.queue("bounded", Cost.BOUNDED, A)
+    worker.queue("quick", Cost.QUICK, A)
+    assert await worker.release() == ["quick", "bounded", "budgeted"]
+
+
+async def test_the_reviews_queue_is_bounded(pool: SearchPool) -> None:
+    worker = Worker(pool)
+    for i in range(MAX_WAITING_REVIEWS):
+        worker.queue(f"review {i}", Cost.REVIEW, A)
+    await asyncio.sleep(0)
+    assert not pool.has_room(Cost.REVIEW) and pool.has_room(Cost.QUICK)
+    with pytest.raises(Busy):
+        await pool.run(Cost.REVIEW, str, "one too many", guild_id=B)
+    # A review whose clicker went away gives its place back.
+    worker.jobs[0].cancel()
+    await asyncio.sleep(0)
+    assert pool.has_room(Cost.REVIEW) and pool.waiting == (0, MAX_WAITING_REVIEWS - 1)
+    worker.jobs.pop(0)
+    assert len(await worker.release()) == MAX_WAITING_REVIEWS - 1
+
+
+async def test_moves_are_bounded_by_promises_made_before_writing(pool: SearchPool) -> None:
+    worker = Worker(pool)
+    for game_id in range(MAX_WAITING_MOVES - 1):
+        pool.promise(game_id)
+    pool.promise(0)  # promised already: no second place
+    worker.queue("promised", Cost.QUICK, A)  # a move no one promised is always taken
+    await asyncio.sleep(0)
+    assert not pool.has_room(Cost.QUICK)
+    with pytest.raises(Busy):
+        pool.promise(10_000)
+    pool.withdraw(5)  # that move was not written after all
+    pool.promise(10_000)
+    with pytest.raises(Busy):
+        pool.promise(10_001)
+    # A promised move takes its own place when it comes: still full, no more.
+    worker.jobs.append(asyncio.ensure_future(pool.run(Cost.QUICK, str, "kept", game_id=1)))
+    await asyncio.sleep(0)
+    assert pool.waiting == (2, 0) and not pool.has_room(Cost.QUICK)
+    assert sorted(await worker.release()) == ["promised"]
+    assert await worker.jobs[-1] == "kept"
+
+
+async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_nothing(
+    store: Store, clock: FakeClock, one_thread: concurrent.futures.Executor
+) -> None:
+    service = make_service(store, clock, one_thread, ai_workers=1)
+    await service.start()
+    try:
+        game = await service.start_bot_game(
+            GUILD, CHANNEL, ALICE, level="hard", width=5, height=5, k=4, first=First.ME
+        )
+        pool = service.replies._pool  # the test fills the pool
+        for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
+            pool.promise(game_id)
+        with pytest.raises(Busy):
+            await service.play(game.id, ALICE, 12, 0)
+        assert await service.get_game(game.id) == game  # nothing changed
+        pool.withdraw(10**6)
+        played = await service.play(game.id, ALICE, 12, 0)
+        assert played.move_no == 2 and played.status is GameStatus.ACTIVE
+    finally:
+        await service.close()
+
+
+async def test_a_promise_never_taken_lapses(
+    pool: SearchPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller that wrote the move but never asked for the reply does not hold its place."""
+    now = [1000.0]
+    monkeypatch.setattr("bot.service.pool.time.monotonic", lambda: now[0])
+    for game_id in range(MAX_WAITING_MOVES):
+        pool.promise(game_id)
+    assert not pool.has_room(Cost.QUICK)
+    now[0] += PROMISE_SECONDS - 1
+    with pytest.raises(Busy):
+        pool.promise(-1)
+    now[0] += 2
+    assert pool.has_room(Cost.QUICK)
+    pool.promise(-1)
