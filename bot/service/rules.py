@@ -154,9 +154,10 @@ def too_many_games(
     ``games`` are the live games in the way (the first few are linked)."""
     links = ", ".join(game_link(game) for game in games[:3])
     if member is None:
+        cap = settings.server_games
         return TooManyGames(
-            f"This server already has {settings.server_games} live games, the most its"
-            f" moderators allow; try again when one ends. The oldest: {links}"
+            f"This server already has {cap} live {'game' if cap == 1 else 'games'}, the most"
+            f" its moderators allow; try again when one ends. The oldest: {links}"
         )
     limit = settings.games_per_member
     count = "a game" if limit == 1 else f"{limit} games"

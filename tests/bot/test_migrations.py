@@ -221,3 +221,53 @@ def test_split_statements() -> None:
     assert statements[2] == "INSERT INTO t VALUES ('e');"
     with pytest.raises(ValueError, match="incomplete"):
         split_statements("CREATE TABLE t (x); SELECT 1")
+
+
+async def test_fair_play_migration_gives_live_games_their_places(tmp_path: Path) -> None:
+    """0003 on a database with live games and several pending challenges per challenger:
+    every live game gets a server slot and its members their seats, and each
+    challenger keeps only their newest pending challenge."""
+    older = tmp_path / "older"
+    older.mkdir()
+    for file in sorted(DEFAULT_MIGRATIONS_DIR.glob("*.sql"))[:2]:
+        shutil.copy(file, older / file.name)
+    path = tmp_path / "bot.db"
+    await (await Store.open(path, older)).close()
+    game = (
+        "INSERT INTO games (guild_id, channel_id, channel_slot, x_id, o_id, bot_level, width,"
+        " height, k, status, result, created_at, updated_at)"
+        " VALUES (?, ?, 0, ?, ?, ?, 3, 3, 3, ?, ?, 1, 1)"
+    )
+    challenge = (
+        "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, width,"
+        " height, k, first, status, created_at, expires_at)"
+        " VALUES (1, ?, ?, ?, 3, 3, 3, 'me', 'pending', 1, 99)"
+    )
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            game,
+            [
+                (1, 10, 7, 8, None, "active", None),
+                (1, 11, 8, None, "easy", "active", None),  # member 8's second live game
+                (1, 12, 7, 9, None, "finished", "draw"),
+                (2, 10, 7, None, "easy", "bot_to_move", None),
+            ],
+        )
+        conn.executemany(challenge, [(20, 7, 8), (21, 7, 9), (22, 8, 9)])
+    conn.close()
+    await (await Store.open(path)).close()
+    with sqlite3.connect(path) as conn:
+        slots = conn.execute(
+            "SELECT guild_id, guild_slot FROM games WHERE status IN ('active', 'bot_to_move')"
+            " ORDER BY id"
+        ).fetchall()
+        seats = conn.execute(
+            "SELECT guild_id, user_id, slot, game_id FROM live_seats ORDER BY game_id, user_id"
+        ).fetchall()
+        pending = conn.execute(
+            "SELECT channel_id FROM challenges WHERE status = 'pending' ORDER BY id"
+        ).fetchall()
+    conn.close()
+    assert slots == [(1, 0), (1, 1), (2, 0)]
+    assert seats == [(1, 7, 0, 1), (1, 8, 0, 1), (1, 8, 1, 2), (2, 7, 0, 4)]
+    assert pending == [(21,), (22,)]

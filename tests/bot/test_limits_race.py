@@ -1,0 +1,103 @@
+"""Two processes racing for the last allowed place: the database lets exactly one in.
+
+Each round starts two real Python processes on one SQLite file; both wait for a start
+signal (a file appearing), then try to start a game that only one may have: the last
+slot under the server's cap (two members), or the last seat of one member (two
+channels). Exactly one succeeds, the other is told why, and the file agrees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bot.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+GUILD = 5
+
+RACER = textwrap.dedent(
+    """
+    import asyncio, pathlib, sys, time
+    sys.path.insert(0, {root!r})
+    from bot.errors import TooManyGames
+    from bot.service import GameService, ServiceConfig
+    from bot.store import Store
+
+    async def main(db, go, channel, player, cap):
+        store = await Store.open(db)
+        service = GameService(store, ServiceConfig(server_games=cap, inline_cells=0))
+        print("READY", flush=True)
+        while not pathlib.Path(go).exists():
+            time.sleep(0.001)  # spin: both should start within a millisecond
+        try:
+            await service.start_bot_game({guild}, channel, player, level="easy", first="me")
+            print("STARTED", flush=True)
+        except TooManyGames as error:
+            print("REFUSED", error, flush=True)
+        await store.close()
+
+    asyncio.run(main(sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])))
+    """
+).format(root=str(ROOT), guild=GUILD)
+
+
+async def race_once(db: Path, go: Path, racers: list[tuple[int, int]], cap: int) -> list[str]:
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            RACER,
+            str(db),
+            str(go),
+            str(channel),
+            str(player),
+            str(cap),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for channel, player in racers
+    ]
+    for process in processes:
+        assert process.stdout is not None
+        ready = await asyncio.wait_for(process.stdout.readline(), 30)
+        assert ready == b"READY\n", (await process.stderr.read()).decode()  # type: ignore[union-attr]
+    await asyncio.to_thread(go.touch)
+    outputs = []
+    for process in processes:
+        out, err = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, err.decode()
+        outputs.append(out.decode().strip())
+    return outputs
+
+
+@pytest.mark.parametrize(
+    ("racers", "cap", "why"),
+    [
+        ([(1, 11), (2, 22)], 1, "already has 1 live game,"),  # the server's last slot
+        ([(1, 11), (2, 11)], 25, "You're already in a game"),  # one member's last seat
+    ],
+    ids=["server-cap", "member-limit"],
+)
+async def test_two_processes_race_for_the_last_place(
+    tmp_path: Path, racers: list[tuple[int, int]], cap: int, why: str
+) -> None:
+    for round_ in range(4):
+        db = tmp_path / f"race{round_}.db"
+        store = await Store.open(db)  # migrated before the racers open it
+        await store.close()
+        outputs = await race_once(db, tmp_path / f"go{round_}", racers, cap)
+        assert sorted(o.split()[0] for o in outputs) == ["REFUSED", "STARTED"], outputs
+        assert any(why in o for o in outputs), outputs
+        with sqlite3.connect(db) as conn:
+            live = conn.execute(
+                "SELECT COUNT(*) FROM games WHERE status IN ('active', 'bot_to_move')"
+            ).fetchone()[0]
+            seats = conn.execute("SELECT COUNT(*) FROM live_seats").fetchone()[0]
+        conn.close()
+        assert (live, seats) == (1, 1)
