@@ -20,15 +20,18 @@ __all__ = [
     "ChallengeNotFound",
     "ChallengePending",
     "ChannelBusy",
+    "ConfirmationExpired",
     "GameError",
     "GameInProgress",
     "GameNotFound",
     "GameOver",
+    "GamesInTheWay",
     "InvalidCell",
     "InvalidSettings",
     "NotAPlayer",
     "NotChallenged",
     "NotChallenger",
+    "NotYourConfirmation",
     "NotYourTurn",
     "PermissionDenied",
     "RematchUnavailable",
@@ -167,6 +170,22 @@ class GameInProgress(GameError):
     """A review was asked for a game that is still being played."""
 
     default_message = "That game is still being played; its review comes when it ends."
+
+
+class GamesInTheWay(GameError):
+    """An erasure was refused while games are being played (the message links them)."""
+
+
+class NotYourConfirmation(GameError):
+    """Someone clicked a confirmation that another member asked for."""
+
+    default_message = "This confirmation isn't yours; nothing was changed."
+
+
+class ConfirmationExpired(GameError):
+    """A confirmation button was clicked too long after it was shown."""
+
+    default_message = "This confirmation has expired; nothing was changed. Run the command again."
 
 
 class StorageError(Exception):

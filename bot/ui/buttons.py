@@ -24,6 +24,7 @@ from bot.models import ChallengeStatus, GameStatus
 from bot.service import GameService
 from bot.ui import render
 from bot.ui.boards import Boards
+from bot.ui.cogs.privacy import ForgetButtons
 from bot.ui.gate import Gate, answer_error, send_ephemeral
 from bot.ui.views import leaderboard_view
 
@@ -35,6 +36,7 @@ level) before answering with "My move…" anyway: such a reply can still queue b
 searches in the pool, and Discord allows 3 seconds for the answer."""
 
 _ID = r"[1-9][0-9]{0,17}"  # database ids: positive, at most 18 digits
+_USER = r"[1-9][0-9]{0,19}"  # Discord user ids (snowflakes): at most 20 digits
 PATTERNS = {
     "cell": re.compile(
         rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z"
@@ -45,6 +47,9 @@ PATTERNS = {
     "accept": re.compile(rf"\Attt:accept:(?P<challenge>{_ID})\Z"),
     "decline": re.compile(rf"\Attt:decline:(?P<challenge>{_ID})\Z"),
     "lb": re.compile(r"\Attt:lb:(?P<page>[0-9]{1,6})\Z"),
+    # Erasure on request (bot.ui.cogs.privacy): scope, and the member who asked.
+    "forget": re.compile(rf"\Attt:forget:(?P<scope>me|server):(?P<user>{_USER})\Z"),
+    "forget_cancel": re.compile(rf"\Attt:forget-cancel:(?P<user>{_USER})\Z"),
 }
 """Every custom_id the bot draws, by kind (``bot.ui.views`` writes them); matched whole."""
 _Handler = Callable[[discord.Interaction, "re.Match[str]"], Awaitable[None]]
@@ -57,6 +62,7 @@ class Buttons:
         self._service = service
         self._boards = boards
         self._gate = gate
+        forget = ForgetButtons(service, boards)
         self._routes: list[tuple[re.Pattern[str], _Handler]] = [
             (PATTERNS["cell"], self.cell),
             (PATTERNS["forfeit"], self.forfeit),
@@ -65,6 +71,8 @@ class Buttons:
             (PATTERNS["accept"], self.accept),
             (PATTERNS["decline"], self.decline),
             (PATTERNS["lb"], self.leaderboard_page),
+            (PATTERNS["forget"], forget.confirm),
+            (PATTERNS["forget_cancel"], forget.cancel),
         ]
 
     async def handle(self, interaction: discord.Interaction) -> None:
