@@ -84,19 +84,21 @@ until it runs out (a minute by default): it protects them from a fresh ping."""
 DELETE_CHALLENGE_BLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
 DELETE_SEATS = "DELETE FROM live_seats WHERE guild_id = ? AND user_id = ?"
 DELETE_TURN_PINGS = (
-    "DELETE FROM turn_pings WHERE user_id = ? AND game_id IN (SELECT id FROM games"
-    " WHERE guild_id = ?)"
+    "DELETE FROM turn_pings WHERE user_id = ?"
+    " AND (SELECT guild_id FROM games WHERE id = turn_pings.game_id) = ?"
 )
+"""Read from the small table (a row per live game at most), not from the guild's games."""
 DELETE_CALLOFFS = (
-    "DELETE FROM calloffs WHERE proposer_id = ? AND game_id IN (SELECT id FROM games"
-    " WHERE guild_id = ?)"
+    "DELETE FROM calloffs WHERE proposer_id = ?"
+    " AND (SELECT guild_id FROM games WHERE id = calloffs.game_id) = ?"
 )
 
 # -- a whole server ----------------------------------------------------------------------
 
 GUILD_LIVE_GAMES = f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_LIVE} ORDER BY id"
-GUILD_COUNTS = (
-    "SELECT (SELECT COUNT(*) FROM games WHERE guild_id = :guild),"
+GUILD_COUNTS = (  # games: ended + live, each counted in a partial index
+    f"SELECT (SELECT COUNT(*) FROM games WHERE guild_id = :guild AND {IS_ENDED})"
+    f" + (SELECT COUNT(*) FROM games WHERE guild_id = :guild AND {IS_LIVE}),"
     " (SELECT COUNT(*) FROM challenges WHERE guild_id = :guild),"
     " (SELECT COUNT(*) FROM players WHERE guild_id = :guild),"
     " (SELECT COUNT(*) FROM guild_settings WHERE guild_id = :guild)"

@@ -21,7 +21,7 @@ from bot.errors import (
 from bot.models import DELETED_MEMBER, ChallengeStatus, First, Game, GameStatus, Result
 from bot.service import GameService
 from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
-from bot.store import Store
+from bot.store import Store, privacy
 from bot.ui import render
 from bot.ui.cogs.privacy import confirm_view, guild_question, member_question
 
@@ -308,3 +308,23 @@ async def test_a_server_erasure_needs_manage_server_and_no_live_games(
 def test_render_names_a_deleted_member() -> None:
     assert render.mention(DELETED_MEMBER) == "a deleted member"
     assert render.mention(ALICE) == f"<@{ALICE}>"
+
+
+async def test_a_member_erasure_reads_no_whole_table_of_games(store: Store, db_path: Path) -> None:
+    """Each statement finds the member's games in an index: an erasure holds the one
+    connection, and a big server's every click waits for it."""
+    statements = [
+        privacy.MEMBER_LIVE_GAMES,
+        privacy.MEMBER_ENDED_GAMES,
+        privacy.ANONYMISE_WINNER,
+        privacy.ANONYMISE_X,
+        privacy.ANONYMISE_O,
+        privacy.DELETE_TURN_PINGS,
+        privacy.DELETE_CALLOFFS,
+        privacy.GUILD_LIVE_GAMES,
+        privacy.GUILD_COUNTS,
+    ]
+    for statement in statements:
+        parameters: Any = {"guild": 1} if ":guild" in statement else (1,) * statement.count("?")
+        plan = [row[3] for row in raw(db_path, f"EXPLAIN QUERY PLAN {statement}", parameters)]
+        assert not [step for step in plan if step.startswith("SCAN games")], (statement, plan)
