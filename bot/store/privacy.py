@@ -48,10 +48,11 @@ MEMBER_LIVE_GAMES = (
 )
 MEMBER_PLAYER = f"SELECT {PLAYER_COLUMNS} FROM players WHERE guild_id = ? AND user_id = ?"
 MEMBER_BOT_LEVELS = "SELECT COUNT(*) FROM bot_records WHERE guild_id = ? AND user_id = ?"
-MEMBER_ENDED_GAMES = (
-    f"SELECT COUNT(*) FROM (SELECT id FROM games WHERE guild_id = ? AND {IS_ENDED} AND x_id = ?"
-    f" UNION SELECT id FROM games WHERE guild_id = ? AND {IS_ENDED} AND o_id = ?)"
+_MEMBER_ENDED_IDS = (
+    f"SELECT id FROM games WHERE guild_id = ? AND {IS_ENDED} AND x_id = ?"
+    f" UNION SELECT id FROM games WHERE guild_id = ? AND {IS_ENDED} AND o_id = ?"
 )
+MEMBER_ENDED_GAMES = f"SELECT COUNT(*) FROM ({_MEMBER_ENDED_IDS})"
 """One lookup per mark in the partial indexes games_ended_by_x/_o (see sql.MEMBER_HISTORY)."""
 MEMBER_CHALLENGES = (
     "SELECT COUNT(*) FROM challenges WHERE guild_id = ? AND (challenger_id = ? OR opponent_id = ?)"
@@ -65,9 +66,11 @@ DELETE_MEMBER_CHALLENGES = (
 data would break ``opponent_id <> challenger_id``, and an answered challenge adds nothing
 its game does not keep."""
 ANONYMISE_WINNER = (
-    f"UPDATE games SET winner_id = {DELETED_MEMBER} WHERE guild_id = ? AND {IS_ENDED}"
+    f"UPDATE games SET winner_id = {DELETED_MEMBER} WHERE id IN ({_MEMBER_ENDED_IDS})"
     " AND winner_id = ?"
 )
+"""Before ANONYMISE_X/_O: it finds the member's games by their mark (no index has winner_id;
+by guild it read every ended game of the server)."""
 ANONYMISE_X = (
     f"UPDATE games SET x_id = {DELETED_MEMBER} WHERE guild_id = ? AND {IS_ENDED} AND x_id = ?"
     " RETURNING id"
@@ -174,7 +177,7 @@ class PrivacyStore:
             challenges, _, x_games, o_games, _, levels, *_ = await self._db.batch(
                 [
                     (DELETE_MEMBER_CHALLENGES, (g, u, u)),
-                    (ANONYMISE_WINNER, (g, u)),
+                    (ANONYMISE_WINNER, (g, u, g, u, u)),
                     (ANONYMISE_X, (g, u)),
                     (ANONYMISE_O, (g, u)),
                     (DELETE_PLAYER, (g, u)),
