@@ -26,15 +26,18 @@ __all__ = [
     "ChallengesOff",
     "ChannelBusy",
     "ChannelNotAllowed",
+    "ConfirmationExpired",
     "GameError",
     "GameInProgress",
     "GameNotFound",
     "GameOver",
+    "GamesInTheWay",
     "InvalidCell",
     "InvalidSettings",
     "NotAPlayer",
     "NotChallenged",
     "NotChallenger",
+    "NotYourConfirmation",
     "NotYourTurn",
     "PermissionDenied",
     "RatedStop",
@@ -226,6 +229,22 @@ class ReviewsOff(GameError):
     """The server turned Review off."""
 
     default_message = "Reviews are turned off in this server."
+
+
+class GamesInTheWay(GameError):
+    """An erasure was refused while games are being played (the message links them)."""
+
+
+class NotYourConfirmation(GameError):
+    """Someone clicked a confirmation that another member asked for."""
+
+    default_message = "This confirmation isn't yours; nothing was changed."
+
+
+class ConfirmationExpired(GameError):
+    """A confirmation button was clicked too long after it was shown."""
+
+    default_message = "This confirmation has expired; nothing was changed. Run the command again."
 
 
 class StorageError(Exception):

@@ -13,15 +13,18 @@ from typing import Any
 from engine import Board, Mark
 
 __all__ = [
+    "DELETED_MEMBER",
     "Challenge",
     "ChallengeStatus",
     "First",
     "Game",
     "GameStatus",
+    "GuildData",
     "GuildSettings",
     "LeaderboardEntry",
     "LeaderboardPage",
     "LevelRecord",
+    "MemberData",
     "PlayerRow",
     "PlayerStats",
     "Record",
@@ -31,6 +34,11 @@ __all__ = [
 
 START_RATING = 1500.0
 """Everyone's Elo rating before their first rated game."""
+
+DELETED_MEMBER = 0
+"""The player id that replaces a member who erased their data (``/tictactoe-forget-me``)
+in the ended games they played: x_id, o_id and winner_id. Discord never gives a user the
+id 0, and it is not NULL (which means this bot). Shown as "a deleted member"."""
 
 
 class GameStatus(enum.StrEnum):
@@ -261,3 +269,29 @@ class Settlement:
     rated: bool = False
     players: tuple[tuple[int, PlayerRow], ...] = ()
     bot_record: tuple[int, str, Record] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberData:
+    """What a server holds about one member: shown before an erasure, and what it erased.
+
+    ``withdrawn`` are their pending challenges, as withdrawn by the erasure (its result
+    only), so that their messages can be redrawn.
+    """
+
+    player: PlayerRow
+    bot_levels: int  # levels with a record against the bot
+    ended_games: int  # kept, with the member shown as deleted
+    challenges: int  # challenge rows (any status) from or to them
+    withdrawn: tuple[Challenge, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GuildData:
+    """What the bot holds about one server (rows per kind); see ``MemberData``."""
+
+    games: int
+    challenges: int
+    players: int
+    settings: int  # guild_settings and game_channels rows
+    withdrawn: tuple[Challenge, ...] = ()

@@ -38,7 +38,7 @@ from bot.errors import (
     NotAPlayer,
     RematchUnavailable,
 )
-from bot.models import Challenge, First, Game, GameStatus, Result
+from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
@@ -241,6 +241,8 @@ class GameService:
                 )
             other = game.o_id if user_id == game.x_id else game.x_id
             assert other is not None
+            if other == DELETED_MEMBER:
+                raise RematchUnavailable("Your opponent in this game has erased their data.")
             return await self.challenges.create(
                 game.guild_id,
                 game.channel_id,

@@ -1,13 +1,63 @@
-"""A member's data on request: erasing their stats, ratings and history in a server."""
+"""A member's data on request: erasing their stats, ratings and history in a server, or,
+for members with Manage Server, everything the bot holds about the server.
+
+Both are refused while games they would touch are being played: a live game belongs to
+its other player too, and ending it here would need a result (forfeit? unrated?) that
+neither player chose. The refusal links those games; the member (or a moderator, whose
+/tictactoe-stop is unrated) can end them and ask again.
+
+An erasure is asked for, then confirmed with a button. The confirmation is valid for
+``CONFIRM_SECONDS`` from the moment it was shown, measured on Discord's clock (the
+snowflakes of the message and of the click), so the bot's own clock does not matter.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, PermissionDenied
+from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.service.config import ServiceConfig
-from bot.store import Store
+from bot.store import LiveGames, Store
 
-__all__ = ["Privacy"]
+__all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy", "game_link"]
+
+CONFIRM_SECONDS = 300.0
+"""How long an erasure's confirm button stays valid after it is shown."""
+LINKED_GAMES = 3
+"""At most this many games are linked in a refusal; the rest are counted."""
+
+
+def game_link(game: Game) -> str:
+    """A link to the game's message (to its channel while the board is not posted yet)."""
+    link = f"https://discord.com/channels/{game.guild_id}/{game.channel_id}"
+    return link if game.message_id is None else f"{link}/{game.message_id}"
+
+
+def _games_text(games: Sequence[Game]) -> str:
+    """``1 game in progress: <link>`` / ``5 games in progress: <a>, <b>, <c> and 2 more``."""
+    links = ", ".join(game_link(game) for game in games[:LINKED_GAMES])
+    more = len(games) - LINKED_GAMES
+    plural = "s" if len(games) != 1 else ""
+    tail = f" and {more} more" if more > 0 else ""
+    return f"{len(games)} game{plural} in progress: {links}{tail}"
+
+
+def _member_refusal(games: Sequence[Game]) -> GamesInTheWay:
+    return GamesInTheWay(
+        f"You have {_games_text(games)}. Finish or stop {'it' if len(games) == 1 else 'them'}"
+        " (`/tictactoe-stop`) first,"
+        " then ask again. Nothing was erased."
+    )
+
+
+def _guild_refusal(games: Sequence[Game]) -> GamesInTheWay:
+    return GamesInTheWay(
+        f"This server has {_games_text(games)}. Let them end, or stop them"
+        " (`/tictactoe-stop` in their channel; a moderator's stop doesn't count for ratings),"
+        " then ask again. Nothing was erased."
+    )
 
 
 class Privacy:
@@ -15,3 +65,73 @@ class Privacy:
         self._store = store
         self._config = config
         self._clock = clock
+
+    # -- one member ---------------------------------------------------------------------
+
+    async def member_data(self, guild_id: int, user_id: int) -> MemberData:
+        """What an erasure would take; GamesInTheWay while the member plays a live game."""
+        data, live = await self._store.privacy.member_data(guild_id, user_id)
+        if live:
+            raise _member_refusal(live)
+        return data
+
+    async def erase_member(self, guild_id: int, user_id: int) -> MemberData:
+        """Erase the member's data in the server: their standing, records, cooldowns,
+        consent and challenges go; their ended games stay, with ``DELETED_MEMBER`` in
+        their place (other members' ratings are untouched). Returns what was erased, with
+        their pending challenges as withdrawn, whose messages need redrawing.
+        GamesInTheWay, erasing nothing, while they play a live game there."""
+        try:
+            erased = await self._store.privacy.erase_member(guild_id, user_id)
+        except LiveGames as refused:
+            raise _member_refusal(refused.games) from None
+        withdrawn = tuple(_without(challenge, user_id) for challenge in erased.withdrawn)
+        return replace(erased, withdrawn=withdrawn)
+
+    # -- a whole server -----------------------------------------------------------------
+
+    async def guild_data(self, guild_id: int, *, may_manage: bool) -> GuildData:
+        """What a server erasure would take; PermissionDenied without Manage Server,
+        GamesInTheWay while the server has live games."""
+        _check_manager(may_manage)
+        data, live = await self._store.privacy.guild_data(guild_id)
+        if live:
+            raise _guild_refusal(live)
+        return data
+
+    async def erase_guild(self, guild_id: int, *, may_manage: bool) -> GuildData:
+        """Delete everything the bot holds about the server (games, challenges, ratings,
+        records, settings, cooldowns, consent). Returns what there was, with its pending
+        challenges as withdrawn. Refused as ``guild_data`` is, erasing nothing."""
+        _check_manager(may_manage)
+        try:
+            return await self._store.privacy.erase_guild(guild_id)
+        except LiveGames as refused:
+            raise _guild_refusal(refused.games) from None
+
+    # -- the confirm button -------------------------------------------------------------
+
+    @staticmethod
+    def check_confirmation(owner_id: int, user_id: int, shown_at: float, clicked_at: float) -> None:
+        """NotYourConfirmation unless ``user_id`` asked for it; ConfirmationExpired if it
+        was clicked more than CONFIRM_SECONDS after it was shown (both times from Discord)."""
+        if user_id != owner_id:
+            raise NotYourConfirmation()
+        if clicked_at - shown_at > CONFIRM_SECONDS:
+            minutes = round(CONFIRM_SECONDS / 60)
+            raise ConfirmationExpired(
+                f"This confirmation expired (they last {minutes} minutes); nothing was erased."
+                " Run the command again if you still want to."
+            )
+
+
+def _without(challenge: Challenge, user_id: int) -> Challenge:
+    """The challenge as its message is redrawn: the erased member shown as deleted."""
+    if challenge.challenger_id == user_id:
+        return replace(challenge, challenger_id=DELETED_MEMBER)
+    return replace(challenge, opponent_id=DELETED_MEMBER)
+
+
+def _check_manager(may_manage: bool) -> None:
+    if not may_manage:
+        raise PermissionDenied("Only members with Manage Server can erase this server's data.")

@@ -7,6 +7,7 @@ statement it runs, as constants), ``rows`` (column lists and row mapping),
 """
 
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
+from bot.store.privacy import LiveGames
 from bot.store.refusals import (
     CHALLENGE_ACTION,
     ChannelTaken,
@@ -23,6 +24,7 @@ __all__ = [
     "ChannelView",
     "CoolingDown",
     "LimitReached",
+    "LiveGames",
     "PendingTaken",
     "Store",
     "split_statements",

@@ -25,6 +25,7 @@ from bot.service import GameService
 from bot.service.rules import game_link
 from bot.ui import render
 from bot.ui.boards import Boards
+from bot.ui.cogs.privacy import ForgetButtons
 from bot.ui.gate import Gate, answer_error, send_ephemeral
 from bot.ui.views import calloff_view, leaderboard_view
 
@@ -36,6 +37,7 @@ level) before answering with "My move…" anyway: such a reply can still queue b
 searches in the pool, and Discord allows 3 seconds for the answer."""
 
 _ID = r"[1-9][0-9]{0,17}"  # database ids: positive, at most 18 digits
+_USER = r"[1-9][0-9]{0,19}"  # Discord user ids (snowflakes): at most 20 digits
 PATTERNS = {
     "cell": re.compile(
         rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z"
@@ -49,6 +51,9 @@ PATTERNS = {
     "quit": re.compile(rf"\Attt:quit:(?P<game>{_ID})\Z"),
     "calloff": re.compile(rf"\Attt:calloff:(?P<game>{_ID})\Z"),
     "calloff_answer": re.compile(rf"\Attt:calloff-(?P<answer>yes|no):(?P<game>{_ID})\Z"),
+    # Erasure on request (bot.ui.cogs.privacy): scope, and the member who asked.
+    "forget": re.compile(rf"\Attt:forget:(?P<scope>me|server):(?P<user>{_USER})\Z"),
+    "forget_cancel": re.compile(rf"\Attt:forget-cancel:(?P<user>{_USER})\Z"),
 }
 """Every custom_id the bot draws, by kind (``bot.ui.views`` writes them); matched whole."""
 _QUIET = discord.AllowedMentions.none()
@@ -62,6 +67,7 @@ class Buttons:
         self._service = service
         self._boards = boards
         self._gate = gate
+        forget = ForgetButtons(service, boards)
         self._routes: list[tuple[re.Pattern[str], _Handler]] = [
             (PATTERNS["cell"], self.cell),
             (PATTERNS["forfeit"], self.forfeit),
@@ -73,6 +79,8 @@ class Buttons:
             (PATTERNS["quit"], self.quit),
             (PATTERNS["calloff"], self.propose_calloff),
             (PATTERNS["calloff_answer"], self.answer_calloff),
+            (PATTERNS["forget"], forget.confirm),
+            (PATTERNS["forget_cancel"], forget.cancel),
         ]
 
     async def handle(self, interaction: discord.Interaction) -> None:

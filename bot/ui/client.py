@@ -33,6 +33,7 @@ from bot.store import Store
 from bot.ui.boards import Boards
 from bot.ui.buttons import Buttons
 from bot.ui.cogs.games import Games
+from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
@@ -118,6 +119,7 @@ class TicTacToeBot(commands.Bot):
         await self.add_cog(Games(self.service, self.boards))
         await self.add_cog(Stats(self.service.stats))
         await self.add_cog(ServerSettings(self.service.guilds))
+        await self.add_cog(Privacy(self.service))
         await self.sync_commands()
         # The first sweep settles games that ran out while the bot was down.
         self.sweeper.start()

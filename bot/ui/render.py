@@ -1,7 +1,9 @@
 """Text the bot shows: pure functions of the service's data, no discord objects.
 
 Players are shown as mentions (``<@id>``); whether a mention pings is decided by the
-``AllowedMentions`` of each message, not here. Cells are numbered from 1 for people.
+``AllowedMentions`` of each message, not here. A member who erased their data is shown
+as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are numbered from 1
+for people.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.models import (
+    DELETED_MEMBER,
     Challenge,
     ChallengeStatus,
     Game,
@@ -23,6 +26,7 @@ from engine import Mark
 from engine.levels import UnknownLevelError, get_level
 
 __all__ = [
+    "DELETED_MEMBER_TEXT",
     "MARK_EMOJI",
     "ReviewLike",
     "board_size_text",
@@ -34,6 +38,7 @@ __all__ = [
     "stats_text",
 ]
 
+DELETED_MEMBER_TEXT = "a deleted member"
 MARK_EMOJI = {Mark.X: "❌", Mark.O: "⭕"}
 _WORDS = {3: "three", 4: "four", 5: "five"}
 
@@ -48,7 +53,8 @@ class ReviewLike(Protocol):
 
 
 def mention(user_id: int) -> str:
-    return f"<@{user_id}>"
+    """How a player is named: a mention, or DELETED_MEMBER_TEXT for an erased one."""
+    return DELETED_MEMBER_TEXT if user_id == DELETED_MEMBER else f"<@{user_id}>"
 
 
 def level_text(level: str) -> str:
@@ -134,7 +140,7 @@ def challenge_text(challenge: Challenge) -> str:
             body = f"{challenger} withdrew the challenge to {opponent}."
         case _:
             body = f"{challenger}'s challenge to {opponent} expired without an answer."
-    return f"{head}\n{body}"
+    return f"{head}\n{body[:1].upper()}{body[1:]}"
 
 
 def record_text(record: Record) -> str:
