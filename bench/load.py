@@ -44,10 +44,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.procs import children_cpu_seconds, cpu_seconds
+from bot.service.config import ServiceConfig
 from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 from tests.discord_emulator import Emulator, InteractionHandle
 
 LEVELS = ("easy", "medium", "hard", "impossible")
+PER_SERVER = ServiceConfig.server_games
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
 GC = re.compile(r"(\d+) GC runs, ([0-9.]+) ms in all, longest ([0-9.]+) ms")
 
@@ -276,12 +278,26 @@ class Game:
         self.board = response.message.id
 
     async def replace_if_over(self) -> None:
-        """Start a new game in this channel if the current one is over."""
+        """Start a new game in this channel if the current one is over: between members
+        by the Rematch button (a new challenge to the same member within the cooldown is
+        refused; the first rematch of a finished game is exempt), else a new /tictactoe."""
         message = self.emu.message(self.board) if self.board is not None else None
         assert message is not None
-        if not free_cells(message):
-            self.finished += 1
+        if free_cells(message):
+            return
+        self.finished += 1
+        if not self.members or not any(b.label == "Rematch" for b in message.buttons()):
             await self.start()
+            return
+        asker, other = self.players
+        click = await self.emu.click(asker, message, label="Rematch")
+        await self.waits.answered(click)
+        challenge = (await click.response()).message
+        assert challenge is not None and not challenge.ephemeral, challenge
+        accept = await self.emu.click(other, challenge, label="Accept")
+        await self.waits.answered(accept)
+        await accept.response()
+        self.board = challenge.id
 
     async def click(
         self, stats: dict[str, list[float]], stages: Stages, split: list[tuple[float, ...]]
@@ -339,11 +355,12 @@ async def run(
         workdir = Path(tmp)
         database = workdir / "load.db"
         async with Emulator(wait_timeout=60) as emu:
-            guild = emu.add_guild("Load")
+            # The bot's default limits hold: a server has at most PER_SERVER live games,
+            # so the games are spread over as many servers as that takes.
+            guilds = [emu.add_guild(f"Load {n}") for n in range(-(-games // PER_SERVER))]
             async with BotProcess.launch(
                 emu,
                 workdir,
-                dev_guild=guild,
                 database=database,
                 AI_WORKERS="1",
                 LOG_LEVEL="INFO",
@@ -351,6 +368,7 @@ async def run(
                 TURN_TIMEOUT_SECONDS="3600",
                 **(bot_env or {}),
             ) as bot:
+                await bot.wait_until(emu.wait_for_commands("tictactoe"))  # global commands
                 pid = bot.process.pid
                 await asyncio.sleep(1.0)
                 idle = rss_kib(pid)
@@ -362,7 +380,9 @@ async def run(
                 own_lags: list[float] = []
                 stop_lag = asyncio.Event()
                 tables = [
-                    Game(emu, waits, guild, i, random.Random(rng.random()), big=big)
+                    Game(
+                        emu, waits, guilds[i // PER_SERVER], i, random.Random(rng.random()), big=big
+                    )
                     for i in range(games)
                 ]
                 began = time.perf_counter()

@@ -43,6 +43,11 @@ class Settings:
     turn_timeout: float = 300.0
     challenge_timeout: float = 60.0
     ai_workers: int = 1
+    # Defaults of the limits a server's moderators may change with /tictactoe-settings.
+    games_per_member: int = 1
+    server_games: int = 25
+    challenge_cooldown: float = 60.0
+    review_cooldown: float = 30.0
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
@@ -79,6 +84,14 @@ class Settings:
                 "CHALLENGE_TIMEOUT_SECONDS", get("CHALLENGE_TIMEOUT_SECONDS"), 60.0
             ),
             ai_workers=_count("AI_WORKERS", get("AI_WORKERS"), 1, low=1, high=32),
+            games_per_member=_count("GAMES_PER_MEMBER", get("GAMES_PER_MEMBER"), 1, low=1, high=5),
+            server_games=_count("SERVER_GAMES", get("SERVER_GAMES"), 25, low=1, high=100),
+            challenge_cooldown=_seconds(
+                "CHALLENGE_COOLDOWN_SECONDS", get("CHALLENGE_COOLDOWN_SECONDS"), 60.0, low=0.0
+            ),
+            review_cooldown=_seconds(
+                "REVIEW_COOLDOWN_SECONDS", get("REVIEW_COOLDOWN_SECONDS"), 30.0, low=0.0
+            ),
             sweep_interval=_seconds(
                 "SWEEP_INTERVAL_SECONDS", get("SWEEP_INTERVAL_SECONDS"), 5.0, high=300.0
             ),

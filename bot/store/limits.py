@@ -47,11 +47,14 @@ def _lowest_free(taken: set[int], limit: int) -> int | None:
 
 async def claim_places(
     db: Database, game: Game, per_member: int, per_server: int
-) -> tuple[int, list[tuple[int, int]]]:
+) -> tuple[int | None, list[tuple[int, int]]]:
     """(the server slot, [(member, seat)]) a new ``game`` takes; LimitReached if none.
+    A game stored already ended (an import, a test's history) takes none.
 
     Run inside the transaction that inserts the game (``seat_rows`` then writes the seats).
     """
+    if not game.is_live:
+        return None, []
     slots = await db.run(GUILD_SLOTS, (game.guild_id,))
     slot = _lowest_free({row[0] for row in slots if row[0] is not None}, per_server)
     if slot is None:

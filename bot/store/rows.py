@@ -128,7 +128,9 @@ def game_state(game: Game) -> tuple[Any, ...]:
     )
 
 
-def new_game_values(game: Game, channel_slot: int | None, guild_slot: int) -> tuple[Any, ...]:
+def new_game_values(
+    game: Game, channel_slot: int | None, guild_slot: int | None
+) -> tuple[Any, ...]:
     """The values of a new game's INSERT (see ``sql.INSERT_GAME``); its id is left out."""
     return (
         game.guild_id,

@@ -107,6 +107,10 @@ class TicTacToeBot(commands.Bot):
             turn_timeout=self.settings.turn_timeout,
             challenge_timeout=self.settings.challenge_timeout,
             ai_workers=self.settings.ai_workers,
+            games_per_member=self.settings.games_per_member,
+            server_games=self.settings.server_games,
+            challenge_cooldown=self.settings.challenge_cooldown,
+            review_cooldown=self.settings.review_cooldown,
         )
         self.service = GameService(self.store, config)
         self.boards = Boards(self, self.service)

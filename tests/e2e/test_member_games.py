@@ -122,8 +122,11 @@ async def test_decline_and_withdraw(arena: Arena) -> None:
     text = await refusal(await arena.click(bob, pending, label="Accept"))
     assert "no longer open" in text
 
-    challenge = await arena.challenge(alice, bob, channel)
-    answer = await arena.click(alice, arena.current(challenge), label="Decline")
+    # Alice may not challenge bob again so soon (the cooldown); carol challenges and
+    # withdraws.
+    carol = arena.member("carol")
+    challenge = await arena.challenge(carol, bob, channel)
+    answer = await arena.click(carol, arena.current(challenge), label="Decline")
     assert answer.type is CallbackType.UPDATE_MESSAGE
     closed = arena.current(challenge)
     assert "withdrew" in closed.text

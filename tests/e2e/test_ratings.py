@@ -16,6 +16,9 @@ from .conftest import Arena, EloBook, Player, check_final
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+# The same members play each other again and again, at once: no challenge cooldown.
+BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0"}
+
 ROW = re.compile(
     r"(?P<rank>[0-9]+)\.\W*<@(?P<user>[0-9]+)>\W+(?P<rating>[0-9]+)\**(?P<provisional>\?)?"
     r"\W+(?P<wins>[0-9]+)W (?P<losses>[0-9]+)L (?P<draws>[0-9]+)D\W+(?P<games>[0-9]+) games?"

@@ -113,7 +113,10 @@ async def test_a_review_flood_does_not_delay_another_servers_reply(tmp_path: Pat
             try:
                 seeded = [
                     await store.insert_game(
-                        finished_5x5(busy_guild.id, archive.id, user.id, i), exclusive=False
+                        finished_5x5(busy_guild.id, archive.id, user.id, i),
+                        exclusive=False,
+                        per_member=1,
+                        per_server=25,
                     )
                     for i, user in enumerate(reviewers)
                 ]

@@ -39,6 +39,12 @@ FAST_ENV = {
     "AI_WORKERS": "1",
     "SWEEP_INTERVAL_SECONDS": "1",
     "SHUTDOWN_GRACE_SECONDS": "5",
+    # These tests replay games between the same few members as fast as they can, and
+    # leave games unfinished on purpose: the limits are off here (they are tested in
+    # tests/bot/test_fair_play.py, test_limits_race.py and tests/e2e/test_fair_play.py).
+    "CHALLENGE_COOLDOWN_SECONDS": "0",
+    "GAMES_PER_MEMBER": "5",
+    "SERVER_GAMES": "100",
 }
 
 
