@@ -7,6 +7,15 @@ statement it runs, as constants), ``rows`` (column lists and row mapping),
 """
 
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
+from bot.store.pings import Claim, StandingPing
 from bot.store.store import ChannelTaken, ChannelView, Store
 
-__all__ = ["DEFAULT_MIGRATIONS_DIR", "ChannelTaken", "ChannelView", "Store", "split_statements"]
+__all__ = [
+    "DEFAULT_MIGRATIONS_DIR",
+    "ChannelTaken",
+    "ChannelView",
+    "Claim",
+    "StandingPing",
+    "Store",
+    "split_statements",
+]

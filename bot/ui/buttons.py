@@ -13,6 +13,7 @@ on the message as Discord sent it. Here every click that arrives is answered.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -116,11 +117,14 @@ class Buttons:
             if not service.is_slow_search(game):  # usually quick, unless the pool is busy
                 await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
             if not reply.done():
-                await self._boards.answer(interaction, game, quiet=True)
-                await self._boards.edit_answer(interaction, await reply)
+                await self._boards.answer(interaction, game)
+                game = await reply
+                await self._boards.edit_answer(interaction, game)
+                await self._boards.notify(game)
                 return
             game = reply.result()
         await self._boards.answer(interaction, game)
+        await self._boards.notify(game)  # after the answer: it must not wait for the ping
 
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
@@ -133,7 +137,8 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
-        await self._boards.answer(interaction, game, quiet=True)
+        await self._boards.answer(interaction, game)
+        await self._boards.notify(game)
 
     async def rematch(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         service = self._service
@@ -163,6 +168,8 @@ class Buttons:
         await self._boards.answer(interaction, game)
         if interaction.message is not None and game.message_id != interaction.message.id:
             await self._service.set_game_message(game.id, interaction.message.id)
+            game = dataclasses.replace(game, message_id=interaction.message.id)
+        await self._boards.notify(game)  # the first mover's ping links the board
 
     async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenged member declines, or the challenger withdraws."""

@@ -133,9 +133,11 @@ class Games(commands.Cog):
             await answer_error(interaction, error)
             if error.game is not None:
                 await self.boards.redraw(error.game)
+                await self.boards.notify(error.game)
             return
         await interaction.response.send_message(
             f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
             allowed_mentions=discord.AllowedMentions.none(),
         )
         await self.boards.redraw(game)
+        await self.boards.notify(game)
