@@ -38,12 +38,17 @@ class TurnPings:
         self._config = config
         self._clock = clock
 
-    async def is_news(self, game: Game, *, reminder: bool = False) -> bool:
+    async def news(self, game: Game, *, reminder: bool = False) -> tuple[bool, StandingPing | None]:
         """Whether a ping announcing ``game``'s current turn (or its reminder) should be
-        sent: a member game still active at that move, and no such ping stands yet."""
+        sent (a member game still active at that move, and no such ping stands yet), and
+        the ping standing now: deleted before the new one is sent, so that one at most
+        stands at any moment (but in a race, whose loser deletes its own)."""
         if not pings_for(game) or game.status is not GameStatus.ACTIVE:
-            return False
-        return await self._store.pings.announces_news(game.id, game.move_no, reminder)
+            return False, None
+        return await self._store.pings.news(game.id, game.move_no, reminder)
+
+    async def is_news(self, game: Game, *, reminder: bool = False) -> bool:
+        return (await self.news(game, reminder=reminder))[0]
 
     async def record(self, game: Game, message_id: int, *, reminder: bool = False) -> Claim:
         """Record the ping just sent as ``message_id`` for ``game``'s current turn.

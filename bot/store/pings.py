@@ -23,8 +23,8 @@ GAME_STATE = f"SELECT move_no, {IS_ACTIVE} FROM games WHERE id = ?"
 # Sending this ping would announce nothing new: the game is no longer active at this move,
 # or a ping ranking at least as high stands already.
 PING_STATE = (
-    "SELECT g.move_no, g.status, p.move_no, p.reminder FROM games AS g"
-    " LEFT JOIN turn_pings AS p ON p.game_id = g.id WHERE g.id = ?"
+    "SELECT g.move_no, g.status, p.game_id, p.channel_id, p.message_id, p.user_id, p.move_no,"
+    " p.reminder FROM games AS g LEFT JOIN turn_pings AS p ON p.game_id = g.id WHERE g.id = ?"
 )
 UPSERT = (
     f"INSERT INTO turn_pings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
@@ -94,16 +94,20 @@ class PingStore:
         rows = await self._db.run_alone(STANDING, (game_id,))
         return _standing(rows[0]) if rows else None
 
-    async def announces_news(self, game_id: int, move_no: int, reminder: bool) -> bool:
+    async def news(
+        self, game_id: int, move_no: int, reminder: bool
+    ) -> tuple[bool, StandingPing | None]:
         """Whether a ping for ``move_no`` (``reminder``) would outrank the standing one
-        while the game is active at that move: a cheap look before sending it."""
+        while the game is active at that move (a cheap look before sending it), and the
+        standing one."""
         rows = await self._db.run_alone(PING_STATE, (game_id,))
         if not rows:
-            return False
-        stored_move, status, ping_move, ping_reminder = rows[0]
+            return False, None
+        stored_move, status, *ping = rows[0]
+        standing = _standing(ping) if ping[0] is not None else None
         if status != "active" or stored_move != move_no:
-            return False
-        return ping_move is None or (ping_move, bool(ping_reminder)) < (move_no, reminder)
+            return False, standing
+        return standing is None or standing.rank < (move_no, reminder), standing
 
     async def claim(self, ping: StandingPing) -> Claim:
         """Record ``ping`` (already sent) if it outranks the standing one and its game is

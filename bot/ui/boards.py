@@ -134,13 +134,16 @@ class Boards:
         pings = self._service.pings
         try:
             if not game.is_live:
-                standing = await pings.clear(game)
-                if standing is not None:
-                    await self._delete(*standing)
+                gone = await pings.clear(game)
+                if gone is not None:
+                    await self._delete(*gone)
                 return
             player = game.current_player_id
-            if player is None or not await pings.is_news(game, reminder=reminder):
+            news, standing = await pings.news(game, reminder=reminder)
+            if player is None or not news:
                 return
+            if standing is not None:  # first, so that two never stand together
+                await self._delete(standing.channel_id, standing.message_id)
             channel = self._client.get_partial_messageable(game.channel_id)
             sent = await channel.send(
                 render.turn_ping_text(game, reminder=reminder), allowed_mentions=_only(player)
@@ -148,7 +151,8 @@ class Boards:
             claim = await pings.record(game, sent.id, reminder=reminder)
             if not claim.won:
                 await self._delete(game.channel_id, sent.id)  # outranked meanwhile
-            elif claim.replaced is not None:
+            elif claim.replaced is not None and claim.replaced != standing:
+                # Sent by a racing answer after our look: it is ours to delete now.
                 await self._delete(claim.replaced.channel_id, claim.replaced.message_id)
         except discord.HTTPException as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
@@ -160,3 +164,5 @@ class Boards:
             await channel.get_partial_message(message_id).delete()
         except discord.NotFound:
             log.info("The turn notification %s was already deleted", message_id)
+        except discord.HTTPException as exc:
+            log.warning("Cannot delete the turn notification %s: %s", message_id, exc)

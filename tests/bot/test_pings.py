@@ -28,6 +28,8 @@ async def test_each_turn_is_announced_once_and_replaces_the_last(
 
     moved = await service.play(game.id, ALICE, 4, game.move_no)
     assert not await pings.is_news(game), "a ping for the old turn is no news"
+    news, standing = await pings.news(moved)
+    assert news and standing is not None and standing.message_id == 501, "delete it first"
     second = await pings.record(moved, 502)
     assert second.won and second.replaced is not None
     assert (second.replaced.message_id, second.replaced.user_id) == (501, ALICE)
