@@ -467,11 +467,12 @@ class Arena:
         """A started game between two members, ``x`` (the challenger) to move and told so."""
         size = {"size": f"{side}x{side}"} if side != 3 else {}
         challenge = await self.challenge(x, o, channel, first="me", **size, **options)
+        sent = len(self.turn_pings(channel, deleted=True))
         state = await self.accept(o, challenge, side)
         assert f"<@{x.id}>, your move" in state.text
         # The challenge notified ``o`` when posted; the board (its edit) notifies nobody.
         assert state.message.pings.users <= {o.id} and state.message.mentions.nobody
-        await self.turn_ping(x, channel, after=0)
+        await self.turn_ping(x, channel, after=sent)
         return state.message
 
     # -- turn notifications --------------------------------------------------------------
