@@ -47,9 +47,6 @@ class TurnPings:
             return False, None
         return await self._store.pings.news(game.id, game.move_no, reminder)
 
-    async def is_news(self, game: Game, *, reminder: bool = False) -> bool:
-        return (await self.news(game, reminder=reminder))[0]
-
     async def record(self, game: Game, message_id: int, *, reminder: bool = False) -> Claim:
         """Record the ping just sent as ``message_id`` for ``game``'s current turn.
 

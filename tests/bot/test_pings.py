@@ -6,13 +6,17 @@ import asyncio
 import concurrent.futures
 from pathlib import Path
 
-from bot.models import GameStatus
+from bot.models import Game, GameStatus
 from bot.service import GameService
-from bot.service.pings import REMINDER_LEAD
+from bot.service.pings import REMINDER_LEAD, TurnPings
 from bot.store import Store
 from bot.store.pings import StandingPing
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
+
+
+async def is_news(pings: TurnPings, game: Game, *, reminder: bool = False) -> bool:
+    return (await pings.news(game, reminder=reminder))[0]
 
 
 async def test_each_turn_is_announced_once_and_replaces_the_last(
@@ -20,14 +24,14 @@ async def test_each_turn_is_announced_once_and_replaces_the_last(
 ) -> None:
     pings = service.pings
     game = await member_game(service)
-    assert await pings.is_news(game)
+    assert await is_news(pings, game)
     first = await pings.record(game, 501)
     assert first.won and first.replaced is None
-    assert not await pings.is_news(game), "this turn was announced"
-    assert await pings.is_news(game, reminder=True), "its reminder was not"
+    assert not await is_news(pings, game), "this turn was announced"
+    assert await is_news(pings, game, reminder=True), "its reminder was not"
 
     moved = await service.play(game.id, ALICE, 4, game.move_no)
-    assert not await pings.is_news(game), "a ping for the old turn is no news"
+    assert not await is_news(pings, game), "a ping for the old turn is no news"
     news, standing = await pings.news(moved)
     assert news and standing is not None and standing.message_id == 501, "delete it first"
     second = await pings.record(moved, 502)
@@ -118,7 +122,7 @@ async def test_the_end_takes_the_standing_ping_once(service: GameService) -> Non
     await pings.record(game, 55)
     assert await pings.clear(game) is None, "a live game keeps its ping"
     ended = await service.forfeit(game.id, BOB)
-    assert not await pings.is_news(ended)
+    assert not await is_news(pings, ended)
     assert [g.id for g in await pings.left_behind()] == [game.id]
     assert await pings.clear(ended) == (CHANNEL, 55)
     assert await pings.clear(ended) is None, "only one party deletes it"
@@ -153,7 +157,7 @@ async def test_the_standing_ping_survives_a_restart(
 async def test_games_against_the_bot_never_ping(service: GameService, clock: FakeClock) -> None:
     game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
     assert game.status is GameStatus.ACTIVE
-    assert not await service.pings.is_news(game)
+    assert not await is_news(service.pings, game)
     clock.advance(service.config.turn_timeout - 1)
     assert await service.pings.reminders_due(5.0) == []
 

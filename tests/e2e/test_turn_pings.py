@@ -10,12 +10,17 @@ most one sweep before the deadline.
 from __future__ import annotations
 
 import re
+import signal
+import sqlite3
+from contextlib import AbstractAsyncContextManager, closing
+from pathlib import Path
 
 import pytest
 
-from tests.discord_emulator import Channel, Message, User
+from tests.bot.e2e_helpers import BotProcess
+from tests.discord_emulator import Channel, Emulator, Message, User
 
-from .conftest import Arena, eventually
+from .conftest import WAIT, Arena, assert_log_clean, eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -146,3 +151,41 @@ async def test_no_notification_in_games_against_the_bot(arena: Arena) -> None:
     await arena.forfeit(alice, board)
     assert arena.turn_pings(channel, deleted=True) == []
     nobody_else(arena, channel, set())
+
+
+def recorded(database: Path) -> list[int]:
+    """The standing notifications' message ids, read from the database as it is."""
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)) as db:
+        return [row[0] for row in db.execute("SELECT message_id FROM turn_pings")]
+
+
+async def test_after_a_restart_the_standing_notification_is_still_replaced(
+    tmp_path: Path,
+) -> None:
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        database = tmp_path / "data" / "tictactoe.db"
+
+        def launch() -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT
+            )
+
+        async with launch() as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+            board = await arena.member_game(alice, bob, channel)
+            (first,) = arena.turn_pings(channel)
+            # Killed once the notification is recorded (sent, not yet recorded, it would be
+            # forgotten: the one window this cannot close).
+            await eventually(emu, lambda: recorded(database) == [first.id], "recorded", WAIT)
+            assert await bot.stop(signal.SIGKILL, within=WAIT) == -signal.SIGKILL
+        async with launch() as bot:
+            arena.bot = bot
+            await arena.move(alice, board, 4)
+            await arena.turn_ping(bob, channel, after=1)  # which deletes the first
+            assert arena.current(first).deleted
+            await arena.forfeit(bob, board)
+            await eventually(emu, lambda: not arena.turn_pings(channel), "the forfeit", WAIT)
+            assert await bot.stop() == 0
+        assert_log_clean(bot.log())
