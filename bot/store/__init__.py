@@ -7,6 +7,7 @@ statement it runs, as constants), ``rows`` (column lists and row mapping),
 """
 
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
+from bot.store.pings import Claim, StandingPing
 from bot.store.privacy import LiveGames
 from bot.store.refusals import (
     CHALLENGE_ACTION,
@@ -22,10 +23,12 @@ __all__ = [
     "DEFAULT_MIGRATIONS_DIR",
     "ChannelTaken",
     "ChannelView",
+    "Claim",
     "CoolingDown",
     "LimitReached",
     "LiveGames",
     "PendingTaken",
+    "StandingPing",
     "Store",
     "split_statements",
 ]

@@ -3,8 +3,13 @@
 A click's answer (``answer``, and ``edit_answer`` after a search), a new board or
 challenge (``post``), and the redraws nobody clicked for (the sweep, start-up repair,
 ``/tictactoe-stop``, a stale click's repair: ``redraw`` and ``refresh``) all draw with
-``bot.ui.views`` and send through discord.py. Only the player whose turn it is may be
-pinged, and only by a new message or an interaction's answer.
+``bot.ui.views`` and send through discord.py. Boards and their edits ping nobody (an
+edit notifies nobody in Discord anyway); a new challenge pings the challenged member.
+
+Turn notifications (``notify``, called by every path once it has answered or redrawn a
+game): in member games the player to move is told by a new plain message that mentions
+only them; it replaces the game's previous one, and the game's end deletes the last
+(the rules in ``bot.service.pings``). It is sent after the click's answer, never before.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ import discord
 from bot.errors import GameError
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
-from bot.ui.views import board_view, challenge_mentions, challenge_view, turn_mentions
+from bot.ui import render
+from bot.ui.views import board_view, challenge_mentions, challenge_view
 
 __all__ = ["Boards"]
 
@@ -27,8 +33,14 @@ _QUIET = discord.AllowedMentions.none()
 
 def _drawn(item: Game | Challenge) -> tuple[discord.ui.LayoutView, discord.AllowedMentions]:
     if isinstance(item, Game):
-        return board_view(item), turn_mentions(item)
+        return board_view(item), _QUIET
     return challenge_view(item), challenge_mentions(item)
+
+
+def _only(user_id: int) -> discord.AllowedMentions:
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)]
+    )
 
 
 class Boards:
@@ -36,12 +48,9 @@ class Boards:
         self._client = client
         self._service = service
 
-    async def answer(
-        self, interaction: discord.Interaction, game: Game, *, quiet: bool = False
-    ) -> None:
+    async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
-        mentions = _QUIET if quiet else turn_mentions(game)
-        await interaction.response.edit_message(view=board_view(game), allowed_mentions=mentions)
+        await interaction.response.edit_message(view=board_view(game), allowed_mentions=_QUIET)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
@@ -53,9 +62,7 @@ class Boards:
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
-        await interaction.edit_original_response(
-            view=board_view(game), allowed_mentions=turn_mentions(game)
-        )
+        await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
 
     async def post(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
         """Post a new board or challenge as this interaction's answer, and record its
@@ -114,4 +121,48 @@ class Boards:
             if game.message_id != interaction.message.id:
                 return  # a click on some other message: leave it alone
             await self.redraw(game)
+            await self.notify(game)
             drawn = state
+
+    async def notify(self, game: Game, *, reminder: bool = False) -> None:
+        """Tell the player on move of a member game it is their turn (``reminder``: again,
+        before the clock runs out), replacing the game's standing ping; or delete it once
+        the game has ended. Nothing for games against the bot, or if a ping for this turn
+        stands already. Discord's refusals are logged, never raised."""
+        if game.is_bot_game:
+            return
+        pings = self._service.pings
+        try:
+            if not game.is_live:
+                gone = await pings.clear(game)
+                if gone is not None:
+                    await self._delete(*gone)
+                return
+            player = game.current_player_id
+            news, standing = await pings.news(game, reminder=reminder)
+            if player is None or not news:
+                return
+            if standing is not None:  # first, so that two never stand together
+                await self._delete(standing.channel_id, standing.message_id)
+            channel = self._client.get_partial_messageable(game.channel_id)
+            sent = await channel.send(
+                render.turn_ping_text(game, reminder=reminder), allowed_mentions=_only(player)
+            )
+            claim = await pings.record(game, sent.id, reminder=reminder)
+            if not claim.won:
+                await self._delete(game.channel_id, sent.id)  # outranked meanwhile
+            elif claim.replaced is not None and claim.replaced != standing:
+                # Sent by a racing answer after our look: it is ours to delete now.
+                await self._delete(claim.replaced.channel_id, claim.replaced.message_id)
+        except discord.HTTPException as exc:
+            log.warning("The turn notification of game %s failed: %s", game.id, exc)
+
+    async def _delete(self, channel_id: int, message_id: int) -> None:
+        """Delete a ping message; one already gone is fine."""
+        channel = self._client.get_partial_messageable(channel_id)
+        try:
+            await channel.get_partial_message(message_id).delete()
+        except discord.NotFound:
+            log.info("The turn notification %s was already deleted", message_id)
+        except discord.HTTPException as exc:
+            log.warning("Cannot delete the turn notification %s: %s", message_id, exc)

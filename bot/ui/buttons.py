@@ -13,6 +13,7 @@ on the message as Discord sent it. Here every click that arrives is answered.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -132,11 +133,14 @@ class Buttons:
             if not service.is_slow_search(game):  # usually quick, unless the pool is busy
                 await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
             if not reply.done():
-                await self._boards.answer(interaction, game, quiet=True)
-                await self._boards.edit_answer(interaction, await reply)
+                await self._boards.answer(interaction, game)
+                game = await reply
+                await self._boards.edit_answer(interaction, game)
+                await self._boards.notify(game)
                 return
             game = reply.result()
         await self._boards.answer(interaction, game)
+        await self._boards.notify(game)  # after the answer: it must not wait for the ping
 
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
@@ -149,7 +153,8 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
-        await self._boards.answer(interaction, game, quiet=True)
+        await self._boards.answer(interaction, game)
+        await self._boards.notify(game)
 
     async def rematch(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         service = self._service
@@ -195,6 +200,7 @@ class Buttons:
         )
         await interaction.response.edit_message(content="🏳️ You forfeited the game.", view=None)
         await self._boards.redraw(game)
+        await self._boards.notify(game)
 
     async def propose_calloff(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """Ask the other player, by a new message that pings only them, to call it off."""
@@ -227,6 +233,7 @@ class Buttons:
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
         if agree:
             await self._boards.redraw(game)
+            await self._boards.notify(game)
 
     # -- challenges and the leaderboard --------------------------------------------------
 
@@ -242,6 +249,8 @@ class Buttons:
         await self._boards.answer(interaction, game)
         if interaction.message is not None and game.message_id != interaction.message.id:
             await self._service.set_game_message(game.id, interaction.message.id)
+            game = dataclasses.replace(game, message_id=interaction.message.id)
+        await self._boards.notify(game)  # the first mover's ping links the board
 
     async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenged member declines, or the challenger withdraws."""

@@ -120,6 +120,7 @@ class TicTacToeBot(commands.Bot):
         self._service_started = True
         for game in completed:
             await self.boards.redraw(game)
+            await self.boards.notify(game)
         await self.add_cog(Games(self.service, self.boards))
         await self.add_cog(Stats(self.service.stats))
         await self.add_cog(ServerSettings(self.service.guilds))
@@ -180,13 +181,20 @@ class TicTacToeBot(commands.Bot):
         """There are no prefix commands: messages are not even read."""
 
     async def sweep_once(self) -> None:
-        """Settle timed-out games and expired challenges, then redraw their messages."""
+        """Settle timed-out games and expired challenges, then redraw their messages;
+        send the turn reminders due, and delete pings a game's end left standing."""
         try:
             games, challenges = await self.service.sweep()
             for game in games:
                 await self.boards.redraw(game)
+                await self.boards.notify(game)
             for challenge in challenges:
                 await self.boards.redraw(challenge)
+            pings = self.service.pings
+            for game in await pings.reminders_due(self.settings.sweep_interval):
+                await self.boards.notify(game, reminder=True)
+            for game in await pings.left_behind():
+                await self.boards.notify(game)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 

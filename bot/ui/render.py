@@ -36,6 +36,7 @@ __all__ = [
     "level_text",
     "review_text",
     "stats_text",
+    "turn_ping_text",
 ]
 
 DELETED_MEMBER_TEXT = "a deleted member"
@@ -75,6 +76,25 @@ def player_text(game: Game, mark: Mark) -> str:
     if player is None:
         return f"🤖 me ({game.bot_level})"
     return mention(player)
+
+
+def turn_ping_text(game: Game, *, reminder: bool = False) -> str:
+    """The message that tells the player on move it is their turn (or reminds them)."""
+    mark = game.turn
+    player = game.player_of(mark)
+    opponent = game.player_of(mark.other)
+    assert player is not None and opponent is not None, "member games only"
+    parts = [
+        f"{mention(player)}, {'reminder: ' if reminder else ''}it's your turn against "
+        f"{mention(opponent)} (you play {mark.value})"
+    ]
+    if game.message_id is not None:
+        parts.append(
+            f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.message_id}"
+        )
+    if game.turn_deadline is not None:
+        parts.append(f"time runs out <t:{int(game.turn_deadline)}:R>")
+    return " · ".join(parts)
 
 
 def game_text(game: Game) -> str:

@@ -35,7 +35,6 @@ __all__ = [
     "leaderboard_view",
     "stop_choice_view",
     "text_view",
-    "turn_mentions",
 ]
 
 EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
@@ -92,16 +91,6 @@ def board_view(game: Game) -> ui.LayoutView:
         controls.append(_control("review", game.id))
     rows.append(ui.ActionRow(*controls))
     return _drawing(*rows)
-
-
-def turn_mentions(game: Game) -> discord.AllowedMentions:
-    """Only the player whose turn it is may be pinged by a board message."""
-    player = game.current_player_id
-    if player is None:
-        return discord.AllowedMentions.none()
-    return discord.AllowedMentions(
-        everyone=False, roles=False, replied_user=False, users=[discord.Object(player)]
-    )
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:

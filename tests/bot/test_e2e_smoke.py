@@ -34,12 +34,11 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
             board = response.message
             assert board is not None and board.components_v2 and not board.ephemeral
             assert f"<@{alice.id}>, your move" in board.text
-            # Only the player to move may be pinged. (The emulator resolves pings from
-            # `content` only, so check what the bot allowed.)
+            # A board pings nobody (Alice just asked for it), though its text mentions her.
             allowed = board.allowed_mentions or {}
-            assert [int(u) for u in allowed.get("users", [])] == [alice.id]
-            assert not allowed.get("parse") and not allowed.get("roles")
-            assert board.pings.users <= {alice.id}
+            assert not allowed.get("users") and not allowed.get("parse")
+            assert not allowed.get("roles")
+            assert board.pings.nobody and board.mentions.nobody
 
             # Someone else's click is refused, privately, and changes nothing.
             refused = await (await emu.click(bob, board, row=1, col=1)).response()

@@ -32,7 +32,6 @@ from bot.ui.views import (
     cell_custom_id,
     challenge_view,
     leaderboard_view,
-    turn_mentions,
 )
 from engine import Board, Mark
 
@@ -252,13 +251,15 @@ def test_bot_to_move_board_is_not_clickable() -> None:
     assert all(b.get("disabled") for b in cells)
 
 
-def test_turn_mentions_only_the_player_to_move() -> None:
-    game = make_game((4,))
-    mentions = turn_mentions(game).to_dict()
-    assert mentions["users"] == [str(BOB)] or mentions["users"] == [BOB]
-    assert mentions["parse"] == []
-    finished = turn_mentions(make_game(WON[(3, 3, 3)])).to_dict()
-    assert finished["parse"] == [] and not finished.get("users")
+def test_the_turn_ping_names_the_player_on_move_and_links_the_board() -> None:
+    game = dataclasses.replace(make_game((4,)), message_id=333, turn_deadline=1_800_000_000.5)
+    text = render.turn_ping_text(game)
+    assert text.startswith(f"<@{BOB}>, it's your turn against <@{ALICE}> (you play O)")
+    assert f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/333" in text
+    assert text.endswith("time runs out <t:1800000000:R>")
+    reminder = render.turn_ping_text(game, reminder=True)
+    assert reminder.startswith(f"<@{BOB}>, reminder: it's your turn")
+    assert re.findall(r"<@!?(\d+)>", reminder) == [str(BOB), str(ALICE)]
 
 
 def test_cell_ids_round_trip_through_the_pattern() -> None:

@@ -15,7 +15,7 @@ from .components import Button, assign_ids, copy_json, find_button
 from .errors import APIError, UserActionError
 from .gateway import Gateway, GatewayFrame, Intent, Session
 from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
-from .mentions import resolve_pings
+from .mentions import mention_text, resolve_pings
 from .messages import Draft, parse_message_payload
 from .rest import RestApi
 from .server import ApiServer, Fault, RecordedRequest, Router
@@ -457,13 +457,14 @@ class Emulator(World):
         self,
         channel: Channel,
         author: User,
-        content: str,
+        message: Message,
         allowed: dict[str, Any] | None,
         replied: int | None,
     ) -> Pings:
+        """Who ``message``'s content and Text Displays mention (highlight), by the rules."""
         guild = channel.guild
         return resolve_pings(
-            content,
+            mention_text(message.content, message.components),
             allowed,
             guild=guild,
             author_permissions=guild.permissions_of(author) if guild else 0,
@@ -527,7 +528,7 @@ class Emulator(World):
             nonce=draft.nonce,
         )
         message.mentions = self._pings_for(
-            channel, author, message.content, draft.allowed_mentions, replied
+            channel, author, message, draft.allowed_mentions, replied
         )
         if not message.ephemeral and not message.loading:
             message.pings = message.mentions
@@ -574,7 +575,7 @@ class Emulator(World):
             target = self.message(message.reference["message_id"])
             replied = target.author.id if target else None
         message.mentions = self._pings_for(
-            message.channel, message.author, message.content, message.allowed_mentions, replied
+            message.channel, message.author, message, message.allowed_mentions, replied
         )
         if was_loading and not message.ephemeral:
             message.pings = message.mentions

@@ -1,6 +1,12 @@
 """Allowed mentions: who a message actually pings, by Discord's rules.
 
-Without an ``allowed_mentions`` object every mention in the content pings (users, roles,
+Mentions are read from the content and from every Components V2 Text Display, wherever it
+sits (top level, in a Container, in a Section): Discord's docs say of the Text Display
+that "pingable mentions (@user, @role, etc) present in this component will ping and send
+notifications based on the value of the allowed mention object". (Whether a message
+notifies at all is the emulator's business: only when posted, never when edited.)
+
+Without an ``allowed_mentions`` object every mention in the text pings (users, roles,
 @everyone/@here) and a reply pings the replied-to author. With one, only the kinds listed in
 ``parse`` and the ids listed in ``users``/``roles`` ping, and a reply pings its author only
 when ``replied_user`` is true. Mentioning a role that is not mentionable, or @everyone, also
@@ -13,15 +19,26 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .components import ComponentType, walk
 from .errors import FormErrors, Path
 from .world import Guild, Permission, Pings
 
-__all__ = ["resolve_pings", "validate_allowed_mentions"]
+__all__ = ["mention_text", "resolve_pings", "validate_allowed_mentions"]
 
 _USER = re.compile(r"<@!?(\d+)>")
 _ROLE = re.compile(r"<@&(\d+)>")
 _EVERYONE = re.compile(r"@(?:everyone|here)\b")
 _PARSE_TYPES = ("users", "roles", "everyone")
+
+
+def mention_text(content: str, components: list[dict[str, Any]]) -> str:
+    """The text whose mentions count: the content and every Text Display's."""
+    texts = [
+        str(component.get("content", ""))
+        for component in walk(components)
+        if component.get("type") == ComponentType.TEXT_DISPLAY
+    ]
+    return "\n".join([content, *texts]) if texts else content
 
 
 def validate_allowed_mentions(value: Any, errors: FormErrors, path: Path) -> None:

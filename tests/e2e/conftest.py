@@ -464,14 +464,53 @@ class Arena:
     async def member_game(
         self, x: User, o: User, channel: Channel, *, side: int = 3, **options: Any
     ) -> Message:
-        """A started game between two members, ``x`` (the challenger) to move."""
+        """A started game between two members, ``x`` (the challenger) to move and told so."""
         size = {"size": f"{side}x{side}"} if side != 3 else {}
         challenge = await self.challenge(x, o, channel, first="me", **size, **options)
+        sent = len(self.turn_pings(channel, deleted=True))
         state = await self.accept(o, challenge, side)
         assert f"<@{x.id}>, your move" in state.text
-        allowed = state.message.allowed_mentions or {}
-        assert [int(u) for u in allowed.get("users", [])] == [x.id], allowed
+        # The challenge notified ``o`` when posted; the board (its edit) notifies nobody.
+        assert state.message.pings.users <= {o.id} and state.message.mentions.nobody
+        await self.turn_ping(x, channel, after=sent)
         return state.message
+
+    # -- turn notifications --------------------------------------------------------------
+
+    def turn_pings(self, channel: Channel, *, deleted: bool = False) -> list[Message]:
+        """The bot's turn notifications in ``channel``, oldest first: its plain messages
+        (no components, not an interaction's); only those still standing unless ``deleted``."""
+        return [
+            message
+            for message in self.emu.messages(channel, include_deleted=deleted)
+            if message.author is self.emu.bot
+            and not message.components
+            and message.interaction_metadata is None
+            and not message.ephemeral
+        ]
+
+    async def turn_ping(self, user: User, channel: Channel, *, after: int) -> Message:
+        """The turn notification sent once ``after`` had been sent in ``channel``: it must
+        notify ``user`` alone, and be the only one standing there."""
+        await eventually(
+            self.emu,
+            lambda: len(self.turn_pings(channel, deleted=True)) > after,
+            f"a turn notification for {user.name}",
+            WAIT,
+        )
+        sent = self.turn_pings(channel, deleted=True)
+        assert len(sent) == after + 1, sent
+        ping = sent[-1]
+        assert ping.content.startswith(f"<@{user.id}>, "), ping.content
+        assert ping.pings.users == {user.id} and not ping.pings.roles, ping.pings
+        assert not ping.pings.everyone
+        await eventually(
+            self.emu,
+            lambda: self.turn_pings(channel) == [ping],
+            "the older turn notifications deleted",
+            WAIT,
+        )
+        return ping
 
     async def forfeit(self, user: User, board: Message, side: int = 3) -> BoardState:
         answer = await self.click(user, self.current(board), label="Forfeit")

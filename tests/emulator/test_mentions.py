@@ -115,3 +115,96 @@ async def test_attachments_are_uploaded_as_multipart(arena: Arena) -> None:
     assert stored is not None and stored.content == "final board"
     assert [(a["filename"], a["size"]) for a in stored.attachments] == [("board.txt", 11)]
     assert sent.attachments[0].filename == "board.txt"
+
+
+def v2_mentions(*texts: str) -> discord.ui.LayoutView:
+    """Text Displays at the top level, inside a Container and inside a Section."""
+    top, contained, sectioned = texts
+    view = discord.ui.LayoutView()
+    view.add_item(discord.ui.TextDisplay(top))
+    view.add_item(discord.ui.Container(discord.ui.TextDisplay(contained)))
+    accessory = discord.ui.Button(label="Go", custom_id="go")
+    view.add_item(
+        discord.ui.Container(
+            discord.ui.Section(discord.ui.TextDisplay(sectioned), accessory=accessory)
+        )
+    )
+    return view
+
+
+async def test_text_displays_mention_wherever_they_sit(arena: Arena) -> None:
+    emu, channel = arena.emu, arena.bot_channel()
+    texts = (arena.alice.mention, arena.bob.mention, arena.players.mention)
+    loud = await asyncio.wait_for(channel.send(view=v2_mentions(*texts)), TIMEOUT)
+    stored = emu.message(loud.id)
+    assert stored is not None and stored.components_v2 and stored.content == ""
+    expected = Pings(
+        users=frozenset({arena.alice.id, arena.bob.id}), roles=frozenset({arena.players.id})
+    )
+    assert stored.pings == expected and stored.mentions == expected
+    assert {int(u["id"]) for u in stored.to_payload(emu.users)["mentions"]} == {
+        arena.alice.id,
+        arena.bob.id,
+    }
+
+    only_bob = discord.AllowedMentions(
+        users=[discord.Object(arena.bob.id)], roles=False, everyone=False
+    )
+    picked = await asyncio.wait_for(
+        channel.send(view=v2_mentions(*texts), allowed_mentions=only_bob), TIMEOUT
+    )
+    assert emu.message(picked.id).pings == Pings(users=frozenset({arena.bob.id}))  # type: ignore[union-attr]
+    quiet = await asyncio.wait_for(
+        channel.send(view=v2_mentions(*texts), allowed_mentions=discord.AllowedMentions.none()),
+        TIMEOUT,
+    )
+    assert emu.message(quiet.id).pings.nobody  # type: ignore[union-attr]
+    assert emu.message(quiet.id).mentions.nobody  # type: ignore[union-attr]
+
+
+async def test_edits_highlight_but_never_notify(arena: Arena) -> None:
+    emu, channel = arena.emu, arena.bot_channel()
+    sent = await asyncio.wait_for(channel.send(view=v2_mentions("a", "b", "c")), TIMEOUT)
+    assert emu.message(sent.id).pings.nobody  # type: ignore[union-attr]
+    everyone_allowed = discord.AllowedMentions.all()
+    await asyncio.wait_for(
+        sent.edit(
+            view=v2_mentions(arena.alice.mention, "b", "c"), allowed_mentions=everyone_allowed
+        ),
+        TIMEOUT,
+    )
+    stored = emu.message(sent.id)
+    assert stored is not None and stored.edits == 1
+    assert stored.mentions.users == {arena.alice.id}, "the edit highlights Alice"
+    assert stored.pings.nobody, "but notifies nobody"
+    plain = await asyncio.wait_for(channel.send(f"hi {arena.bob.mention}"), TIMEOUT)
+    await asyncio.wait_for(plain.edit(content=f"hi {arena.alice.mention}"), TIMEOUT)
+    edited = emu.message(plain.id)
+    assert edited is not None
+    assert edited.pings.users == {arena.bob.id} and edited.mentions.users == {arena.alice.id}
+
+
+async def test_a_deferred_answer_notifies_when_first_filled(arena: Arena) -> None:
+    emu, bot = arena.emu, arena.bot
+    allowed = discord.AllowedMentions(
+        users=[discord.Object(arena.bob.id)], roles=False, everyone=False
+    )
+    filled: list[discord.InteractionMessage] = []
+
+    @bot.tree.command(description="Think, then mention")
+    async def think(interaction: discord.Interaction) -> None:
+        await interaction.response.defer(thinking=True)
+        view = v2_mentions(arena.bob.mention, arena.alice.mention, "-")
+        filled.append(await interaction.edit_original_response(view=view, allowed_mentions=allowed))
+        again = v2_mentions(arena.alice.mention, arena.bob.mention, "-")
+        await interaction.edit_original_response(
+            view=again, allowed_mentions=discord.AllowedMentions.all()
+        )
+
+    await asyncio.wait_for(bot.tree.sync(), TIMEOUT)
+    await emu.wait_for_commands("think")
+    handle = await emu.run_command(arena.alice, arena.channel, "think")
+    message = await handle.edited_original(edits=2)
+    assert filled and message.id == filled[0].id
+    assert message.pings == Pings(users=frozenset({arena.bob.id})), "notified once, when filled"
+    assert message.mentions.users == {arena.alice.id, arena.bob.id}, "the last edit highlights both"
