@@ -19,20 +19,15 @@ from dataclasses import replace
 from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, PermissionDenied
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.service.config import ServiceConfig
+from bot.service.rules import game_link
 from bot.store import LiveGames, Store
 
-__all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy", "game_link"]
+__all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy"]
 
 CONFIRM_SECONDS = 300.0
 """How long an erasure's confirm button stays valid after it is shown."""
 LINKED_GAMES = 3
 """At most this many games are linked in a refusal; the rest are counted."""
-
-
-def game_link(game: Game) -> str:
-    """A link to the game's message (to its channel while the board is not posted yet)."""
-    link = f"https://discord.com/channels/{game.guild_id}/{game.channel_id}"
-    return link if game.message_id is None else f"{link}/{game.message_id}"
 
 
 def _games_text(games: Sequence[Game]) -> str:

@@ -121,7 +121,7 @@ async def test_the_end_takes_the_standing_ping_once(service: GameService) -> Non
     game = await member_game(service)
     await pings.record(game, 55)
     assert await pings.clear(game) is None, "a live game keeps its ping"
-    ended = await service.forfeit(game.id, BOB)
+    ended = await service.endings.forfeit(game.id, BOB)
     assert not await is_news(pings, ended)
     assert [g.id for g in await pings.left_behind()] == [game.id]
     assert await pings.clear(ended) == (CHANNEL, 55)
@@ -146,7 +146,7 @@ async def test_the_standing_ping_survives_a_restart(
     try:
         service = make_service(store, clock, executor)
         await service.start()
-        ended = await service.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
+        ended = await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
         assert ended.status is GameStatus.ABANDONED
         assert await service.pings.clear(ended) == (CHANNEL, 77)
         await service.close()

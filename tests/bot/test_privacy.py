@@ -300,7 +300,9 @@ async def test_a_server_erasure_needs_manage_server_and_no_live_games(
     text = str(refused.value)
     assert text.startswith("This server has 5 games in progress: ")
     assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/31, " in text
-    assert text.count("https://discord.com/channels/") == LINKED_GAMES
+    # A board not posted yet is linked by its channel.
+    assert f"<#{CHANNEL + 1}>, <#{CHANNEL + 2}> and" in text
+    assert text.count("https://discord.com/channels/") + text.count("<#") == LINKED_GAMES
     assert f"and {5 - LINKED_GAMES} more" in text
     assert counts(db_path, GUILD)["games"] == before["games"] + 5
     assert counts(db_path, GUILD)["players"] == before["players"]
