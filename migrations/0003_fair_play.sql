@@ -79,7 +79,6 @@ CREATE TABLE cooldowns (
     until    REAL NOT NULL,
     PRIMARY KEY (guild_id, user_id, action, target)
 ) WITHOUT ROWID;
-CREATE INDEX cooldowns_by_until ON cooldowns (until);
 
 -- Members who turned challenges to them off, per server.
 CREATE TABLE challenge_blocks (

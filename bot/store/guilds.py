@@ -16,7 +16,7 @@ from typing import Any
 from bot.store.connection import Database
 from bot.store.rows import Row
 
-__all__ = ["CLAIM_COOLDOWN", "OVERRIDES", "GuildStore"]
+__all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "OVERRIDES", "GuildStore"]
 
 OVERRIDES = (
     "turn_timeout",
@@ -53,7 +53,6 @@ back if it was claimed, none while the previous one still runs."""
 COOLDOWN_UNTIL = (
     "SELECT until FROM cooldowns WHERE guild_id = ? AND user_id = ? AND action = ? AND target = ?"
 )
-FORGET_OLD_COOLDOWNS = "DELETE FROM cooldowns WHERE until <= ?"
 
 
 class GuildStore:
@@ -98,13 +97,3 @@ class GuildStore:
             await self._db.run_alone(BLOCK, (guild_id, user_id, now))
         else:
             await self._db.run_alone(UNBLOCK, (guild_id, user_id))
-
-    async def cooldown_until(
-        self, guild_id: int, user_id: int, action: str, target: int = 0
-    ) -> float | None:
-        rows = await self._db.run_alone(COOLDOWN_UNTIL, (guild_id, user_id, action, target))
-        return float(rows[0][0]) if rows else None
-
-    async def forget_old_cooldowns(self, now: float) -> None:
-        """Drop cooldowns that ran out (they change nothing; this keeps the table small)."""
-        await self._db.run_alone(FORGET_OLD_COOLDOWNS, (now,))

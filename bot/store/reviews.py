@@ -8,6 +8,7 @@ writes only if the previous one has run out.
 from __future__ import annotations
 
 from bot.store.connection import Database
+from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL
 
 __all__ = ["REVIEW_ACTION", "ReviewStore"]
 
@@ -16,15 +17,6 @@ REVIEW_ACTION = "review"
 
 GET_REVIEW = "SELECT review FROM reviews WHERE game_id = ?"
 PUT_REVIEW = "INSERT INTO reviews (game_id, review) VALUES (?, ?) ON CONFLICT (game_id) DO NOTHING"
-CLAIM_COOLDOWN = """
-INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, 0, ?)
-ON CONFLICT (guild_id, user_id, action, target) DO UPDATE SET until = excluded.until
-    WHERE cooldowns.until <= ?
-RETURNING until
-"""
-GET_COOLDOWN = """
-SELECT until FROM cooldowns WHERE guild_id = ? AND user_id = ? AND action = ? AND target = 0
-"""
 RELEASE_COOLDOWN = """
 UPDATE cooldowns SET until = ?
 WHERE guild_id = ? AND user_id = ? AND action = ? AND target = 0 AND until = ?
@@ -52,11 +44,11 @@ class ReviewStore:
     ) -> float | None:
         """Start the member's review cooldown (to ``until``) if the last one ran out by
         ``now``, atomically: None if claimed, else when the running one ends."""
-        parameters = (guild_id, user_id, REVIEW_ACTION, until, now)
+        key = (guild_id, user_id, REVIEW_ACTION, 0)
         for _attempt in range(2):
-            if await self._db.run_alone(CLAIM_COOLDOWN, parameters):
+            if await self._db.run_alone(CLAIM_COOLDOWN, (*key, until, now)):
                 return None
-            rows = await self._db.run_alone(GET_COOLDOWN, (guild_id, user_id, REVIEW_ACTION))
+            rows = await self._db.run_alone(COOLDOWN_UNTIL, key)
             if rows:
                 return float(rows[0][0])
         return until  # erased and claimed again in between, twice: as if refused

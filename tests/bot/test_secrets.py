@@ -12,7 +12,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from aiohttp import web
 
 from bot.__main__ import REDACTED, read_environment
 from tests.bot.e2e_helpers import REPO, BotProcess, bot_env
-from tests.bot.test_settings import TOKEN, one_error_line, run_bot
+from tests.bot.test_settings import TOKEN, api_stand_in, one_error_line, run_bot
 from tests.discord_emulator import Emulator
 
 # -- redaction ---------------------------------------------------------------------------
@@ -156,27 +155,14 @@ def test_the_token_is_redacted_from_everything_the_process_prints(tmp_path: Path
 def echoing_api(unused_tcp_port: int) -> Iterator[str]:
     """A stand-in for Discord's REST API answering every request with a 400 whose error
     message quotes the Authorization header back, as a misbehaving proxy might."""
-    loop = asyncio.new_event_loop()
 
     async def echo(request: web.Request) -> web.Response:
         quoted = request.headers.get("Authorization", "")
         body = {"message": f"Invalid header {quoted}", "code": 50035}
         return web.json_response(body, status=400)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", echo)
-    runner = web.AppRunner(app)
-    loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", unused_tcp_port).start())
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{unused_tcp_port}/api/v10"
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
+    with api_stand_in(unused_tcp_port, echo) as base:
+        yield base
 
 
 def test_a_crash_quoting_the_token_is_logged_with_its_traceback_redacted(

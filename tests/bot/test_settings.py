@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -224,30 +225,41 @@ def test_unusable_database_path_exits_with_one_line(tmp_path: Path) -> None:
     assert "not a database" in result.stderr
 
 
-@pytest.fixture
-def rejecting_api(unused_tcp_port: int) -> Iterator[str]:
-    """A stand-in for Discord's REST API that answers every request with 401."""
+@contextlib.contextmanager
+def api_stand_in(
+    port: int, handler: Callable[[web.Request], Awaitable[web.Response]]
+) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1:``port`` answering every request with ``handler``, in a
+    thread of its own; yields its API base URL."""
     import asyncio
     import threading
 
-    async def unauthorized(request: web.Request) -> web.Response:
-        return web.json_response({"message": "401: Unauthorized", "code": 0}, status=401)
-
     app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", unauthorized)
+    app.router.add_route("*", "/{tail:.*}", handler)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app)
     loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", unused_tcp_port).start())
+    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", port).start())
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{unused_tcp_port}/api/v10"
+        yield f"http://127.0.0.1:{port}/api/v10"
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.run_until_complete(runner.cleanup())
         loop.close()
+
+
+@pytest.fixture
+def rejecting_api(unused_tcp_port: int) -> Iterator[str]:
+    """A stand-in for Discord's REST API that answers every request with 401."""
+
+    async def unauthorized(request: web.Request) -> web.Response:
+        return web.json_response({"message": "401: Unauthorized", "code": 0}, status=401)
+
+    with api_stand_in(unused_tcp_port, unauthorized) as base:
+        yield base
 
 
 def test_rejected_token_exits_with_one_line(tmp_path: Path, rejecting_api: str) -> None:
