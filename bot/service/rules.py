@@ -26,6 +26,7 @@ from bot.errors import (
     StaleBoard,
     TooManyGames,
 )
+from bot.i18n import Nn_
 from bot.models import (
     First,
     Game,
@@ -154,19 +155,36 @@ def too_many_games(
     ``games`` are the live games in the way (the first few are linked)."""
     links = ", ".join(game_link(game) for game in games[:3])
     if member is None:
-        cap = settings.server_games
         return TooManyGames(
-            f"This server already has {cap} live {'game' if cap == 1 else 'games'}, the most"
-            f" its moderators allow; try again when one ends. The oldest: {links}"
+            Nn_(
+                "This server already has {n} live game, the most its moderators allow; try"
+                " again when it ends: {links}",
+                "This server already has {n} live games, the most its moderators allow; try"
+                " again when one ends. The oldest: {links}",
+                settings.server_games,
+                links=links,
+            )
         )
     limit = settings.games_per_member
-    count = "a game" if limit == 1 else f"{limit} games"
     if member == actor:
-        most = "" if limit == 1 else ", the most it allows"
-        return TooManyGames(f"You're already in {count} on this server{most}: {links}.")
+        return TooManyGames(
+            Nn_(
+                "You're already in a game on this server: {links}.",
+                "You're already in {n} games on this server, the most it allows: {links}.",
+                limit,
+                links=links,
+            )
+        )
     return TooManyGames(
-        f"<@{member}> is already in {count} on this server ({links}); challenge them when"
-        " they're free."
+        Nn_(
+            "{member} is already in a game on this server ({links}); challenge them when"
+            " they're free.",
+            "{member} is already in {n} games on this server ({links}); challenge them when"
+            " they're free.",
+            limit,
+            member=f"<@{member}>",
+            links=links,
+        )
     )
 
 

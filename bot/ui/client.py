@@ -27,6 +27,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.errors import GameError
+from bot.i18n import N_
 from bot.service import GameService, ServiceConfig
 from bot.settings import Settings
 from bot.store import Store
@@ -58,7 +59,7 @@ class GameTree(app_commands.CommandTree["TicTacToeBot"]):
         if isinstance(error, app_commands.CommandInvokeError):
             await answer_error(interaction, error.original)
         elif isinstance(error, app_commands.CommandNotFound):
-            await answer_error(interaction, GameError("I don't know that command (any more)."))
+            await answer_error(interaction, GameError(N_("I don't know that command (any more).")))
         elif isinstance(error, app_commands.NoPrivateMessage):
             await send_ephemeral(interaction, DM_MESSAGE)
         elif isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
