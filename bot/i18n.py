@@ -98,10 +98,11 @@ def available() -> frozenset[str]:
     return frozenset(po.parent.parent.name for po in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
 
 
-def catalog_for(locale: str | None) -> str:
-    """The catalog for a Discord locale: the same locale (``pt-BR``), else the same
-    language (``es-419`` -> ``es_ES`` if only that exists), else English."""
-    have = available()
+def catalog_for(locale: str | None, have: frozenset[str] | None = None) -> str:
+    """The catalog for a Discord locale, among ``have`` (default: those shipped): the
+    same locale (``pt-BR``), else the same language (``es-419`` -> ``es_ES`` if only that
+    exists), else English."""
+    have = available() if have is None else have
     if not locale:
         return ENGLISH
     name = locale.replace("-", "_")
