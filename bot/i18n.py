@@ -80,10 +80,14 @@ class Translator:
 
     def gettext(self, message: str, /, **params: object) -> str:
         text = self.translations.gettext(message)
-        return text.format(**params) if params else text
+        return text.format(**self._filled(params)) if params else text
 
     def ngettext(self, singular: str, plural: str, n: int, /, **params: object) -> str:
-        return self.translations.ngettext(singular, plural, n).format(n=n, **params)
+        return self.translations.ngettext(singular, plural, n).format(n=n, **self._filled(params))
+
+    def _filled(self, params: Mapping[str, object]) -> dict[str, object]:
+        """A field holding a Message (a setting's name in a sentence) is translated too."""
+        return {k: self(v) if isinstance(v, Message) else v for k, v in params.items()}
 
     def __call__(self, message: Message | str) -> str:
         if isinstance(message, str):

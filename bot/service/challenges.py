@@ -23,6 +23,7 @@ from bot.errors import (
     NotChallenger,
     SelfChallenge,
 )
+from bot.i18n import N_
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.service import rules
 from bot.service.config import ServiceConfig
@@ -82,8 +83,11 @@ class Challenges:
         rules.check_allowed_channel(settings, channel_id)
         if not await self._guilds.accepts_challenges(guild_id, opponent_id):
             raise ChallengesOff(
-                f"<@{opponent_id}> has turned challenges off on this server; they can"
-                " turn them back on with /tictactoe-challenges."
+                N_(
+                    "{member} has turned challenges off on this server; they can turn them"
+                    " back on with /tictactoe-challenges.",
+                    member=f"<@{opponent_id}>",
+                )
             )
         for member in (challenger_id, opponent_id):
             playing = await self._store.live_games_of(guild_id, member)
@@ -121,8 +125,12 @@ class Challenges:
                 )
             except CoolingDown as error:
                 raise ChallengeCooldown(
-                    f"You challenged <@{opponent_id}> a moment ago; you can challenge them"
-                    f" again <t:{math.ceil(error.until)}:R>."
+                    N_(
+                        "You challenged {member} a moment ago; you can challenge them again"
+                        " {when}.",
+                        member=f"<@{opponent_id}>",
+                        when=f"<t:{math.ceil(error.until)}:R>",
+                    )
                 ) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
@@ -259,9 +267,15 @@ class Challenges:
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
     """The refusal of a second pending challenge, linking the first."""
     if pending is None or pending.expires_at <= now:
-        return ChallengePending("Your last challenge has just ended; try again in a few seconds.")
+        return ChallengePending(
+            N_("Your last challenge has just ended; try again in a few seconds.")
+        )
     link = rules.message_link(pending.guild_id, pending.channel_id, pending.message_id)
     return ChallengePending(
-        f"You already have a challenge waiting for an answer: {link}. Withdraw it with its"
-        f" Decline button, or wait until it expires <t:{math.ceil(pending.expires_at)}:R>."
+        N_(
+            "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
+            " Decline button, or wait until it expires {when}.",
+            link=link,
+            when=f"<t:{math.ceil(pending.expires_at)}:R>",
+        )
     )

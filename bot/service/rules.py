@@ -26,7 +26,7 @@ from bot.errors import (
     StaleBoard,
     TooManyGames,
 )
-from bot.i18n import Nn_
+from bot.i18n import N_, Nn_
 from bot.models import (
     First,
     Game,
@@ -65,19 +65,38 @@ def validate_options(width: int, height: int, k: int, level: str | None = None) 
     """InvalidSettings unless the board shape (and the bot's level, if given) can be played."""
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidSettings(f"The board {name} must be a whole number.")
-        if not MIN_SIDE <= value <= MAX_SIDE:
             raise InvalidSettings(
-                f"The board {name} must be from {MIN_SIDE} to {MAX_SIDE}, not {value}."
+                N_("The board width must be a whole number.")
+                if name == "width"
+                else N_("The board height must be a whole number.")
+            )
+        if not MIN_SIDE <= value <= MAX_SIDE:
+            params = {"low": MIN_SIDE, "high": MAX_SIDE, "value": value}
+            raise InvalidSettings(
+                N_("The board width must be from {low} to {high}, not {value}.", **params)
+                if name == "width"
+                else N_("The board height must be from {low} to {high}, not {value}.", **params)
             )
     longest = max(width, height)
     if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= longest:
         raise InvalidSettings(
-            f"The win length must be from {MIN_K} to {longest} on a {width}x{height} board,"
-            f" not {k}."
+            N_(
+                "The win length must be from {low} to {high} on a {width}x{height} board, not {k}.",
+                low=MIN_K,
+                high=longest,
+                width=width,
+                height=height,
+                k=k,
+            )
         )
     if level is not None and level not in LEVELS:
-        raise InvalidSettings(f"Unknown level {level!r}: choose one of {', '.join(LEVELS)}.")
+        raise InvalidSettings(
+            N_(
+                "Unknown level {level}: choose one of {choices}.",
+                level=repr(level),
+                choices=", ".join(LEVELS),
+            )
+        )
 
 
 def first_from(first: First | str) -> First:
@@ -85,17 +104,21 @@ def first_from(first: First | str) -> First:
         return First(first)
     except ValueError:
         choices = ", ".join(f.value for f in First)
-        raise InvalidSettings(f"Who starts must be one of {choices}, not {first!r}.") from None
-
-
-def _who(user_id: int, actor: int) -> str:
-    return "You" if user_id == actor else f"<@{user_id}>"
+        raise InvalidSettings(
+            N_(
+                "Who starts must be one of {choices}, not {first}.",
+                choices=choices,
+                first=repr(first),
+            )
+        ) from None
 
 
 def already_playing(member: int, actor: int) -> AlreadyPlaying:
-    who = _who(member, actor)
-    verb = "are" if who == "You" else "is"
-    return AlreadyPlaying(f"{who} {verb} already playing a game in this channel.")
+    if member == actor:
+        return AlreadyPlaying(N_("You are already playing a game in this channel."))
+    return AlreadyPlaying(
+        N_("{member} is already playing a game in this channel.", member=f"<@{member}>")
+    )
 
 
 def check_channel(
@@ -117,10 +140,13 @@ def check_channel(
     for challenge in pending:
         for member in members:
             if member in (challenge.challenger_id, challenge.opponent_id):
-                who = _who(member, actor)
                 raise ChallengePending(
-                    f"{who} already {'have' if who == 'You' else 'has'} a challenge"
-                    " waiting for an answer in this channel."
+                    N_("You already have a challenge waiting for an answer in this channel.")
+                    if member == actor
+                    else N_(
+                        "{member} already has a challenge waiting for an answer in this channel.",
+                        member=f"<@{member}>",
+                    )
                 )
     for game in view.games:
         for member in members:
@@ -145,7 +171,7 @@ def check_allowed_channel(settings: GuildSettings, channel_id: int) -> None:
     """ChannelNotAllowed unless the server lets games start in ``channel_id``."""
     if not settings.allows_channel(channel_id):
         where = ", ".join(f"<#{channel}>" for channel in settings.channels)
-        raise ChannelNotAllowed(f"Games on this server are played in {where}.")
+        raise ChannelNotAllowed(N_("Games on this server are played in {where}.", where=where))
 
 
 def too_many_games(

@@ -12,7 +12,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 
 from bot import i18n
-from bot.errors import NotYourTurn, ReviewCooldown, TooManyGames
+from bot.errors import GameError, NotYourTurn, ReviewCooldown, TooManyGames
 from bot.models import GuildSettings
 from bot.service.rules import too_many_games
 
@@ -148,3 +148,28 @@ def test_english_says_a_game_for_one() -> None:
     three = too_many_games(8, 7, [], GuildSettings(games_per_member=3))
     assert str(one) == "You're already in a game on this server: ."
     assert three.localized(i18n.translator("en-US")).startswith("<@8> is already in 3 games")
+
+
+def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
+    """A field holding a Message (the setting's name) follows the reader's language."""
+    from bot.errors import InvalidSettings
+    from bot.service.guilds import label
+
+    error = InvalidSettings(i18n.N_("{setting} must be a number.", setting=label("turn_timeout")))
+    assert str(error) == "The turn clock must be a number."
+    assert error.localized(i18n.translator("de")) == "Die Zugzeit: Das muss eine Zahl sein."
+    assert error.localized(i18n.translator("ja")) == "持ち時間は数値で指定してください。"
+
+
+def test_service_refusals_follow_the_reader() -> None:
+    from bot.service import rules
+
+    with pytest.raises(GameError) as caught:
+        rules.validate_options(9, 3, 3)
+    assert str(caught.value) == "The board width must be from 3 to 5, not 9."
+    assert (
+        caught.value.localized(i18n.translator("ru"))
+        == "Ширина доски должна быть от 3 до 5, а не 9."
+    )
+    busy = rules.already_playing(5, 7)
+    assert busy.localized(i18n.translator("de")) == "<@5> spielt in diesem Kanal schon eine Partie."
