@@ -10,9 +10,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import PermissionDenied
+from bot.i18n import N_, Message, Translator
 from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
-from bot.ui.gate import send_ephemeral
+from bot.ui.gate import reader, send_ephemeral
 
 _B = BOUNDS
 
@@ -32,39 +33,46 @@ ChallengeCooldown = _range("challenge_cooldown")
 ReviewCooldown = _range("review_cooldown")
 
 
-def _seconds(value: float) -> str:
-    """Seconds as people read them: 45 s, 5 min, 1 h 30 min."""
+def _seconds(value: float, t: Translator) -> str:
+    """Seconds as people read them: 45 s, 5 min, 1 h 30 min (units in ``t``'s language)."""
     whole = round(value)
     if whole < 60:
-        return f"{whole} s"
+        return t(N_("{n} s", n=whole))
     hours, rest = divmod(whole, 3600)
     minutes, seconds = divmod(rest, 60)
-    parts = [f"{hours} h"] if hours else []
-    parts += [f"{minutes} min"] if minutes else []
-    parts += [f"{seconds} s"] if seconds else []
+    parts = [t(N_("{n} h", n=hours))] if hours else []
+    parts += [t(N_("{n} min", n=minutes))] if minutes else []
+    parts += [t(N_("{n} s", n=seconds))] if seconds else []
     return " ".join(parts)
 
 
-def settings_text(settings: GuildSettings, title: str) -> str:
-    channels = ", ".join(f"<#{c}>" for c in settings.channels) or "every channel"
+def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
+    """The settings as a moderator reads them, in ``t``'s language."""
+    channels = ", ".join(f"<#{c}>" for c in settings.channels) or t(N_("every channel"))
     cooldown = settings.challenge_cooldown
+    if not settings.reviews:
+        review = t(N_("Review: off"))
+    elif settings.review_cooldown:
+        every = _seconds(settings.review_cooldown, t)
+        review = t(N_("Review: offered, once every {every} per member", every=every))
+    else:
+        review = t(N_("Review: offered"))
     return "\n".join(
         [
-            f"**{title}**",
-            f"Games can be started in: {channels}",
-            f"Turn clock: {_seconds(settings.turn_timeout)}",
-            f"Challenges expire after: {_seconds(settings.challenge_timeout)}",
-            f"Live games per member: {settings.games_per_member}",
-            f"Live games in the server: {settings.server_games}",
-            "Cooldown between challenges to the same member: "
-            + (_seconds(cooldown) if cooldown else "none"),
-            f"Review: {'offered' if settings.reviews else 'off'}"
-            + (
-                f", once every {_seconds(settings.review_cooldown)} per member"
-                if settings.reviews and settings.review_cooldown
-                else ""
+            f"**{t(title)}**",
+            t(N_("Games can be started in: {channels}", channels=channels)),
+            t(N_("Turn clock: {time}", time=_seconds(settings.turn_timeout, t))),
+            t(N_("Challenges expire after: {time}", time=_seconds(settings.challenge_timeout, t))),
+            t(N_("Live games per member: {n}", n=settings.games_per_member)),
+            t(N_("Live games in the server: {n}", n=settings.server_games)),
+            t(
+                N_(
+                    "Cooldown between challenges to the same member: {time}",
+                    time=_seconds(cooldown, t) if cooldown else t(N_("none")),
+                )
             ),
-            "-# Change any of these with the options of /tictactoe-settings.",
+            review,
+            t(N_("-# Change any of these with the options of /tictactoe-settings.")),
         ]
     )
 
@@ -112,7 +120,7 @@ class ServerSettings(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
-            raise PermissionDenied("Only members with Manage Server can change these settings.")
+            raise PermissionDenied(N_("Only members with Manage Server can change these settings."))
         given = {
             "turn_timeout": turn_clock,
             "challenge_timeout": challenge_expiry,
@@ -126,7 +134,8 @@ class ServerSettings(commands.Cog):
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
             settings = await self.guilds.get(interaction.guild_id)
-            await send_ephemeral(interaction, settings_text(settings, "Tic-tac-toe on this server"))
+            title = N_("Tic-tac-toe on this server")
+            await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
             return
         settings = await self.guilds.update(
             interaction.guild_id,
@@ -136,7 +145,8 @@ class ServerSettings(commands.Cog):
             all_channels=all_channels,
             reset=reset,
         )
-        await send_ephemeral(interaction, settings_text(settings, "Saved. The settings now:"))
+        title = N_("Saved. The settings now:")
+        await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
 
     @app_commands.command(
         name="tictactoe-challenges",
@@ -148,9 +158,9 @@ class ServerSettings(commands.Cog):
         assert interaction.guild_id is not None
         await self.guilds.set_challenges(interaction.guild_id, interaction.user.id, allow)
         if allow:
-            text = "Challenges to you are on again on this server."
+            text = N_("Challenges to you are on again on this server.")
         else:
-            text = (
+            text = N_(
                 "Challenges to you are off on this server: whoever tries is told so, and"
                 " you won't be pinged. Turn them on again with /tictactoe-challenges."
             )
