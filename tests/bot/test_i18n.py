@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from bot import i18n
@@ -24,7 +25,9 @@ MsgId = str | tuple[str, str]
 def marked_in_code() -> dict[MsgId, str]:
     """Every text the code marks (N_, Nn_, gettext...), as pybabel extract finds it."""
     keywords = {**DEFAULT_KEYWORDS, **i18n.KEYWORDS}
-    found = extract_from_dir(ROOT / "bot", [("**.py", "python")], keywords=keywords)
+    with (ROOT / "babel.cfg").open() as config:
+        method_map, options_map = parse_mapping_cfg(config)
+    found = extract_from_dir(ROOT, method_map, options_map, keywords=keywords)
     return {message: f"{path}:{line}" for path, line, message, _, _ in found}
 
 
