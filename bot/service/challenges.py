@@ -64,6 +64,7 @@ class Challenges:
         k: int = 3,
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
+        locale: str | None = None,
     ) -> Challenge:
         """A new pending challenge, refused (nothing written, nobody pinged) if: the
         channel is not one for games, the opponent turned challenges off, either member
@@ -72,6 +73,7 @@ class Challenges:
         within the server's cooldown. The first rematch of a finished game is exempt
         from the cooldown, but its message pings nobody if the cooldown still runs
         (``pinged`` False): a challenge pings a member at most once per cooldown.
+        ``locale`` is the server's: the language of the challenge and of its game.
         """
         rules.validate_options(width, height, k)
         order = rules.first_from(first)
@@ -118,6 +120,7 @@ class Challenges:
                 created_at=now,
                 expires_at=now + settings.challenge_timeout,
                 rematch_of=rematch_of,
+                locale=locale,
             )
             try:
                 return await self._store.insert_challenge(
@@ -200,6 +203,7 @@ class Challenges:
                 turn_timeout=settings.turn_timeout,
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
+                locale=challenge.locale,
             )
             try:
                 accepted = await self._store.accept_challenge(

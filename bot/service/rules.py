@@ -228,9 +228,11 @@ def new_game(
     turn_timeout: float,
     message_id: int | None = None,
     rematch_of: int | None = None,
+    locale: str | None = None,
 ) -> Game:
     """A game before its first move (its id is the store's to give). A None player is the
-    bot: if it is X, the game starts owing the bot's move, with no turn clock."""
+    bot: if it is X, the game starts owing the bot's move, with no turn clock. ``locale``
+    is the server's, for its shared messages."""
     bot_first = x_id is None
     return Game(
         id=0,
@@ -253,6 +255,7 @@ def new_game(
         turn_deadline=None if bot_first else now + turn_timeout,
         rematch_of=rematch_of,
         turn_seconds=turn_timeout,
+        locale=locale,
     )
 
 
