@@ -38,6 +38,7 @@ from bot.errors import (
     NotAPlayer,
     RematchUnavailable,
 )
+from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
 from bot.service.challenges import Challenges
@@ -229,8 +230,8 @@ class GameService:
         """
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
-            raise RematchUnavailable("Finish this game before asking for a rematch.")
-        busy = RematchUnavailable("There's already a game in this channel.")
+            raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
+        busy = RematchUnavailable(N_("There's already a game in this channel."))
         active = await self.active_game(game.guild_id, game.channel_id)
         if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
             raise busy
@@ -253,7 +254,7 @@ class GameService:
             other = game.o_id if user_id == game.x_id else game.x_id
             assert other is not None
             if other == DELETED_MEMBER:
-                raise RematchUnavailable("Your opponent in this game has erased their data.")
+                raise RematchUnavailable(N_("Your opponent in this game has erased their data."))
             return await self.challenges.create(
                 game.guild_id,
                 game.channel_id,

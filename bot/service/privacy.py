@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, PermissionDenied
-from bot.i18n import Message, Nn_
+from bot.i18n import N_, Message, Nn_
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.service.config import ServiceConfig
 from bot.service.rules import game_link
@@ -128,8 +128,13 @@ class Privacy:
         if clicked_at - shown_at > CONFIRM_SECONDS:
             minutes = round(CONFIRM_SECONDS / 60)
             raise ConfirmationExpired(
-                f"This confirmation expired (they last {minutes} minutes); nothing was erased."
-                " Run the command again if you still want to."
+                Nn_(
+                    "This confirmation expired (it lasts {n} minute); nothing was erased. Run"
+                    " the command again if you still want to.",
+                    "This confirmation expired (it lasts {n} minutes); nothing was erased. Run"
+                    " the command again if you still want to.",
+                    minutes,
+                )
             )
 
 
@@ -142,4 +147,4 @@ def _without(challenge: Challenge, user_id: int) -> Challenge:
 
 def _check_manager(may_manage: bool) -> None:
     if not may_manage:
-        raise PermissionDenied("Only members with Manage Server can erase this server's data.")
+        raise PermissionDenied(N_("Only members with Manage Server can erase this server's data."))

@@ -38,7 +38,7 @@ from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
-from bot.ui.gate import DM_MESSAGE, GENERIC_ERROR, Gate, answer_error, send_ephemeral
+from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
 
 __all__ = ["COMMANDS_HASH_KEY", "GameTree", "TicTacToeBot", "message_free_intents"]
 
@@ -62,8 +62,12 @@ class GameTree(app_commands.CommandTree["TicTacToeBot"]):
             await answer_error(interaction, GameError(N_("I don't know that command (any more).")))
         elif isinstance(error, app_commands.NoPrivateMessage):
             await send_ephemeral(interaction, DM_MESSAGE)
-        elif isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
-            await send_ephemeral(interaction, str(error) or GENERIC_ERROR)
+        elif isinstance(error, app_commands.TransformerError):
+            value = str(error.value)[:40]  # the user's input, shown back bounded
+            refusal = N_("I can't use {value} for that option; pick it again.", value=repr(value))
+            await send_ephemeral(interaction, refusal)
+        elif isinstance(error, app_commands.CheckFailure):
+            await send_ephemeral(interaction, N_("You can't use this command here."))
         else:
             await answer_error(interaction, error)
 

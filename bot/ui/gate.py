@@ -31,6 +31,8 @@ __all__ = [
     "answer_error",
     "reader",
     "send_ephemeral",
+    "server_locale",
+    "server_reader",
 ]
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,18 @@ session already closed (RuntimeError "Session is closed")."""
 def reader(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the person who made ``interaction``."""
     return translator(interaction.locale.value)
+
+
+def server_locale(interaction: discord.Interaction) -> str | None:
+    """The Discord locale of the server ``interaction`` comes from (its shared messages'
+    language); None in a DM."""
+    locale = interaction.guild_locale
+    return None if locale is None else locale.value
+
+
+def server_reader(interaction: discord.Interaction) -> Translator:
+    """The texts in the language of the server ``interaction`` comes from."""
+    return translator(server_locale(interaction))
 
 
 async def send_ephemeral(interaction: discord.Interaction, text: str | Message) -> None:

@@ -8,10 +8,11 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
+from bot.i18n import N_, translator
 from bot.models import First
 from bot.service import GameService
 from bot.ui.boards import Boards
-from bot.ui.gate import answer_error
+from bot.ui.gate import answer_error, reader, server_locale
 from bot.ui.views import stop_choice_view
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
 
@@ -29,11 +30,18 @@ def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
     """(width, height, k) from the command's options; InvalidSettings if they don't fit."""
     side = SIZES.get(size)
     if side is None:
-        raise InvalidSettings(f"Unknown board size {size!r}; pick 3x3, 4x4 or 5x5.")
+        raise InvalidSettings(
+            N_("Unknown board size {size}; pick 3x3, 4x4 or 5x5.", size=repr(size))
+        )
     k = DEFAULT_WIN_LENGTH[side] if win_length is None else win_length
     if k > side:
         raise InvalidSettings(
-            f"A win length of {k} doesn't fit on a {size} board; use at most {side}."
+            N_(
+                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
+                k=k,
+                size=size,
+                side=side,
+            )
         )
     return side, side, k
 
@@ -76,12 +84,12 @@ class Games(commands.Cog):
         try:
             order = First(first)
         except ValueError:
-            raise InvalidSettings("Pick who moves first: me, opponent or random.") from None
+            raise InvalidSettings(N_("Pick who moves first: me, opponent or random.")) from None
         me = interaction.client.user
         if opponent is None or (me is not None and opponent.id == me.id):
             level = difficulty or DEFAULT_LEVEL
             if level not in LEVELS:
-                raise InvalidSettings(f"Unknown difficulty {level!r}.")
+                raise InvalidSettings(N_("Unknown difficulty {level}.", level=repr(level)))
             if await self.service.active_game(interaction.guild_id, interaction.channel_id):
                 raise ChannelBusy()
             if order is not First.ME and self.service.replies.may_be_slow(width, height):
@@ -95,6 +103,7 @@ class Games(commands.Cog):
                 height=height,
                 k=k,
                 first=order,
+                locale=server_locale(interaction),
             )
             await self.boards.post(interaction, game)
             return
@@ -108,13 +117,12 @@ class Games(commands.Cog):
             height=height,
             k=k,
             first=order,
+            locale=server_locale(interaction),
         )
         await self.boards.post(interaction, challenge)
         if difficulty is not None:
-            await interaction.followup.send(
-                "Note: difficulty only applies to games against me, so it was ignored.",
-                ephemeral=True,
-            )
+            note = N_("Note: difficulty only applies to games against me, so it was ignored.")
+            await interaction.followup.send(reader(interaction)(note), ephemeral=True)
 
     @app_commands.command(
         name="tictactoe-stop", description="Stop the game in this channel (players or moderators)."
@@ -138,15 +146,19 @@ class Games(commands.Cog):
             return
         except RatedStop as refusal:
             # Nothing changed: the player chooses between losing and asking.
+            t = reader(interaction)
             await interaction.response.send_message(
-                refusal.user_message,
-                view=stop_choice_view(refusal.game),
+                refusal.localized(t),
+                view=stop_choice_view(refusal.game, t),
                 ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
+        stopped = N_(
+            "{member} stopped the game; it doesn't count.", member=interaction.user.mention
+        )
         await interaction.response.send_message(
-            f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
+            "⏹️ " + translator(game.locale)(stopped),
             allowed_mentions=discord.AllowedMentions.none(),
         )
         await self.boards.redraw(game)

@@ -7,8 +7,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import GameError
+from bot.i18n import N_
 from bot.service.stats import Stats as StatsService
 from bot.ui import render
+from bot.ui.gate import reader, server_reader
 from bot.ui.views import leaderboard_view, text_view
 
 _QUIET = discord.AllowedMentions.none()
@@ -29,7 +31,7 @@ class Stats(commands.Cog):
         assert interaction.guild_id is not None
         result = await self.results.leaderboard(interaction.guild_id, page)
         await interaction.response.send_message(
-            view=leaderboard_view(result), allowed_mentions=_QUIET
+            view=leaderboard_view(result, server_reader(interaction)), allowed_mentions=_QUIET
         )
 
     @app_commands.command(name="stats", description="A player's rating, record and recent games.")
@@ -41,8 +43,8 @@ class Stats(commands.Cog):
         assert interaction.guild_id is not None
         target = member or interaction.user
         if target.bot:
-            raise GameError("Bots don't keep tic-tac-toe stats; pick a member.")
+            raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
         stats = await self.results.player_stats(interaction.guild_id, target.id)
         await interaction.response.send_message(
-            view=text_view(render.stats_text(stats)), allowed_mentions=_QUIET
+            view=text_view(render.stats_text(stats, reader(interaction))), allowed_mentions=_QUIET
         )
