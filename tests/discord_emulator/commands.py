@@ -1,7 +1,8 @@
 """Application commands: what the bot synced, and checking a user's invocation against it.
 
 The registry validates bulk overwrites as Discord does (names, descriptions, option order,
-choices) and keeps command ids stable across re-syncs. :func:`build_command_data` plays the
+choices, and their localizations, which follow the same rules) and keeps command ids stable
+across re-syncs. :func:`build_command_data` plays the
 Discord client: it refuses what the client would not send and fills ``resolved``.
 """
 
@@ -19,7 +20,8 @@ from .world import ALL_PERMISSIONS, Channel, Guild, Member, Permission, Role, Us
 
 __all__ = ["CommandRegistry", "OptionType", "build_command_data"]
 
-_NAME = re.compile(r"^[-_'\w]{1,32}$")
+_NAME = re.compile(r"^[-_'\w\u0900-\u097f\u0e00-\u0e7f]{1,32}$")
+r"""Discord's ``^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$`` (the two scripts by block)."""
 _MAX_SAFE_INT = 2**53
 
 
@@ -82,6 +84,10 @@ class CommandRegistry:
                 "type": kind,
                 "name": command["name"],
                 "description": command.get("description") or "",
+                "name_localizations": copy.deepcopy(command.get("name_localizations")),
+                "description_localizations": copy.deepcopy(
+                    command.get("description_localizations")
+                ),
                 "options": copy.deepcopy(command.get("options") or []),
                 "default_member_permissions": command.get("default_member_permissions"),
                 "dm_permission": command.get("dm_permission"),
@@ -103,6 +109,36 @@ class CommandRegistry:
                 if command["name"] == name and command["type"] == kind:
                     return command
         return None
+
+
+def _valid_name(name: Any) -> bool:
+    return isinstance(name, str) and bool(_NAME.match(name)) and name == name.lower()
+
+
+def _check_localizations(
+    owner: dict[str, Any], errors: FormErrors, path: Path, *, longest: int, slash: bool
+) -> None:
+    """``name_localizations`` and ``description_localizations`` (locale -> text): their
+    "values follow the same restrictions as" the name and the description. ``longest`` is
+    the name's limit (32, or 100 for choices); ``slash`` names follow the naming rule."""
+    for field_ in ("name_localizations", "description_localizations"):
+        given = owner.get(field_)
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            errors.add((*path, field_), "DICT_TYPE_CONVERT", "Only dictionaries may be used")
+            continue
+        for locale, text in given.items():
+            where = (*path, field_, locale)
+            if field_ == "name_localizations" and slash:
+                if not _valid_name(text):
+                    errors.add(where, "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+                continue
+            limit = longest if field_ == "name_localizations" else 100
+            if not isinstance(text, str) or not 1 <= len(text) <= limit:
+                errors.add(
+                    where, "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {limit} in length."
+                )
 
 
 def _check_command(command: Any, errors: FormErrors, path: Path) -> None:
@@ -129,6 +165,7 @@ def _check_command(command: Any, errors: FormErrors, path: Path) -> None:
             "APPLICATION_COMMAND_INVALID_DESCRIPTION",
             "Context menu commands cannot have a description",
         )
+    _check_localizations(command, errors, path, longest=32, slash=kind == 1)
     _check_options(command.get("options") or [], errors, (*path, "options"), depth=0)
 
 
@@ -150,7 +187,8 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
         if kind not in set(OptionType):
             errors.add((*where, "type"), "BASE_TYPE_CHOICES", "Value must be one of {1, ..., 11}.")
             continue
-        if not isinstance(name, str) or not _NAME.match(name) or name != name.lower():
+        _check_localizations(option, errors, where, longest=32, slash=True)
+        if not _valid_name(name):
             errors.add(
                 (*where, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Option name is invalid"
             )
@@ -202,6 +240,10 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
                 )
             else:
                 for j, choice in enumerate(choices):
+                    if isinstance(choice, dict):
+                        _check_localizations(
+                            choice, errors, (*where, "choices", j), longest=100, slash=False
+                        )
                     if not _value_matches(
                         kind, choice.get("value") if isinstance(choice, dict) else None
                     ):
