@@ -21,6 +21,7 @@ DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 
 
 LEVEL_NAMES = (
+    # TRANSLATORS: a difficulty level, shown as "level — its description" in /tictactoe.
     locale_str("easy"),
     locale_str("medium"),
     locale_str("hard"),
@@ -28,8 +29,13 @@ LEVEL_NAMES = (
 )
 """The levels' names as the difficulty choices show them (marked for the catalogs; the
 choice's value stays the English name)."""
-FIRST_NAMES = (locale_str("me"), locale_str("opponent"), locale_str("random"))
-"""The choices of who moves first, from the asker's point of view (values: ``First``)."""
+FIRST_NAMES = {
+    # TRANSLATORS: who moves first, from the point of view of who runs /tictactoe.
+    First.ME: locale_str("me"),
+    First.OPPONENT: locale_str("my opponent"),
+    First.RANDOM: locale_str("random"),
+}
+"""How the choices of who moves first read."""
 
 
 def _level_choice(name: str) -> Choice[str]:
@@ -61,15 +67,21 @@ class Games(commands.Cog):
         self.boards = boards
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe"),
         description=locale_str("Play tic-tac-toe against me, or challenge a member."),
     )
     @app_commands.guild_only()
     @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         opponent=locale_str("opponent"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         difficulty=locale_str("difficulty"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         size=locale_str("size"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         win_length=locale_str("win_length"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         first=locale_str("first"),
     )
     @app_commands.describe(
@@ -82,7 +94,7 @@ class Games(commands.Cog):
     @app_commands.choices(
         difficulty=[_level_choice(name) for name in LEVELS],
         size=[Choice(name=name, value=name) for name in SIZES],
-        first=[Choice(name=label, value=label.message) for label in FIRST_NAMES],
+        first=[Choice(name=label, value=first.value) for first, label in FIRST_NAMES.items()],
     )
     async def tictactoe(
         self,
@@ -139,6 +151,7 @@ class Games(commands.Cog):
             )
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-stop"),
         description=locale_str("Stop the game in this channel (players or moderators)."),
     )

@@ -117,6 +117,7 @@ class Privacy(commands.Cog):
         self.service = service
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-forget-me"),
         description=locale_str("Erase your tic-tac-toe stats, ratings and history in this server."),
     )
@@ -132,6 +133,7 @@ class Privacy(commands.Cog):
         )
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-forget-server"),
         description=locale_str("Erase everything I hold about this server (Manage Server)."),
     )

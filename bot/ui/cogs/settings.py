@@ -83,6 +83,7 @@ class ServerSettings(commands.Cog):
         self.guilds = guilds
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-settings"),
         description=locale_str(
             "Show or change how tic-tac-toe works on this server (Manage Server)."
@@ -91,16 +92,27 @@ class ServerSettings(commands.Cog):
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         add_channel=locale_str("add_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         remove_channel=locale_str("remove_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         all_channels=locale_str("all_channels"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         turn_clock=locale_str("turn_clock"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_expiry=locale_str("challenge_expiry"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         games_per_member=locale_str("games_per_member"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         server_games=locale_str("server_games"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_cooldown=locale_str("challenge_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         review=locale_str("review"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         review_cooldown=locale_str("review_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         reset=locale_str("reset"),
     )
     @app_commands.describe(
@@ -167,10 +179,12 @@ class ServerSettings(commands.Cog):
         await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-challenges"),
         description=locale_str("Turn challenges to you on this server on or off."),
     )
     @app_commands.guild_only()
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(allow=locale_str("allow"))
     @app_commands.describe(allow=locale_str("Whether members may challenge you here"))
     async def tictactoe_challenges(self, interaction: discord.Interaction, allow: bool) -> None:

@@ -22,9 +22,12 @@ class Stats(commands.Cog):
         self.results = results
 
     @app_commands.command(
-        name=locale_str("leaderboard"), description=locale_str("This server's tic-tac-toe ranking.")
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("leaderboard"),
+        description=locale_str("This server's tic-tac-toe ranking."),
     )
     @app_commands.guild_only()
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(page=locale_str("page"))
     @app_commands.describe(page=locale_str("Page to show (ten players a page)"))
     async def leaderboard(
@@ -37,10 +40,12 @@ class Stats(commands.Cog):
         )
 
     @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("stats"),
         description=locale_str("A player's rating, record and recent games."),
     )
     @app_commands.guild_only()
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(member=locale_str("member"))
     @app_commands.describe(member=locale_str("Whose stats to show (default: yours)"))
     async def stats(
