@@ -16,7 +16,8 @@ catalog against the same rules, so none should reach that point.
 Answers depend on the text and its location only, never on ``locale_str`` extras, so
 ``localizations`` can reproduce what a sync sends from the tree's public attributes (for
 the command-sync fingerprint). A choice labelled ``"term — explanation"`` (the difficulty
-levels) is translated part by part when the whole label has no entry of its own.
+levels) is translated part by part when the whole label has no entry of its own, and cut
+to Discord's 100 characters if the translation is longer.
 """
 
 from __future__ import annotations
@@ -84,12 +85,15 @@ def own_catalog(locale: str) -> i18n.Translator | None:
 
 
 def _label(text: str, catalog: i18n.Translator) -> str:
-    """``term — explanation`` translated part by part; the term alone if that is too long."""
+    """``term — explanation`` translated part by part; cut at a word, with an ellipsis, to
+    Discord's 100 characters."""
     term, separator, explanation = text.partition(LABEL_SEPARATOR)
     if not separator:
         return text
     label = f"{catalog.gettext(term)}{separator}{catalog.gettext(explanation)}"
-    return label if len(label) <= 100 else catalog.gettext(term)
+    if len(label) <= 100:
+        return label
+    return label[:99].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 class CommandTranslator(app_commands.Translator):
