@@ -98,15 +98,22 @@ def _label(text: str, catalog: i18n.Translator) -> str:
 
 class CommandTranslator(app_commands.Translator):
     """Command texts from the catalogs; ``catalogs`` maps a Discord locale to its own
-    catalog, or None (tests pass catalogs of their own)."""
+    catalog, or None (tests pass catalogs of their own). Each locale's catalog is looked
+    up once: a sync asks for every text in every locale."""
 
     def __init__(self, catalogs: Callable[[str], i18n.Translator | None] = own_catalog) -> None:
         self._catalogs = catalogs
+        self._found: dict[str, i18n.Translator | None] = {}
+
+    def _catalog(self, locale: str) -> i18n.Translator | None:
+        if locale not in self._found:
+            self._found[locale] = self._catalogs(locale)
+        return self._found[locale]
 
     def localize(self, text: str, locale: str, where: Where) -> str | None:
         """The catalog's translation of ``text`` for ``locale``, unchecked; None where the
         locale has no catalog of its own or the translation is the English."""
-        catalog = self._catalogs(locale)
+        catalog = self._catalog(locale)
         if catalog is None:
             return None
         translated = catalog.gettext(text)
