@@ -195,6 +195,7 @@ class ServerSettings(commands.Cog):
         else:
             text = N_(
                 "Challenges to you are off on this server: whoever tries is told so, and"
-                " you won't be pinged. Turn them on again with /tictactoe-challenges."
+                " you won't be pinged. Turn them on again with /{command}.",
+                command=N_("tictactoe-challenges"),
             )
         await send_ephemeral(interaction, text)
