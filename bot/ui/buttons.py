@@ -24,7 +24,6 @@ from bot.errors import GameError, GameOver, StaleBoard
 from bot.i18n import N_, translator
 from bot.models import ChallengeStatus, GameStatus
 from bot.service import GameService
-from bot.service.rules import game_link
 from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.cogs.privacy import ForgetButtons
@@ -222,15 +221,8 @@ class Buttons:
         assert other is not None  # a member game: only those can be rated
         asked = N_("I asked {member} whether to call the game off.", member=f"<@{other}>")
         await interaction.response.edit_message(content=reader(interaction)(asked), view=None)
-        proposal = N_(
-            "{member}, {player} proposes calling off your game ({game}): it would end without"
-            " a result. Do you agree? (This holds until the next move.)",
-            member=f"<@{other}>",
-            player=f"<@{user}>",
-            game=game_link(game),
-        )
         message = await interaction.followup.send(
-            translator(game.locale)(proposal),
+            render.calloff_text(game, user, other, translator(game.locale)),
             view=calloff_view(game),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
@@ -242,11 +234,7 @@ class Buttons:
         game = await self._service.endings.answer_calloff(
             int(match["game"]), interaction.user.id, agree, interaction.guild_id
         )
-        t = translator(game.locale)
-        if agree:
-            text = "🤝 " + t(N_("Called off by agreement: the game ends without a result."))
-        else:
-            text = t(N_("{member} wants to play on.", member=interaction.user.mention))
+        text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
         if agree:
             await self._boards.redraw(game)

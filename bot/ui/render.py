@@ -30,6 +30,7 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service.rules import game_link
 from engine import Mark
 from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level
@@ -40,6 +41,8 @@ __all__ = [
     "MARK_EMOJI",
     "ReviewLike",
     "board_size_text",
+    "calloff_answer_text",
+    "calloff_text",
     "challenge_text",
     "game_text",
     "leaderboard_text",
@@ -48,6 +51,7 @@ __all__ = [
     "record_text",
     "review_text",
     "stats_text",
+    "stopped_text",
     "turn_ping_text",
 ]
 
@@ -196,6 +200,32 @@ def _loser(game: Game, t: Translator) -> str:
     if game.winner_mark is None:
         return t(N_("a player"))
     return player_text(game, game.winner_mark.other, t)
+
+
+def stopped_text(member_id: int, t: Translator) -> str:
+    """The channel's notice that a game was stopped without a result."""
+    stopped = N_("{member} stopped the game; it doesn't count.", member=mention(member_id, t))
+    return "⏹️ " + t(stopped)
+
+
+def calloff_text(game: Game, proposer_id: int, other_id: int, t: Translator) -> str:
+    """The proposal to call ``game`` off, addressed to ``other_id``."""
+    return t(
+        N_(
+            "{member}, {player} proposes calling off your game ({game}): it would end without"
+            " a result. Do you agree? (This holds until the next move.)",
+            member=mention(other_id, t),
+            player=mention(proposer_id, t),
+            game=game_link(game),
+        )
+    )
+
+
+def calloff_answer_text(agreed: bool, member_id: int, t: Translator) -> str:
+    """What the proposal becomes once answered."""
+    if agreed:
+        return "🤝 " + t(N_("Called off by agreement: the game ends without a result."))
+    return t(N_("{member} wants to play on.", member=mention(member_id, t)))
 
 
 def challenge_text(challenge: Challenge, t: Translator) -> str:

@@ -16,7 +16,8 @@ from babel.util import pathmatch
 
 from bot import i18n
 from bot.errors import GameError, NotYourTurn, ReviewCooldown, TooManyGames
-from bot.models import GuildSettings
+from bot.models import Challenge, GuildSettings
+from bot.service import GameService
 from bot.service.rules import too_many_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -218,3 +219,23 @@ def test_the_settings_answer_is_in_the_askers_language() -> None:
     russian = settings_text(settings, title, i18n.translator("ru"))
     assert "Время на ход: 1 мин 30 с" in russian and "Разбор: выключен" in russian
     assert russian.startswith("**Крестики-нолики на этом сервере**")
+
+
+async def test_a_game_keeps_its_servers_locale(service: GameService) -> None:
+    """Shared messages are drawn from the stored locale: the sweep and the turn pings have
+    no interaction to ask. An accepted challenge passes its locale on; a rematch takes
+    the one its click came with, else the old game's."""
+    guild, channel, alice, bob = 1, 2, 10, 20
+    challenge = await service.challenges.create(guild, channel, alice, bob, locale="ja")
+    assert (await service.challenges.get(challenge.id)).locale == "ja"
+    game = await service.challenges.accept(challenge.id, bob)
+    assert game.locale == "ja" and (await service.get_game(game.id)).locale == "ja"
+    ended = await service.endings.forfeit(game.id, alice)
+    rematch = await service.rematch(ended.id, alice)
+    assert isinstance(rematch, Challenge) and rematch.locale == "ja"
+    await service.challenges.refuse(rematch.id, bob)
+    again = await service.rematch(ended.id, bob, locale="pt-BR")
+    assert isinstance(again, Challenge) and again.locale == "pt-BR"
+    await service.challenges.refuse(again.id, bob)
+    solo = await service.start_bot_game(guild, channel, alice, level="easy", locale="uk")
+    assert (await service.get_game(solo.id)).locale == "uk"

@@ -172,7 +172,7 @@ async def test_rematch_and_forfeit_against_the_bot(arena: Arena) -> None:
     ended = await arena.forfeit(alice, board)
     assert ended.controls == ("Rematch",), "no moves: nothing to review"
     assert f"<@{alice.id}> forfeited" in ended.text
-    assert "me (medium) won" in ended.text
+    assert "forfeited. I won." in ended.text
 
     text = await refusal(await arena.click(carol, arena.current(board), label="Rematch"))
     assert "isn't your game" in text

@@ -11,6 +11,7 @@ from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
 from bot.i18n import N_, translator
 from bot.models import First
 from bot.service import GameService
+from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.gate import answer_error, reader, server_locale
 from bot.ui.views import stop_choice_view
@@ -154,11 +155,8 @@ class Games(commands.Cog):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
-        stopped = N_(
-            "{member} stopped the game; it doesn't count.", member=interaction.user.mention
-        )
         await interaction.response.send_message(
-            "⏹️ " + translator(game.locale)(stopped),
+            render.stopped_text(interaction.user.id, translator(game.locale)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
         await self.boards.redraw(game)
