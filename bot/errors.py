@@ -129,7 +129,8 @@ class ChannelBusy(GameError):
     """The channel already has a game (or a pending challenge) in progress."""
 
     default_message = N_(
-        "There's already a game in this channel. Finish it or use /tictactoe-stop."
+        "There's already a game in this channel. Finish it or use /{command}.",
+        command=N_("tictactoe-stop"),
     )
 
 

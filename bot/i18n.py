@@ -42,8 +42,9 @@ LOCALES = Path(__file__).resolve().parent / "locales"
 DOMAIN = "bot"
 ENGLISH = "en_US"
 """The catalog of the source language, the last fallback."""
-KEYWORDS: Mapping[str, tuple[int, ...]] = {"Nn_": (1, 2)}
-"""Markers beyond Babel's defaults (which include ``N_``): ``pybabel extract -k Nn_:1,2``."""
+KEYWORDS: Mapping[str, tuple[int, ...]] = {"Nn_": (1, 2), "locale_str": (1,)}
+"""Markers beyond Babel's defaults (which include ``N_``): ``pybabel extract -k Nn_:1,2
+-k locale_str`` (discord.py's marker for command names, descriptions and choices)."""
 
 
 @dataclass(frozen=True)

@@ -87,8 +87,9 @@ class Challenges:
             raise ChallengesOff(
                 N_(
                     "{member} has turned challenges off on this server; they can turn them"
-                    " back on with /tictactoe-challenges.",
+                    " back on with /{command}.",
                     member=f"<@{opponent_id}>",
+                    command=N_("tictactoe-challenges"),
                 )
             )
         for member in (challenger_id, opponent_id):

@@ -132,7 +132,10 @@ class Endings:
         if user_id not in game.human_ids:
             raise NotAPlayer()
         if not is_rated_and_begun(game):
-            raise CallOffUnavailable(N_("This game isn't rated yet: /tictactoe-stop ends it."))
+            unrated = N_(
+                "This game isn't rated yet: /{command} ends it.", command=rules.STOP_COMMAND
+            )
+            raise CallOffUnavailable(unrated)
         await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock())
         return game
 

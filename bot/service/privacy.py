@@ -20,7 +20,7 @@ from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, 
 from bot.i18n import N_, Message, Nn_
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.service.config import ServiceConfig
-from bot.service.rules import game_link
+from bot.service.rules import STOP_COMMAND, game_link
 from bot.store import LiveGames, Store
 
 __all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy"]
@@ -43,12 +43,13 @@ def _links(games: Sequence[Game]) -> str | Message:
 def _member_refusal(games: Sequence[Game]) -> GamesInTheWay:
     return GamesInTheWay(
         Nn_(
-            "You have {n} game in progress: {links}. Finish or stop it (`/tictactoe-stop`)"
+            "You have {n} game in progress: {links}. Finish or stop it (`/{command}`)"
             " first, then ask again. Nothing was erased.",
-            "You have {n} games in progress: {links}. Finish or stop them (`/tictactoe-stop`)"
+            "You have {n} games in progress: {links}. Finish or stop them (`/{command}`)"
             " first, then ask again. Nothing was erased.",
             len(games),
             links=_links(games),
+            command=STOP_COMMAND,
         )
     )
 
@@ -57,13 +58,14 @@ def _guild_refusal(games: Sequence[Game]) -> GamesInTheWay:
     return GamesInTheWay(
         Nn_(
             "This server has {n} game in progress: {links}. Let it end, or stop it"
-            " (`/tictactoe-stop` in its channel; a moderator's stop doesn't count for ratings),"
+            " (`/{command}` in its channel; a moderator's stop doesn't count for ratings),"
             " then ask again. Nothing was erased.",
             "This server has {n} games in progress: {links}. Let them end, or stop them"
-            " (`/tictactoe-stop` in their channel; a moderator's stop doesn't count for"
+            " (`/{command}` in their channel; a moderator's stop doesn't count for"
             " ratings), then ask again. Nothing was erased.",
             len(games),
             links=_links(games),
+            command=STOP_COMMAND,
         )
     )
 

@@ -60,6 +60,10 @@ __all__ = [
     "validate_options",
 ]
 
+STOP_COMMAND = N_("tictactoe-stop")
+"""The command that ends a game: a refusal names it as its reader's client shows it (the
+cogs' command names are entries of the same catalogs)."""
+
 
 def validate_options(width: int, height: int, k: int, level: str | None = None) -> None:
     """InvalidSettings unless the board shape (and the bot's level, if given) can be played."""

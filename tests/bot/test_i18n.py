@@ -26,7 +26,8 @@ MsgId = str | tuple[str, str]
 
 
 def marked_in_code() -> dict[MsgId, str]:
-    """Every text the code marks (N_, Nn_, gettext...), as pybabel extract finds it."""
+    """Every text the code marks (N_, Nn_, gettext..., and locale_str for the slash
+    commands), as pybabel extract finds it with README's keywords (``i18n.KEYWORDS``)."""
     keywords = {**DEFAULT_KEYWORDS, **i18n.KEYWORDS}
     with (ROOT / "babel.cfg").open() as config:
         method_map, options_map = parse_mapping_cfg(config)
@@ -52,6 +53,7 @@ def test_the_code_marks_texts() -> None:
     marked = marked_in_code()
     assert "It's not your turn." in marked
     assert any(isinstance(message, tuple) for message in marked)  # Nn_ is extracted
+    assert "tictactoe-stop" in marked  # and locale_str, the command texts
 
 
 def test_every_marker_in_the_code_is_extracted() -> None:

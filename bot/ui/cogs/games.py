@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
-from discord.app_commands import Choice
+from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
@@ -13,6 +13,7 @@ from bot.models import First
 from bot.service import GameService
 from bot.ui import render
 from bot.ui.boards import Boards
+from bot.ui.commands_i18n import LABEL_SEPARATOR
 from bot.ui.gate import answer_error, reader, server_locale
 from bot.ui.views import stop_choice_view
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
@@ -21,10 +22,29 @@ SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
 DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 
 
+LEVEL_NAMES = (
+    # TRANSLATORS: a difficulty level, shown as "level — its description" in /tictactoe.
+    locale_str("easy"),
+    locale_str("medium"),
+    locale_str("hard"),
+    locale_str("impossible"),
+)
+"""The levels' names as the difficulty choices show them (marked for the catalogs; the
+choice's value stays the English name)."""
+FIRST_NAMES = {
+    # TRANSLATORS: who moves first, from the point of view of who runs /tictactoe.
+    First.ME: locale_str("me"),
+    First.OPPONENT: locale_str("my opponent"),
+    First.RANDOM: locale_str("random"),
+}
+"""How the choices of who moves first read."""
+
+
 def _level_choice(name: str) -> Choice[str]:
+    """``name — description``: ``CommandTranslator`` translates the two parts."""
     description = get_level(name).description
-    label = f"{name} — {description}" if description else name
-    return Choice(name=label if len(label) <= 100 else name, value=name)
+    label = f"{name}{LABEL_SEPARATOR}{description}" if description else name
+    return Choice(name=locale_str(label if len(label) <= 100 else name), value=name)
 
 
 def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
@@ -56,20 +76,34 @@ class Games(commands.Cog):
         self.boards = boards
 
     @app_commands.command(
-        name="tictactoe", description="Play tic-tac-toe against me, or challenge a member."
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe"),
+        description=locale_str("Play tic-tac-toe against me, or challenge a member."),
     )
     @app_commands.guild_only()
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        opponent=locale_str("opponent"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        difficulty=locale_str("difficulty"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        size=locale_str("size"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        win_length=locale_str("win_length"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        first=locale_str("first"),
+    )
     @app_commands.describe(
-        opponent="A member to challenge; leave out to play against me",
-        difficulty=f"How well I play (default {DEFAULT_LEVEL}); only for games against me",
-        size="Board size (default 3x3)",
-        win_length="Marks in a row to win (default 3 on 3x3, 4 on larger boards)",
-        first="Who moves first (default random)",
+        opponent=locale_str("A member to challenge; leave out to play against me"),
+        difficulty=locale_str("How well I play (default medium); only for games against me"),
+        size=locale_str("Board size (default 3x3)"),
+        win_length=locale_str("Marks in a row to win (default 3 on 3x3, 4 on larger boards)"),
+        first=locale_str("Who moves first (default random)"),
     )
     @app_commands.choices(
         difficulty=[_level_choice(name) for name in LEVELS],
         size=[Choice(name=name, value=name) for name in SIZES],
-        first=[Choice(name=f.value, value=f.value) for f in First],
+        first=[Choice(name=label, value=first.value) for first, label in FIRST_NAMES.items()],
     )
     async def tictactoe(
         self,
@@ -126,7 +160,9 @@ class Games(commands.Cog):
             await interaction.followup.send(reader(interaction)(note), ephemeral=True)
 
     @app_commands.command(
-        name="tictactoe-stop", description="Stop the game in this channel (players or moderators)."
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-stop"),
+        description=locale_str("Stop the game in this channel (players or moderators)."),
     )
     @app_commands.guild_only()
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:

@@ -15,6 +15,7 @@ import re
 
 import discord
 from discord import ButtonStyle, app_commands, ui
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import ConfirmationExpired, NotYourConfirmation
@@ -189,8 +190,9 @@ class Privacy(commands.Cog):
         self.service = service
 
     @app_commands.command(
-        name="tictactoe-forget-me",
-        description="Erase your tic-tac-toe stats, ratings and history in this server.",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-forget-me"),
+        description=locale_str("Erase your tic-tac-toe stats, ratings and history in this server."),
     )
     @app_commands.guild_only()
     async def forget_me(self, interaction: discord.Interaction) -> None:
@@ -205,8 +207,9 @@ class Privacy(commands.Cog):
         )
 
     @app_commands.command(
-        name="tictactoe-forget-server",
-        description="Erase everything I hold about this server (Manage Server).",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-forget-server"),
+        description=locale_str("Erase everything I hold about this server (Manage Server)."),
     )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import PermissionDenied
@@ -14,8 +15,6 @@ from bot.i18n import N_, Message, Translator
 from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
 from bot.ui.gate import reader, send_ephemeral
-
-_B = BOUNDS
 
 
 def _range(name: str) -> Any:
@@ -84,24 +83,55 @@ class ServerSettings(commands.Cog):
         self.guilds = guilds
 
     @app_commands.command(
-        name="tictactoe-settings",
-        description="Show or change how tic-tac-toe works on this server (Manage Server).",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-settings"),
+        description=locale_str(
+            "Show or change how tic-tac-toe works on this server (Manage Server)."
+        ),
     )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        add_channel=locale_str("add_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        remove_channel=locale_str("remove_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        all_channels=locale_str("all_channels"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        turn_clock=locale_str("turn_clock"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenge_expiry=locale_str("challenge_expiry"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        games_per_member=locale_str("games_per_member"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        server_games=locale_str("server_games"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenge_cooldown=locale_str("challenge_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        review=locale_str("review"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        review_cooldown=locale_str("review_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        reset=locale_str("reset"),
+    )
     @app_commands.describe(
-        add_channel="Allow games in this channel (once any is listed, only listed ones)",
-        remove_channel="Stop allowing games in this channel",
-        all_channels="Allow games in every channel again",
-        turn_clock=f"Seconds a player has for each move ({_B['turn_timeout'][0]:g}-"
-        f"{_B['turn_timeout'][1]:g})",
-        challenge_expiry="Seconds a challenge waits for an answer",
-        games_per_member="Live games a member may be in at once",
-        server_games="Live games the server may have at once",
-        challenge_cooldown="Seconds before a member may challenge the same member again",
-        review="Offer the Review button on finished games",
-        review_cooldown="Seconds between one member's reviews",
-        reset="Return every setting to the bot's defaults first",
+        add_channel=locale_str(
+            "Allow games in this channel (once any is listed, only listed ones)"
+        ),
+        remove_channel=locale_str("Stop allowing games in this channel"),
+        all_channels=locale_str("Allow games in every channel again"),
+        # The numbers are BOUNDS["turn_timeout"] (tests/bot/test_command_i18n.py checks).
+        turn_clock=locale_str("Seconds a player has for each move (30-86400)"),
+        challenge_expiry=locale_str("Seconds a challenge waits for an answer"),
+        games_per_member=locale_str("Live games a member may be in at once"),
+        server_games=locale_str("Live games the server may have at once"),
+        challenge_cooldown=locale_str(
+            "Seconds before a member may challenge the same member again"
+        ),
+        review=locale_str("Offer the Review button on finished games"),
+        review_cooldown=locale_str("Seconds between one member's reviews"),
+        reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
         self,
@@ -149,11 +179,14 @@ class ServerSettings(commands.Cog):
         await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
 
     @app_commands.command(
-        name="tictactoe-challenges",
-        description="Turn challenges to you on this server on or off.",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-challenges"),
+        description=locale_str("Turn challenges to you on this server on or off."),
     )
     @app_commands.guild_only()
-    @app_commands.describe(allow="Whether members may challenge you here")
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+    @app_commands.rename(allow=locale_str("allow"))
+    @app_commands.describe(allow=locale_str("Whether members may challenge you here"))
     async def tictactoe_challenges(self, interaction: discord.Interaction, allow: bool) -> None:
         assert interaction.guild_id is not None
         await self.guilds.set_challenges(interaction.guild_id, interaction.user.id, allow)
@@ -162,6 +195,7 @@ class ServerSettings(commands.Cog):
         else:
             text = N_(
                 "Challenges to you are off on this server: whoever tries is told so, and"
-                " you won't be pinged. Turn them on again with /tictactoe-challenges."
+                " you won't be pinged. Turn them on again with /{command}.",
+                command=N_("tictactoe-challenges"),
             )
         await send_ephemeral(interaction, text)
