@@ -107,7 +107,10 @@ class Guilds:
             listed.remove(remove_channel)
             if not listed:
                 raise InvalidSettings(
-                    N_("That is the last game channel; to allow every channel, use all_channels.")
+                    N_(
+                        "That is the last game channel; to allow every channel, use {option}.",
+                        option=N_("all_channels"),
+                    )
                 )
         stored = tuple(sorted(listed))
         if "reviews" in overrides and overrides["reviews"] is not None:

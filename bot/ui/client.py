@@ -29,7 +29,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.errors import GameError
-from bot.i18n import N_
+from bot.i18n import N_, Message
 from bot.service import GameService, ServiceConfig
 from bot.settings import Settings
 from bot.store import Store
@@ -56,6 +56,17 @@ log = logging.getLogger(__name__)
 COMMANDS_HASH_KEY = "commands_hash"
 
 
+def _unusable(error: app_commands.TransformerError) -> Message:
+    """The refusal of an option value discord.py could not convert (a member of another
+    server, a forged value), with the user's input shown back, bounded."""
+    value = repr(str(error.value)[:40])
+    if error.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable):
+        return N_(
+            "{value} isn't a member of this server; pick a member from the list.", value=value
+        )
+    return N_("I can't use {value} for that option; pick it again.", value=value)
+
+
 class GameTree(app_commands.CommandTree["TicTacToeBot"]):
     """A command tree that admits through the bot's gate and answers every error."""
 
@@ -72,9 +83,7 @@ class GameTree(app_commands.CommandTree["TicTacToeBot"]):
         elif isinstance(error, app_commands.NoPrivateMessage):
             await send_ephemeral(interaction, DM_MESSAGE)
         elif isinstance(error, app_commands.TransformerError):
-            value = str(error.value)[:40]  # the user's input, shown back bounded
-            refusal = N_("I can't use {value} for that option; pick it again.", value=repr(value))
-            await send_ephemeral(interaction, refusal)
+            await send_ephemeral(interaction, _unusable(error))
         elif isinstance(error, app_commands.CheckFailure):
             await send_ephemeral(interaction, N_("You can't use this command here."))
         else:

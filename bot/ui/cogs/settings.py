@@ -16,6 +16,9 @@ from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
 from bot.ui.gate import reader, send_ephemeral
 
+SETTINGS = N_("tictactoe-settings")
+"""This command, by its name in the reader's language (a catalog entry like every name)."""
+
 
 def _range(name: str) -> Any:
     """The option type for a setting: whole numbers within its bounds (Discord's client
@@ -71,7 +74,7 @@ def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str
                 )
             ),
             review,
-            t(N_("-# Change any of these with the options of /tictactoe-settings.")),
+            t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
 
