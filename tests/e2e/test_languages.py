@@ -141,7 +141,9 @@ async def test_the_server_changes_its_language(arena: Arena) -> None:
     state = arena.board(after)
     await arena.click(dana, state.message, custom_id=state.cell_id(0))
     state = arena.board(after)
-    taken = await refusal(await arena.click(dana, state.message, custom_id=state.cell_id(0)))
+    # Cell 0's button is disabled now: only a forged click can still name it.
+    forged = state.cell_id(state.free()[0]).rsplit(":", 2)[0] + f":0:{state.move_no}"
+    taken = await refusal(await arena.raw_click(dana, state.message, forged))
     assert taken == said(ES, CellTaken.default_message)
     # The old board, redrawn by a click after the switch, is still Japanese.
     old = arena.board(before)
