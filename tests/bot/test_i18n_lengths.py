@@ -303,3 +303,9 @@ def test_every_translation_fits_a_message_once_filled(name: str) -> None:
         forms: Any = entry.string if isinstance(entry.string, tuple) else (entry.string,)
         for form in filter(None, forms):  # an empty one fails the completeness test
             check_content(fill(form))
+
+
+def test_every_difficulty_choice_shows_its_whole_description(t: Translator) -> None:
+    """A choice's name holds 100 characters; a longer "level — description" is cut."""
+    for level in LEVELS:
+        assert len(render.level_text(level, t)) <= 100, render.level_text(level, t)
