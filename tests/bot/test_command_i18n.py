@@ -155,19 +155,16 @@ def test_only_a_locales_own_catalog_answers_and_never_with_the_english() -> None
 
 def test_a_difficulty_choice_is_translated_term_and_description() -> None:
     translator = CommandTranslator()
-    label = "easy — Plays loosely and misses many of your threats, but takes any win it sees."
-    assert translator.localize(label, "ru", Where.choice_name) == (
-        "лёгкий — Играет небрежно и упускает многие ваши угрозы, но не пропустит ни одной победы."
-    )
-    # 101 characters in German: cut at a word, to Discord's 100
-    assert translator.localize(label, "de", Where.choice_name) == (
-        "leicht — Spielt locker und übersieht viele deiner Drohungen, nimmt aber jeden Sieg"
-        " mit, den es…"
-    )
-    assert (
-        translator.localize("impossible — Perfect play: it never loses.", "ja", Where.choice_name)
-        == "最強 — 完璧なプレイ：決して負けません。"
-    )
+    description = "Plays loosely and misses many of your threats, but takes any win it sees."
+    label = f"easy — {description}"
+    for locale in ("ru", "de", "ja"):
+        catalog = i18n.translator(locale)
+        expected = f"{catalog.gettext('easy')} — {catalog.gettext(description)}"
+        assert translator.localize(label, locale, Where.choice_name) == expected
+    # A translation too long for a choice is cut at a word, to Discord's 100 characters.
+    wordy = edited("de", {description: "Spielt locker und übersieht viele deiner Drohungen, " * 3})
+    cut = CommandTranslator(lambda locale: wordy).localize(label, "de", Where.choice_name)
+    assert cut is not None and len(cut) <= 100 and cut.endswith(" viele…"), cut  # at a word
 
 
 def edited(name: str, changes: dict[str, str]) -> i18n.Translator:
