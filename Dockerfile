@@ -19,6 +19,9 @@ RUN pip install --require-hashes -r requirements/bot.txt
 COPY engine ./engine
 COPY bot ./bot
 COPY migrations ./migrations
+# The translations, compiled once here (bot/i18n.py would otherwise compile each .po
+# in memory at start).
+RUN pybabel compile --directory bot/locales --domain bot
 
 # An unprivileged user owning only the data folder; the database lives on a volume.
 RUN useradd --system --uid 10001 --no-create-home --home-dir /app --shell /usr/sbin/nologin bot \

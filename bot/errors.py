@@ -1,14 +1,17 @@
 """Errors the game service raises for things a user did that cannot be done.
 
-Each carries a message written for the user who caused it; the Discord layer shows it
-in an ephemeral reply and changes nothing. Anything that is not a ``GameError`` is a bug
-and gets a generic "something went wrong" plus a logged traceback.
+Each carries a message written for the user who caused it (a ``bot.i18n.Message``, so
+it can be shown in their language); the Discord layer shows it in an ephemeral reply,
+translated with ``GameError.localized``, and changes nothing. Anything that is not a
+``GameError`` is a bug and gets a generic "something went wrong" plus a logged traceback.
 """
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
+
+from bot.i18n import N_, Message, Translator
 
 if TYPE_CHECKING:
     from bot.models import Game
@@ -52,42 +55,50 @@ __all__ = [
 
 
 class GameError(Exception):
-    """Base of the errors a user can cause; ``str(error)`` is the message shown to them."""
+    """Base of the errors a user can cause; ``str(error)`` is the message in English.
+    A plain ``str`` message is shown as it is (not yet marked for translation)."""
 
-    default_message = "That can't be done."
+    default_message: Message = N_("That can't be done.")
 
-    def __init__(self, message: str | None = None) -> None:
-        super().__init__(message or self.default_message)
+    def __init__(self, message: str | Message | None = None) -> None:
+        if isinstance(message, str):
+            message = Message(message)
+        self.message = message or self.default_message
+        super().__init__(str(self.message))
 
     @property
     def user_message(self) -> str:
         return str(self)
 
+    def localized(self, reader: Translator) -> str:
+        """The message in the language of ``reader``."""
+        return reader(self.message)
+
 
 class GameNotFound(GameError):
     """No such game (or it belongs to another server)."""
 
-    default_message = "That game doesn't exist any more."
+    default_message = N_("That game doesn't exist any more.")
 
 
 class NotAPlayer(GameError):
     """The user is not one of the game's players."""
 
-    default_message = "This isn't your game. Start your own with /tictactoe."
+    default_message = N_("This isn't your game. Start your own with /tictactoe.")
 
 
 class NotYourTurn(GameError):
     """A player moved out of turn."""
 
-    default_message = "It's not your turn."
+    default_message = N_("It's not your turn.")
 
 
 class GameOver(GameError):
     """The game has already ended; ``game`` is its final state when the error just ended it."""
 
-    default_message = "This game is already over."
+    default_message = N_("This game is already over.")
 
-    def __init__(self, message: str | None = None, *, game: Game | None = None) -> None:
+    def __init__(self, message: str | Message | None = None, *, game: Game | None = None) -> None:
         super().__init__(message)
         self.game = game
 
@@ -95,19 +106,19 @@ class GameOver(GameError):
 class CellTaken(GameError):
     """The cell already holds a mark."""
 
-    default_message = "That cell is already taken."
+    default_message = N_("That cell is already taken.")
 
 
 class InvalidCell(GameError):
     """The cell does not exist on this board (a forged or malformed click)."""
 
-    default_message = "That isn't a cell of this board."
+    default_message = N_("That isn't a cell of this board.")
 
 
 class StaleBoard(GameError):
     """The move number the player saw is not the game's current one."""
 
-    default_message = "The board changed since you saw it; look again and make your move."
+    default_message = N_("The board changed since you saw it; look again and make your move.")
 
 
 class InvalidSettings(GameError):
@@ -117,7 +128,10 @@ class InvalidSettings(GameError):
 class ChannelBusy(GameError):
     """The channel already has a game (or a pending challenge) in progress."""
 
-    default_message = "There's already a game in this channel. Finish it or use /tictactoe-stop."
+    default_message = N_(
+        "There's already a game in this channel. Finish it or use /{command}.",
+        command=N_("tictactoe-stop"),
+    )
 
 
 class AlreadyPlaying(GameError):
@@ -127,13 +141,13 @@ class AlreadyPlaying(GameError):
 class SelfChallenge(GameError):
     """A member challenged themselves."""
 
-    default_message = "You can't challenge yourself. Leave out the opponent to play me instead."
+    default_message = N_("You can't challenge yourself. Leave out the opponent to play me instead.")
 
 
 class BotChallenge(GameError):
     """A member challenged a bot account other than this one."""
 
-    default_message = "Bots can't accept challenges. Leave out the opponent to play me instead."
+    default_message = N_("Bots can't accept challenges. Leave out the opponent to play me instead.")
 
 
 class ChallengePending(GameError):
@@ -143,43 +157,43 @@ class ChallengePending(GameError):
 class ChallengeNotFound(GameError):
     """No such challenge, or it was already answered."""
 
-    default_message = "That challenge is no longer open."
+    default_message = N_("That challenge is no longer open.")
 
 
 class ChallengeExpired(GameError):
     """The challenge ran out before it was answered."""
 
-    default_message = "That challenge has expired."
+    default_message = N_("That challenge has expired.")
 
 
 class NotChallenged(GameError):
     """Someone other than the challenged member tried to accept or decline."""
 
-    default_message = "Only the challenged member can answer this challenge."
+    default_message = N_("Only the challenged member can answer this challenge.")
 
 
 class NotChallenger(GameError):
     """Someone other than the challenger tried to withdraw a challenge."""
 
-    default_message = "Only the challenger can withdraw this challenge."
+    default_message = N_("Only the challenger can withdraw this challenge.")
 
 
 class PermissionDenied(GameError):
     """The user may not do this (for example stop a game they are not in)."""
 
-    default_message = "Only the players or a moderator (Manage Messages) can do that."
+    default_message = N_("Only the players or a moderator (Manage Messages) can do that.")
 
 
 class RematchUnavailable(GameError):
     """A rematch was asked for a game that cannot have one."""
 
-    default_message = "A rematch isn't possible for this game."
+    default_message = N_("A rematch isn't possible for this game.")
 
 
 class GameInProgress(GameError):
     """A review was asked for a game that is still being played."""
 
-    default_message = "That game is still being played; its review comes when it ends."
+    default_message = N_("That game is still being played; its review comes when it ends.")
 
 
 class TooManyGames(GameError):
@@ -202,7 +216,7 @@ class RatedStop(GameError):
     """A player asked to stop a rated game that has begun: it would count as their loss,
     so they are asked first. ``game`` is the game as it stands."""
 
-    def __init__(self, message: str, *, game: Game) -> None:
+    def __init__(self, message: str | Message, *, game: Game) -> None:
         super().__init__(message)
         self.game = game
 
@@ -214,21 +228,22 @@ class CallOffUnavailable(GameError):
 class Busy(GameError):
     """The search pool's queue is full: nothing was done, the user may try again soon."""
 
-    default_message = "I'm thinking about a lot of games right now; try again in a moment."
+    default_message = N_("I'm thinking about a lot of games right now; try again in a moment.")
 
 
 class ReviewCooldown(GameError):
     """The member asked for a review that needs a search too soon after their last one."""
 
     def __init__(self, until: float) -> None:
-        super().__init__(f"You can ask for another review <t:{math.ceil(until)}:R>.")
+        when = f"<t:{math.ceil(until)}:R>"  # Discord shows it in the reader's language
+        super().__init__(N_("You can ask for another review {when}.", when=when))
         self.until = until
 
 
 class ReviewsOff(GameError):
     """The server turned Review off."""
 
-    default_message = "Reviews are turned off in this server."
+    default_message = N_("Reviews are turned off in this server.")
 
 
 class GamesInTheWay(GameError):
@@ -238,13 +253,15 @@ class GamesInTheWay(GameError):
 class NotYourConfirmation(GameError):
     """Someone clicked a confirmation that another member asked for."""
 
-    default_message = "This confirmation isn't yours; nothing was changed."
+    default_message = N_("This confirmation isn't yours; nothing was changed.")
 
 
 class ConfirmationExpired(GameError):
     """A confirmation button was clicked too long after it was shown."""
 
-    default_message = "This confirmation has expired; nothing was changed. Run the command again."
+    default_message = N_(
+        "This confirmation has expired; nothing was changed. Run the command again."
+    )
 
 
 class StorageError(Exception):

@@ -98,6 +98,7 @@ class Game:
     turn_deadline: float | None
     rematch_of: int | None = None
     turn_seconds: float | None = None  # this game's turn clock (None: the bot's default)
+    locale: str | None = None  # the Discord locale of its shared messages (None: English)
     _board: Board | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -179,6 +180,7 @@ class Challenge:
     game_id: int | None = None
     rematch_of: int | None = None
     pinged: bool = True  # whether its message notified the opponent (see Challenges.create)
+    locale: str | None = None  # the Discord locale of its message (None: English)
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,10 +117,16 @@ class Level:
         )
 
 
+def N_(text: str) -> str:
+    """Mark a text people read, so the bot's ``pybabel extract`` puts it in its catalogs;
+    the engine keeps the English (the bot translates ``Level.description`` itself)."""
+    return text
+
+
 _ALL: tuple[Level, ...] = (
     Level(
         name="easy",
-        description="Plays loosely and misses many of your threats, but takes any win it sees.",
+        description=N_("Plays loosely and misses many of your threats, but takes any win it sees."),
         small=Rates(random=0.5, mistake=0.5, block=0.5),
         mid=Rates(random=0.5, mistake=1.0, block=0.2),
         big=Rates(random=0.4, mistake=0.3, block=0.4),
@@ -128,7 +134,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="medium",
-        description="Takes every win and blocks most threats, but lets forks through.",
+        description=N_("Takes every win and blocks most threats, but lets forks through."),
         small=Rates(random=0.35, mistake=0.6, block=1.0),
         mid=Rates(random=0.2, mistake=1.0, block=0.6),
         big=Rates(random=0.1, mistake=0.15, block=0.9),
@@ -136,7 +142,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="hard",
-        description="Strong: seldom misses anything, but slips now and then.",
+        description=N_("Strong: seldom misses anything, but slips now and then."),
         small=Rates(random=0.1, mistake=0.2, block=1.0),
         mid=Rates(random=0.15, mistake=0.6, block=0.8),
         big=Rates(random=0.0, mistake=0.05, block=1.0),
@@ -144,7 +150,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="impossible",
-        description="Perfect play: it never loses.",
+        description=N_("Perfect play: it never loses."),
         small=PERFECT_RATES,
         mid=PERFECT_RATES,
         big=PERFECT_RATES,

@@ -23,6 +23,7 @@ from bot.errors import (
     NotChallenger,
     SelfChallenge,
 )
+from bot.i18n import N_
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.service import rules
 from bot.service.config import ServiceConfig
@@ -63,6 +64,7 @@ class Challenges:
         k: int = 3,
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
+        locale: str | None = None,
     ) -> Challenge:
         """A new pending challenge, refused (nothing written, nobody pinged) if: the
         channel is not one for games, the opponent turned challenges off, either member
@@ -71,6 +73,7 @@ class Challenges:
         within the server's cooldown. The first rematch of a finished game is exempt
         from the cooldown, but its message pings nobody if the cooldown still runs
         (``pinged`` False): a challenge pings a member at most once per cooldown.
+        ``locale`` is the server's: the language of the challenge and of its game.
         """
         rules.validate_options(width, height, k)
         order = rules.first_from(first)
@@ -82,8 +85,12 @@ class Challenges:
         rules.check_allowed_channel(settings, channel_id)
         if not await self._guilds.accepts_challenges(guild_id, opponent_id):
             raise ChallengesOff(
-                f"<@{opponent_id}> has turned challenges off on this server; they can"
-                " turn them back on with /tictactoe-challenges."
+                N_(
+                    "{member} has turned challenges off on this server; they can turn them"
+                    " back on with /{command}.",
+                    member=f"<@{opponent_id}>",
+                    command=N_("tictactoe-challenges"),
+                )
             )
         for member in (challenger_id, opponent_id):
             playing = await self._store.live_games_of(guild_id, member)
@@ -114,6 +121,7 @@ class Challenges:
                 created_at=now,
                 expires_at=now + settings.challenge_timeout,
                 rematch_of=rematch_of,
+                locale=locale,
             )
             try:
                 return await self._store.insert_challenge(
@@ -121,8 +129,12 @@ class Challenges:
                 )
             except CoolingDown as error:
                 raise ChallengeCooldown(
-                    f"You challenged <@{opponent_id}> a moment ago; you can challenge them"
-                    f" again <t:{math.ceil(error.until)}:R>."
+                    N_(
+                        "You challenged {member} a moment ago; you can challenge them again"
+                        " {when}.",
+                        member=f"<@{opponent_id}>",
+                        when=f"<t:{math.ceil(error.until)}:R>",
+                    )
                 ) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
@@ -192,6 +204,7 @@ class Challenges:
                 turn_timeout=settings.turn_timeout,
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
+                locale=challenge.locale,
             )
             try:
                 accepted = await self._store.accept_challenge(
@@ -259,9 +272,15 @@ class Challenges:
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
     """The refusal of a second pending challenge, linking the first."""
     if pending is None or pending.expires_at <= now:
-        return ChallengePending("Your last challenge has just ended; try again in a few seconds.")
+        return ChallengePending(
+            N_("Your last challenge has just ended; try again in a few seconds.")
+        )
     link = rules.message_link(pending.guild_id, pending.channel_id, pending.message_id)
     return ChallengePending(
-        f"You already have a challenge waiting for an answer: {link}. Withdraw it with its"
-        f" Decline button, or wait until it expires <t:{math.ceil(pending.expires_at)}:R>."
+        N_(
+            "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
+            " Decline button, or wait until it expires {when}.",
+            link=link,
+            when=f"<t:{math.ceil(pending.expires_at)}:R>",
+        )
     )

@@ -21,6 +21,7 @@ from bot.errors import (
     RatedStop,
     StaleBoard,
 )
+from bot.i18n import N_
 from bot.models import Game, Result
 from bot.service import rules
 from bot.service.locks import KeyedLocks
@@ -102,7 +103,7 @@ class Endings:
         """
         games = await self._store.live_games(guild_id, channel_id)
         if not games:
-            raise GameNotFound("There's no game in progress in this channel.")
+            raise GameNotFound(N_("There's no game in progress in this channel."))
         target = next((g for g in games if user_id in g.human_ids), games[0])
 
         def decide(game: Game, now: float) -> Game:
@@ -112,8 +113,11 @@ class Endings:
             if playing and is_rated_and_begun(game):
                 other = game.o_id if user_id == game.x_id else game.x_id
                 raise RatedStop(
-                    "This game is rated and has begun, so stopping it counts as a loss for"
-                    f" you. You can forfeit, or ask <@{other}> to call it off (unrated).",
+                    N_(
+                        "This game is rated and has begun, so stopping it counts as a loss for"
+                        " you. You can forfeit, or ask {member} to call it off (unrated).",
+                        member=f"<@{other}>",
+                    ),
                     game=game,
                 )
             return rules.end(game, Result.ABANDONED, None, now)
@@ -128,7 +132,10 @@ class Endings:
         if user_id not in game.human_ids:
             raise NotAPlayer()
         if not is_rated_and_begun(game):
-            raise CallOffUnavailable("This game isn't rated yet: /tictactoe-stop ends it.")
+            unrated = N_(
+                "This game isn't rated yet: /{command} ends it.", command=rules.STOP_COMMAND
+            )
+            raise CallOffUnavailable(unrated)
         await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock())
         return game
 
@@ -145,12 +152,12 @@ class Endings:
         """
         proposal = await self._store.calloffs.get(game_id)
         if proposal is None:
-            raise CallOffUnavailable("There's no proposal to call this game off any more.")
+            raise CallOffUnavailable(N_("There's no proposal to call this game off any more."))
         game = await self._writer.get_game(game_id, guild_id)
         if user_id not in game.human_ids:
             raise NotAPlayer()
         if user_id == proposal.proposer_id:
-            raise CallOffUnavailable("It's for the other player to answer your proposal.")
+            raise CallOffUnavailable(N_("It's for the other player to answer your proposal."))
         if not agree:
             await self._store.calloffs.drop(game_id)
             return game
@@ -158,7 +165,7 @@ class Endings:
         def decide(game: Game, now: float) -> Game:
             if game.move_no != proposal.move_no:
                 raise CallOffUnavailable(
-                    "The game moved on since that proposal; the player can ask again."
+                    N_("The game moved on since that proposal; the player can ask again.")
                 )
             return rules.end(game, Result.ABANDONED, None, now)
 

@@ -38,6 +38,7 @@ from bot.errors import (
     NotAPlayer,
     RematchUnavailable,
 )
+from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
 from bot.service.challenges import Challenges
@@ -158,8 +159,10 @@ class GameService:
         k: int = 3,
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
+        locale: str | None = None,
     ) -> Game:
-        """A new game against the bot; if the bot is X, its first move is already made."""
+        """A new game against the bot; if the bot is X, its first move is already made.
+        ``locale``: the server's Discord locale, the language of the game's board."""
         rules.validate_options(width, height, k, level)
         order = rules.first_from(first)
         if order is First.RANDOM:
@@ -184,6 +187,7 @@ class GameService:
                 now=now,
                 turn_timeout=settings.turn_timeout,
                 rematch_of=rematch_of,
+                locale=locale,
             )
             if new.status is GameStatus.BOT_TO_MOVE:
                 self.replies.check_room(new)  # Busy if the pool is full, before the insert
@@ -211,20 +215,27 @@ class GameService:
         return game
 
     async def rematch(
-        self, game_id: int, user_id: int, guild_id: int | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        guild_id: int | None = None,
+        *,
+        locale: str | None = None,
     ) -> Game | Challenge:
-        """Play an ended game again with sides swapped.
+        """Play an ended game again with sides swapped, in the server's ``locale`` (by
+        default the old game's).
 
         Against the bot: the new game at once. Between members: a challenge to the other
         player, whose acceptance starts the game with sides swapped.
         """
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
-            raise RematchUnavailable("Finish this game before asking for a rematch.")
-        busy = RematchUnavailable("There's already a game in this channel.")
+            raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
+        busy = RematchUnavailable(N_("There's already a game in this channel."))
         active = await self.active_game(game.guild_id, game.channel_id)
         if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
             raise busy
+        locale = locale or game.locale
         try:
             if game.is_bot_game:
                 assert game.bot_level is not None
@@ -238,11 +249,12 @@ class GameService:
                     k=game.k,
                     first=First.ME if game.x_id is None else First.OPPONENT,
                     rematch_of=game.id,
+                    locale=locale,
                 )
             other = game.o_id if user_id == game.x_id else game.x_id
             assert other is not None
             if other == DELETED_MEMBER:
-                raise RematchUnavailable("Your opponent in this game has erased their data.")
+                raise RematchUnavailable(N_("Your opponent in this game has erased their data."))
             return await self.challenges.create(
                 game.guild_id,
                 game.channel_id,
@@ -253,6 +265,7 @@ class GameService:
                 k=game.k,
                 first=First.OPPONENT if user_id == game.x_id else First.ME,
                 rematch_of=game.id,
+                locale=locale,
             )
         except (ChannelBusy, AlreadyPlaying) as error:
             raise busy from error

@@ -12,6 +12,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from bot.errors import InvalidSettings, TooManyGames
+from bot.i18n import N_, Message
 from bot.models import GuildSettings
 from bot.service import rules
 from bot.service.config import ServiceConfig
@@ -88,17 +89,28 @@ class Guilds:
         if allow_channel is not None and allow_channel not in listed:
             if len(listed) >= MAX_CHANNELS:
                 raise InvalidSettings(
-                    f"At most {MAX_CHANNELS} channels can be listed; remove one first, or"
-                    " allow every channel."
+                    N_(
+                        "At most {n} channels can be listed; remove one first, or allow every"
+                        " channel.",
+                        n=MAX_CHANNELS,
+                    )
                 )
             listed.append(allow_channel)
         if remove_channel is not None:
             if remove_channel not in listed:
-                raise InvalidSettings(f"<#{remove_channel}> isn't in the list of game channels.")
+                raise InvalidSettings(
+                    N_(
+                        "{channel} isn't in the list of game channels.",
+                        channel=f"<#{remove_channel}>",
+                    )
+                )
             listed.remove(remove_channel)
             if not listed:
                 raise InvalidSettings(
-                    "That is the last game channel; to allow every channel, use all_channels."
+                    N_(
+                        "That is the last game channel; to allow every channel, use {option}.",
+                        option=N_("all_channels"),
+                    )
                 )
         stored = tuple(sorted(listed))
         if "reviews" in overrides and overrides["reviews"] is not None:
@@ -128,34 +140,40 @@ _SETTING_NAMES = {f.name for f in fields(GuildSettings)} - {"channels"}
 def _check(name: str, value: Any) -> None:
     """InvalidSettings unless ``value`` is allowed for the setting ``name`` (None: default)."""
     if name not in _SETTING_NAMES:
-        raise InvalidSettings(f"There is no setting called {name!r}.")
+        raise InvalidSettings(N_("There is no setting called {name}.", name=repr(name)))
     if value is None:
         return
     if name == "reviews":
         if not isinstance(value, bool):
-            raise InvalidSettings("Reviews are either on or off.")
+            raise InvalidSettings(N_("Reviews are either on or off."))
         return
     low, high = BOUNDS[name]
     whole = name in _WHOLE
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidSettings(f"{label(name)} must be a number.")
+        raise InvalidSettings(N_("{setting} must be a number.", setting=label(name)))
     if whole and not float(value).is_integer():
-        raise InvalidSettings(f"{label(name)} must be a whole number.")
+        raise InvalidSettings(N_("{setting} must be a whole number.", setting=label(name)))
     if not math.isfinite(value) or not low <= value <= high:
-        unit = "" if whole else " seconds"
+        bounds = {"setting": label(name), "low": f"{low:g}", "high": f"{high:g}"}
         raise InvalidSettings(
-            f"{label(name)} must be from {low:g} to {high:g}{unit}, not {value:g}."
+            N_("{setting} must be from {low} to {high}, not {value}.", value=f"{value:g}", **bounds)
+            if whole
+            else N_(
+                "{setting} must be from {low} to {high} seconds, not {value}.",
+                value=f"{value:g}",
+                **bounds,
+            )
         )
 
 
-def label(name: str) -> str:
+def label(name: str) -> Message:
     """A setting's name as people read it."""
     return {
-        "turn_timeout": "The turn clock",
-        "challenge_timeout": "The challenge expiry",
-        "games_per_member": "Live games per member",
-        "server_games": "Live games in the server",
-        "challenge_cooldown": "The challenge cooldown",
-        "review_cooldown": "The review cooldown",
-        "reviews": "Review",
+        "turn_timeout": N_("The turn clock"),
+        "challenge_timeout": N_("The challenge expiry"),
+        "games_per_member": N_("Live games per member"),
+        "server_games": N_("Live games in the server"),
+        "challenge_cooldown": N_("The challenge cooldown"),
+        "review_cooldown": N_("The review cooldown"),
+        "reviews": N_("Review"),
     }[name]

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, PermissionDenied
+from bot.i18n import N_, Message, Nn_
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.service.config import ServiceConfig
-from bot.service.rules import game_link
+from bot.service.rules import STOP_COMMAND, game_link
 from bot.store import LiveGames, Store
 
 __all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy"]
@@ -30,28 +31,42 @@ LINKED_GAMES = 3
 """At most this many games are linked in a refusal; the rest are counted."""
 
 
-def _games_text(games: Sequence[Game]) -> str:
-    """``1 game in progress: <link>`` / ``5 games in progress: <a>, <b>, <c> and 2 more``."""
+def _links(games: Sequence[Game]) -> str | Message:
+    """``<a>, <b>, <c>`` / ``<a>, <b>, <c> and 2 more``."""
     links = ", ".join(game_link(game) for game in games[:LINKED_GAMES])
     more = len(games) - LINKED_GAMES
-    plural = "s" if len(games) != 1 else ""
-    tail = f" and {more} more" if more > 0 else ""
-    return f"{len(games)} game{plural} in progress: {links}{tail}"
+    if more <= 0:
+        return links
+    return Nn_("{links} and {n} more", "{links} and {n} more", more, links=links)
 
 
 def _member_refusal(games: Sequence[Game]) -> GamesInTheWay:
     return GamesInTheWay(
-        f"You have {_games_text(games)}. Finish or stop {'it' if len(games) == 1 else 'them'}"
-        " (`/tictactoe-stop`) first,"
-        " then ask again. Nothing was erased."
+        Nn_(
+            "You have {n} game in progress: {links}. Finish or stop it (`/{command}`)"
+            " first, then ask again. Nothing was erased.",
+            "You have {n} games in progress: {links}. Finish or stop them (`/{command}`)"
+            " first, then ask again. Nothing was erased.",
+            len(games),
+            links=_links(games),
+            command=STOP_COMMAND,
+        )
     )
 
 
 def _guild_refusal(games: Sequence[Game]) -> GamesInTheWay:
     return GamesInTheWay(
-        f"This server has {_games_text(games)}. Let them end, or stop them"
-        " (`/tictactoe-stop` in their channel; a moderator's stop doesn't count for ratings),"
-        " then ask again. Nothing was erased."
+        Nn_(
+            "This server has {n} game in progress: {links}. Let it end, or stop it"
+            " (`/{command}` in its channel; a moderator's stop doesn't count for ratings),"
+            " then ask again. Nothing was erased.",
+            "This server has {n} games in progress: {links}. Let them end, or stop them"
+            " (`/{command}` in their channel; a moderator's stop doesn't count for"
+            " ratings), then ask again. Nothing was erased.",
+            len(games),
+            links=_links(games),
+            command=STOP_COMMAND,
+        )
     )
 
 
@@ -115,8 +130,13 @@ class Privacy:
         if clicked_at - shown_at > CONFIRM_SECONDS:
             minutes = round(CONFIRM_SECONDS / 60)
             raise ConfirmationExpired(
-                f"This confirmation expired (they last {minutes} minutes); nothing was erased."
-                " Run the command again if you still want to."
+                Nn_(
+                    "This confirmation expired (it lasts {n} minute); nothing was erased. Run"
+                    " the command again if you still want to.",
+                    "This confirmation expired (it lasts {n} minutes); nothing was erased. Run"
+                    " the command again if you still want to.",
+                    minutes,
+                )
             )
 
 
@@ -129,4 +149,4 @@ def _without(challenge: Challenge, user_id: int) -> Challenge:
 
 def _check_manager(may_manage: bool) -> None:
     if not may_manage:
-        raise PermissionDenied("Only members with Manage Server can erase this server's data.")
+        raise PermissionDenied(N_("Only members with Manage Server can erase this server's data."))

@@ -26,6 +26,7 @@ from bot.errors import (
     StaleBoard,
     TooManyGames,
 )
+from bot.i18n import N_, Nn_
 from bot.models import (
     First,
     Game,
@@ -59,24 +60,47 @@ __all__ = [
     "validate_options",
 ]
 
+STOP_COMMAND = N_("tictactoe-stop")
+"""The command that ends a game: a refusal names it as its reader's client shows it (the
+cogs' command names are entries of the same catalogs)."""
+
 
 def validate_options(width: int, height: int, k: int, level: str | None = None) -> None:
     """InvalidSettings unless the board shape (and the bot's level, if given) can be played."""
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidSettings(f"The board {name} must be a whole number.")
-        if not MIN_SIDE <= value <= MAX_SIDE:
             raise InvalidSettings(
-                f"The board {name} must be from {MIN_SIDE} to {MAX_SIDE}, not {value}."
+                N_("The board width must be a whole number.")
+                if name == "width"
+                else N_("The board height must be a whole number.")
+            )
+        if not MIN_SIDE <= value <= MAX_SIDE:
+            params = {"low": MIN_SIDE, "high": MAX_SIDE, "value": value}
+            raise InvalidSettings(
+                N_("The board width must be from {low} to {high}, not {value}.", **params)
+                if name == "width"
+                else N_("The board height must be from {low} to {high}, not {value}.", **params)
             )
     longest = max(width, height)
     if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= longest:
         raise InvalidSettings(
-            f"The win length must be from {MIN_K} to {longest} on a {width}x{height} board,"
-            f" not {k}."
+            N_(
+                "The win length must be from {low} to {high} on a {width}x{height} board, not {k}.",
+                low=MIN_K,
+                high=longest,
+                width=width,
+                height=height,
+                k=k,
+            )
         )
     if level is not None and level not in LEVELS:
-        raise InvalidSettings(f"Unknown level {level!r}: choose one of {', '.join(LEVELS)}.")
+        raise InvalidSettings(
+            N_(
+                "Unknown level {level}: choose one of {choices}.",
+                level=repr(level),
+                choices=", ".join(LEVELS),
+            )
+        )
 
 
 def first_from(first: First | str) -> First:
@@ -84,17 +108,21 @@ def first_from(first: First | str) -> First:
         return First(first)
     except ValueError:
         choices = ", ".join(f.value for f in First)
-        raise InvalidSettings(f"Who starts must be one of {choices}, not {first!r}.") from None
-
-
-def _who(user_id: int, actor: int) -> str:
-    return "You" if user_id == actor else f"<@{user_id}>"
+        raise InvalidSettings(
+            N_(
+                "Who starts must be one of {choices}, not {first}.",
+                choices=choices,
+                first=repr(first),
+            )
+        ) from None
 
 
 def already_playing(member: int, actor: int) -> AlreadyPlaying:
-    who = _who(member, actor)
-    verb = "are" if who == "You" else "is"
-    return AlreadyPlaying(f"{who} {verb} already playing a game in this channel.")
+    if member == actor:
+        return AlreadyPlaying(N_("You are already playing a game in this channel."))
+    return AlreadyPlaying(
+        N_("{member} is already playing a game in this channel.", member=f"<@{member}>")
+    )
 
 
 def check_channel(
@@ -116,10 +144,13 @@ def check_channel(
     for challenge in pending:
         for member in members:
             if member in (challenge.challenger_id, challenge.opponent_id):
-                who = _who(member, actor)
                 raise ChallengePending(
-                    f"{who} already {'have' if who == 'You' else 'has'} a challenge"
-                    " waiting for an answer in this channel."
+                    N_("You already have a challenge waiting for an answer in this channel.")
+                    if member == actor
+                    else N_(
+                        "{member} already has a challenge waiting for an answer in this channel.",
+                        member=f"<@{member}>",
+                    )
                 )
     for game in view.games:
         for member in members:
@@ -144,7 +175,7 @@ def check_allowed_channel(settings: GuildSettings, channel_id: int) -> None:
     """ChannelNotAllowed unless the server lets games start in ``channel_id``."""
     if not settings.allows_channel(channel_id):
         where = ", ".join(f"<#{channel}>" for channel in settings.channels)
-        raise ChannelNotAllowed(f"Games on this server are played in {where}.")
+        raise ChannelNotAllowed(N_("Games on this server are played in {where}.", where=where))
 
 
 def too_many_games(
@@ -154,19 +185,36 @@ def too_many_games(
     ``games`` are the live games in the way (the first few are linked)."""
     links = ", ".join(game_link(game) for game in games[:3])
     if member is None:
-        cap = settings.server_games
         return TooManyGames(
-            f"This server already has {cap} live {'game' if cap == 1 else 'games'}, the most"
-            f" its moderators allow; try again when one ends. The oldest: {links}"
+            Nn_(
+                "This server already has {n} live game, the most its moderators allow; try"
+                " again when it ends: {links}",
+                "This server already has {n} live games, the most its moderators allow; try"
+                " again when one ends. The oldest: {links}",
+                settings.server_games,
+                links=links,
+            )
         )
     limit = settings.games_per_member
-    count = "a game" if limit == 1 else f"{limit} games"
     if member == actor:
-        most = "" if limit == 1 else ", the most it allows"
-        return TooManyGames(f"You're already in {count} on this server{most}: {links}.")
+        return TooManyGames(
+            Nn_(
+                "You're already in a game on this server: {links}.",
+                "You're already in {n} games on this server, the most it allows: {links}.",
+                limit,
+                links=links,
+            )
+        )
     return TooManyGames(
-        f"<@{member}> is already in {count} on this server ({links}); challenge them when"
-        " they're free."
+        Nn_(
+            "{member} is already in a game on this server ({links}); challenge them when"
+            " they're free.",
+            "{member} is already in {n} games on this server ({links}); challenge them when"
+            " they're free.",
+            limit,
+            member=f"<@{member}>",
+            links=links,
+        )
     )
 
 
@@ -184,9 +232,11 @@ def new_game(
     turn_timeout: float,
     message_id: int | None = None,
     rematch_of: int | None = None,
+    locale: str | None = None,
 ) -> Game:
     """A game before its first move (its id is the store's to give). A None player is the
-    bot: if it is X, the game starts owing the bot's move, with no turn clock."""
+    bot: if it is X, the game starts owing the bot's move, with no turn clock. ``locale``
+    is the server's, for its shared messages."""
     bot_first = x_id is None
     return Game(
         id=0,
@@ -209,6 +259,7 @@ def new_game(
         turn_deadline=None if bot_first else now + turn_timeout,
         rematch_of=rematch_of,
         turn_seconds=turn_timeout,
+        locale=locale,
     )
 
 

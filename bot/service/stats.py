@@ -16,6 +16,8 @@ from engine.levels import LEVELS
 __all__ = ["Stats"]
 
 MAX_PER_PAGE = 50
+RECENT_GAMES = 5
+"""Games /stats lists by default."""
 MAX_HISTORY = 100
 
 
@@ -46,7 +48,9 @@ class Stats:
             total_players=total,
         )
 
-    async def player_stats(self, guild_id: int, user_id: int, recent: int = 5) -> PlayerStats:
+    async def player_stats(
+        self, guild_id: int, user_id: int, recent: int = RECENT_GAMES
+    ) -> PlayerStats:
         row = await self._store.player(guild_id, user_id)
         levels = await self._store.bot_records(guild_id, user_id)
         order = {name: i for i, name in enumerate(LEVELS)}

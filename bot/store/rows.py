@@ -44,11 +44,11 @@ Row = Sequence[Any]
 GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, x_id, o_id, bot_level, width, height, k, moves,"
     " status, result, winner_id, winner_mark, created_at, updated_at, turn_deadline, rematch_of,"
-    " turn_seconds"
+    " turn_seconds, locale"
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, width, height, k,"
-    " first, status, created_at, expires_at, game_id, rematch_of, pinged"
+    " first, status, created_at, expires_at, game_id, rematch_of, pinged, locale"
 )
 PLAYER_COLUMNS = "rating, rated_games, wins, losses, draws, current_streak, best_streak"
 
@@ -110,6 +110,7 @@ def game_from_row(row: Row) -> Game:
         turn_deadline=None if row[17] is None else float(row[17]),
         rematch_of=row[18],
         turn_seconds=None if row[19] is None else float(row[19]),
+        locale=row[20],
     )
 
 
@@ -150,6 +151,7 @@ def new_game_values(
         game.rematch_of,
         game.turn_seconds,
         guild_slot,
+        game.locale,
     )
 
 
@@ -172,6 +174,7 @@ def challenge_from_row(row: Row) -> Challenge:
         game_id=row[13],
         rematch_of=row[14],
         pinged=bool(row[15]),
+        locale=row[16],
     )
 
 
@@ -193,6 +196,7 @@ def challenge_values(c: Challenge) -> tuple[Any, ...]:
         c.game_id,
         c.rematch_of,
         int(c.pinged),
+        c.locale,
     )
 
 

@@ -33,7 +33,8 @@ INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
     " bot_level, width, height, k, moves, move_no, status, result, winner_id,"
     " winner_mark, created_at, updated_at, turn_deadline, rematch_of, turn_seconds,"
-    " guild_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " guild_slot, locale)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     f" RETURNING {GAME_COLUMNS}"
 )
 _GAME_STATE = (
@@ -78,7 +79,8 @@ PENDING_CHALLENGES = (
 INSERT_CHALLENGE = (
     "INSERT INTO challenges (guild_id, channel_id, message_id, challenger_id,"
     " opponent_id, width, height, k, first, status, created_at, expires_at,"
-    " game_id, rematch_of, pinged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " game_id, rematch_of, pinged, locale)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     f" RETURNING {CHALLENGE_COLUMNS}"
 )
 SET_CHALLENGE_MESSAGE = "UPDATE challenges SET message_id = ? WHERE id = ? RETURNING id"

@@ -19,6 +19,7 @@ import logging
 import discord
 
 from bot.errors import GameError
+from bot.i18n import translator
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
 from bot.ui import render
@@ -146,7 +147,8 @@ class Boards:
                 await self._delete(standing.channel_id, standing.message_id)
             channel = self._client.get_partial_messageable(game.channel_id)
             sent = await channel.send(
-                render.turn_ping_text(game, reminder=reminder), allowed_mentions=_only(player)
+                render.turn_ping_text(game, translator(game.locale), reminder=reminder),
+                allowed_mentions=_only(player),
             )
             claim = await pings.record(game, sent.id, reminder=reminder)
             if not claim.won:

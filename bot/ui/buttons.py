@@ -21,13 +21,20 @@ from typing import Any
 import discord
 
 from bot.errors import GameError, GameOver, StaleBoard
+from bot.i18n import N_, translator
 from bot.models import ChallengeStatus, GameStatus
 from bot.service import GameService
-from bot.service.rules import game_link
 from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.cogs.privacy import ForgetButtons
-from bot.ui.gate import Gate, answer_error, send_ephemeral
+from bot.ui.gate import (
+    Gate,
+    answer_error,
+    reader,
+    send_ephemeral,
+    server_locale,
+    server_reader,
+)
 from bot.ui.views import calloff_view, leaderboard_view
 
 __all__ = ["PATTERNS", "QUICK_REPLY_SECONDS", "Buttons"]
@@ -98,7 +105,7 @@ class Buttons:
                 if match is not None:
                     await handler(interaction, match)
                     return
-            raise GameError("This button is no longer in use.")
+            raise GameError(N_("This button is no longer in use."))
         except Exception as error:
             await answer_error(interaction, error)
 
@@ -163,7 +170,9 @@ class Buttons:
         )
         if old.is_bot_game and service.replies.may_be_slow(old.width, old.height):
             await interaction.response.defer(thinking=True)
-        new = await service.rematch(old.id, interaction.user.id, interaction.guild_id)
+        new = await service.rematch(
+            old.id, interaction.user.id, interaction.guild_id, locale=server_locale(interaction)
+        )
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
@@ -184,7 +193,7 @@ class Buttons:
             enabled=settings.reviews,
             on_search=defer,
         )
-        text = render.review_text(game, review)
+        text = render.review_text(game, review, reader(interaction))
         if interaction.response.is_done():
             mentions = discord.AllowedMentions.none()
             await interaction.edit_original_response(content=text, allowed_mentions=mentions)
@@ -198,7 +207,8 @@ class Buttons:
         game = await self._service.endings.forfeit(
             int(match["game"]), interaction.user.id, guild_id=interaction.guild_id
         )
-        await interaction.response.edit_message(content="🏳️ You forfeited the game.", view=None)
+        done = "🏳️ " + reader(interaction)(N_("You forfeited the game."))
+        await interaction.response.edit_message(content=done, view=None)
         await self._boards.redraw(game)
         await self._boards.notify(game)
 
@@ -209,13 +219,11 @@ class Buttons:
         game = await endings.propose_calloff(int(match["game"]), user, interaction.guild_id)
         other = game.o_id if user == game.x_id else game.x_id
         assert other is not None  # a member game: only those can be rated
-        await interaction.response.edit_message(
-            content=f"I asked <@{other}> whether to call the game off.", view=None
-        )
+        asked = N_("I asked {member} whether to call the game off.", member=f"<@{other}>")
+        await interaction.response.edit_message(content=reader(interaction)(asked), view=None)
         message = await interaction.followup.send(
-            f"<@{other}>, <@{user}> proposes calling off your game ({game_link(game)}): it"
-            " would end without a result. Do you agree? (This holds until the next move.)",
-            view=calloff_view(game.id),
+            render.calloff_text(game, user, other, translator(game.locale)),
+            view=calloff_view(game),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
         )
@@ -226,10 +234,7 @@ class Buttons:
         game = await self._service.endings.answer_calloff(
             int(match["game"]), interaction.user.id, agree, interaction.guild_id
         )
-        if agree:
-            text = "🤝 Called off by agreement: the game ends without a result."
-        else:
-            text = f"<@{interaction.user.id}> wants to play on."
+        text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
         if agree:
             await self._boards.redraw(game)
@@ -286,5 +291,6 @@ class Buttons:
             interaction.guild_id, max(1, int(match["page"]))
         )
         await interaction.response.edit_message(
-            view=leaderboard_view(page), allowed_mentions=discord.AllowedMentions.none()
+            view=leaderboard_view(page, server_reader(interaction)),
+            allowed_mentions=discord.AllowedMentions.none(),
         )

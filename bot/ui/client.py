@@ -5,10 +5,11 @@ the settings and opens the store, the constructor takes them, and ``setup_hook``
 login, before the gateway connects) starts the service, adds the cogs and syncs.
 
 Commands are synced only when their definition changed: a SHA-256 of the command tree
-payload (plus the application id) is kept in the store's meta table and compared at
-start-up. With ``DEV_GUILD_ID`` the commands are copied to that server and synced there
-at every start, and the global sync is left alone (else the server would list every
-command twice). ``--sync`` forces both.
+payload, its translations (``bot.ui.commands_i18n``) and the application id is kept in the
+store's meta table and compared at start-up, so an edited catalog is synced too. With
+``DEV_GUILD_ID`` the commands are copied to that server and synced there at every start,
+and the global sync is left alone (else the server would list every command twice).
+``--sync`` forces both.
 
 Closing refuses new interactions, lets those in flight finish within the grace period
 (answering the rest "I'm restarting", see ``Gate.drain``), then stops the gateway and
@@ -21,12 +22,14 @@ import asyncio
 import hashlib
 import json
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.errors import GameError
+from bot.i18n import N_, Message
 from bot.service import GameService, ServiceConfig
 from bot.settings import Settings
 from bot.store import Store
@@ -36,14 +39,32 @@ from bot.ui.cogs.games import Games
 from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
+from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
-from bot.ui.gate import DM_MESSAGE, GENERIC_ERROR, Gate, answer_error, send_ephemeral
+from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
 
-__all__ = ["COMMANDS_HASH_KEY", "GameTree", "TicTacToeBot", "message_free_intents"]
+__all__ = [
+    "COMMANDS_HASH_KEY",
+    "GameTree",
+    "TicTacToeBot",
+    "commands_hash",
+    "message_free_intents",
+]
 
 log = logging.getLogger(__name__)
 
 COMMANDS_HASH_KEY = "commands_hash"
+
+
+def _unusable(error: app_commands.TransformerError) -> Message:
+    """The refusal of an option value discord.py could not convert (a member of another
+    server, a forged value), with the user's input shown back, bounded."""
+    value = repr(str(error.value)[:40])
+    if error.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable):
+        return N_(
+            "{value} isn't a member of this server; pick a member from the list.", value=value
+        )
+    return N_("I can't use {value} for that option; pick it again.", value=value)
 
 
 class GameTree(app_commands.CommandTree["TicTacToeBot"]):
@@ -58,13 +79,33 @@ class GameTree(app_commands.CommandTree["TicTacToeBot"]):
         if isinstance(error, app_commands.CommandInvokeError):
             await answer_error(interaction, error.original)
         elif isinstance(error, app_commands.CommandNotFound):
-            await answer_error(interaction, GameError("I don't know that command (any more)."))
+            await answer_error(interaction, GameError(N_("I don't know that command (any more).")))
         elif isinstance(error, app_commands.NoPrivateMessage):
             await send_ephemeral(interaction, DM_MESSAGE)
-        elif isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
-            await send_ephemeral(interaction, str(error) or GENERIC_ERROR)
+        elif isinstance(error, app_commands.TransformerError):
+            await send_ephemeral(interaction, _unusable(error))
+        elif isinstance(error, app_commands.CheckFailure):
+            await send_ephemeral(interaction, N_("You can't use this command here."))
         else:
             await answer_error(interaction, error)
+
+
+async def commands_hash(tree: app_commands.CommandTree[Any], application_id: int | None) -> str:
+    """A digest of what a global sync of ``tree`` would send, translations included;
+    changes whenever a command or one of its translations does."""
+    payload = sorted(
+        (command.to_dict(tree) for command in tree.get_commands()),
+        key=lambda command: command["name"],
+    )
+    translator = tree.translator
+    localized = await localizations(tree, translator) if translator is not None else {}
+    blob = json.dumps(
+        {"application_id": application_id, "commands": payload, "localizations": localized},
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def message_free_intents() -> discord.Intents:
@@ -125,6 +166,7 @@ class TicTacToeBot(commands.Bot):
         await self.add_cog(Stats(self.service.stats))
         await self.add_cog(ServerSettings(self.service.guilds))
         await self.add_cog(Privacy(self.service))
+        await self.tree.set_translator(CommandTranslator())
         await self.sync_commands()
         # The first sweep settles games that ran out while the bot was down.
         self.sweeper.start()
@@ -134,23 +176,9 @@ class TicTacToeBot(commands.Bot):
             )
         freeze_heap()
 
-    def commands_hash(self) -> str:
-        """A digest of what a global sync would send; changes whenever a command does."""
-        payload = sorted(
-            (command.to_dict(self.tree) for command in self.tree.get_commands()),
-            key=lambda command: command["name"],
-        )
-        blob = json.dumps(
-            {"application_id": self.application_id, "commands": payload},
-            sort_keys=True,
-            separators=(",", ":"),
-            default=str,
-        )
-        return hashlib.sha256(blob.encode()).hexdigest()
-
     async def sync_commands(self) -> None:
         """Sync to the dev server every time; globally only if changed or forced."""
-        digest = self.commands_hash()
+        digest = await commands_hash(self.tree, self.application_id)
         dev_guild_id = self.settings.dev_guild_id
         try:
             if dev_guild_id is not None:

@@ -5,7 +5,8 @@ Commands pass through the command tree's ``interaction_check`` and buttons throu
 a shutdown) ephemerally itself. An admitted interaction's task is tracked until it
 ends, so shutdown can wait for it and answer it if it cannot finish in time
 (``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,
-else a generic line and a logged traceback, never silence.
+else a generic line and a logged traceback, never silence. Every answer here is for
+one person, so it is in their language (``reader``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import aiohttp
 import discord
 
 from bot.errors import GameError
+from bot.i18n import N_, Message, Translator, translator
 
 __all__ = [
     "CUT_SHORT_MESSAGE",
@@ -27,19 +29,22 @@ __all__ = [
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
+    "reader",
     "send_ephemeral",
+    "server_locale",
+    "server_reader",
 ]
 
 log = logging.getLogger(__name__)
 
-GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
-DM_MESSAGE = "Tic-tac-toe is played in servers: invite me to one and use /tictactoe there."
-UNKNOWN_SERVER_MESSAGE = (
+GENERIC_ERROR = N_("Something went wrong on my side; it has been logged. Please try again.")
+DM_MESSAGE = N_("Tic-tac-toe is played in servers: invite me to one and use /tictactoe there.")
+UNKNOWN_SERVER_MESSAGE = N_(
     "I'm not a member of this server, so I can't keep its games. A server admin can"
     " invite me (with my bot user, not only my commands) to play here."
 )
-SHUTDOWN_MESSAGE = "I'm restarting; try again in a few seconds."
-CUT_SHORT_MESSAGE = (
+SHUTDOWN_MESSAGE = N_("I'm restarting; try again in a few seconds.")
+CUT_SHORT_MESSAGE = N_(
     "I'm restarting and couldn't finish that in time. Look at the board again in a few"
     " seconds; if your move isn't there, make it again."
 )
@@ -49,8 +54,28 @@ _UNDELIVERABLE = (discord.HTTPException, aiohttp.ClientError, RuntimeError)
 session already closed (RuntimeError "Session is closed")."""
 
 
-async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
-    """An ephemeral reply, as the response if there was none yet, else as a follow-up."""
+def reader(interaction: discord.Interaction) -> Translator:
+    """The texts in the language of the person who made ``interaction``."""
+    return translator(interaction.locale.value)
+
+
+def server_locale(interaction: discord.Interaction) -> str | None:
+    """The Discord locale of the server ``interaction`` comes from (its shared messages'
+    language); None in a DM."""
+    locale = interaction.guild_locale
+    return None if locale is None else locale.value
+
+
+def server_reader(interaction: discord.Interaction) -> Translator:
+    """The texts in the language of the server ``interaction`` comes from."""
+    return translator(server_locale(interaction))
+
+
+async def send_ephemeral(interaction: discord.Interaction, text: str | Message) -> None:
+    """An ephemeral reply, as the response if there was none yet, else as a follow-up;
+    a ``Message`` is translated for the person who made ``interaction``."""
+    if isinstance(text, Message):
+        text = reader(interaction)(text)
     mentions = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)
@@ -65,7 +90,7 @@ def describe(interaction: discord.Interaction) -> str:
     return f"component {data.get('custom_id', '?')!r}"
 
 
-async def _tell(interaction: discord.Interaction, text: str) -> None:
+async def _tell(interaction: discord.Interaction, text: str | Message) -> None:
     try:
         await send_ephemeral(interaction, text)
     except _UNDELIVERABLE as exc:
@@ -74,8 +99,9 @@ async def _tell(interaction: discord.Interaction, text: str) -> None:
 
 async def answer_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed interaction: a GameError's own text, else a generic line + a log."""
+    text: str | Message
     if isinstance(error, GameError):
-        text = error.user_message
+        text = error.localized(reader(interaction))
     elif isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION:
         # Discord gave up on the interaction (no answer within 3 s): nobody to tell.
         log.warning("Too late to answer %s: %s", describe(interaction), error)

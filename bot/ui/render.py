@@ -1,9 +1,16 @@
 """Text the bot shows: pure functions of the service's data, no discord objects.
 
+Every function takes the reader's ``Translator`` (``bot.i18n``): a shared message (a
+board, a challenge, the leaderboard, a turn notification) is drawn in the server's
+locale, a private one (stats, a review) in its reader's. Each sentence is one catalog
+entry with ``{fields}``, so translators can reorder it; only the Markdown and emoji stay
+out of the entries.
+
 Players are shown as mentions (``<@id>``); whether a mention pings is decided by the
 ``AllowedMentions`` of each message, not here. A member who erased their data is shown
 as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are numbered from 1
-for people.
+for people. Times are Discord timestamps (``<t:...:R>``), which each reader's client
+shows in their own language.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from bot.i18n import N_, Message, Nn_, Translator
 from bot.models import (
     DELETED_MEMBER,
     Challenge,
@@ -22,217 +30,350 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service.rules import game_link
 from engine import Mark
+from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level
 
 __all__ = [
     "DELETED_MEMBER_TEXT",
+    "LEVEL_NAMES",
     "MARK_EMOJI",
     "ReviewLike",
     "board_size_text",
+    "calloff_answer_text",
+    "calloff_text",
     "challenge_text",
     "game_text",
     "leaderboard_text",
+    "level_name",
     "level_text",
+    "record_text",
     "review_text",
     "stats_text",
+    "stopped_text",
     "turn_ping_text",
 ]
 
-DELETED_MEMBER_TEXT = "a deleted member"
+DELETED_MEMBER_TEXT = N_("a deleted member")
 MARK_EMOJI = {Mark.X: "❌", Mark.O: "⭕"}
-_WORDS = {3: "three", 4: "four", 5: "five"}
+LEVEL_NAMES: dict[str, Message] = {
+    "easy": N_("easy"),
+    "medium": N_("medium"),
+    "hard": N_("hard"),
+    "impossible": N_("impossible"),
+}
+"""How people read the engine's level names (``engine.levels.LEVELS``, its identifiers)."""
 
 
 class ReviewLike(Protocol):
     """What ``render`` needs of ``engine.analysis.Review``."""
 
     @property
+    def moves(self) -> tuple[int, ...]: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def values(self) -> tuple[str, ...]: ...
+    @property
     def turning_point(self) -> int | None: ...
+    @property
+    def kind(self) -> str | None: ...
 
-    def summary(self) -> str: ...
+
+def _sentence(text: str) -> str:
+    """Capitalised, for a sentence that may begin with "a deleted member"."""
+    return text[:1].upper() + text[1:]
 
 
-def mention(user_id: int) -> str:
+def mention(user_id: int, t: Translator) -> str:
     """How a player is named: a mention, or DELETED_MEMBER_TEXT for an erased one."""
-    return DELETED_MEMBER_TEXT if user_id == DELETED_MEMBER else f"<@{user_id}>"
+    return t(DELETED_MEMBER_TEXT) if user_id == DELETED_MEMBER else f"<@{user_id}>"
 
 
-def level_text(level: str) -> str:
+def level_name(level: str, t: Translator) -> str:
+    """A level's name as people read it (a retired level's identifier as it is)."""
+    name = LEVEL_NAMES.get(level)
+    return t(name) if name is not None else level
+
+
+def level_text(level: str, t: Translator) -> str:
     """The level's name and, when the engine has one, its description."""
     try:
         description = get_level(level).description
     except UnknownLevelError:  # a retired level's old games still render
         return level
-    return f"{level} — {description}" if description else level
+    name = level_name(level, t)
+    return f"{name} — {t(description)}" if description else name
 
 
-def board_size_text(width: int, height: int, k: int) -> str:
-    return f"{width}×{height}, {_WORDS.get(k, str(k))} in a row"
+def board_size_text(width: int, height: int, k: int, t: Translator) -> str:
+    return t(N_("{width}×{height}, {k} in a row", width=width, height=height, k=k))
 
 
-def player_text(game: Game, mark: Mark) -> str:
+def player_text(game: Game, mark: Mark, t: Translator) -> str:
     player = game.player_of(mark)
     if player is None:
-        return f"🤖 me ({game.bot_level})"
-    return mention(player)
+        return "🤖 " + t(N_("me ({level})", level=level_name(game.bot_level or "?", t)))
+    return mention(player, t)
 
 
-def turn_ping_text(game: Game, *, reminder: bool = False) -> str:
+def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
     """The message that tells the player on move it is their turn (or reminds them)."""
     mark = game.turn
     player = game.player_of(mark)
     opponent = game.player_of(mark.other)
     assert player is not None and opponent is not None, "member games only"
-    parts = [
-        f"{mention(player)}, {'reminder: ' if reminder else ''}it's your turn against "
-        f"{mention(opponent)} (you play {mark.value})"
-    ]
+    fields = {"player": mention(player, t), "opponent": mention(opponent, t), "mark": mark.value}
+    if reminder:
+        head = N_(
+            "{player}, reminder: it's your turn against {opponent} (you play {mark}).", **fields
+        )
+    else:
+        head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)
+    parts = [t(head)]
     if game.message_id is not None:
         parts.append(
             f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.message_id}"
         )
     if game.turn_deadline is not None:
-        parts.append(f"time runs out <t:{int(game.turn_deadline)}:R>")
+        parts.append(t(N_("time runs out {when}", when=f"<t:{int(game.turn_deadline)}:R>")))
     return " · ".join(parts)
 
 
-def game_text(game: Game) -> str:
+def game_text(game: Game, t: Translator) -> str:
     """The text above the board: who plays what, and whose turn it is or how it ended."""
-    lines = [
-        f"### Tic-tac-toe · {board_size_text(game.width, game.height, game.k)}",
-        f"{MARK_EMOJI[Mark.X]} {player_text(game, Mark.X)}  vs  "
-        f"{MARK_EMOJI[Mark.O]} {player_text(game, Mark.O)}",
-    ]
+    size = board_size_text(game.width, game.height, game.k, t)
+    x = f"{MARK_EMOJI[Mark.X]} {player_text(game, Mark.X, t)}"
+    o = f"{MARK_EMOJI[Mark.O]} {player_text(game, Mark.O, t)}"
+    title = t(N_("Tic-tac-toe"))
+    lines = [f"### {title} · {size}", t(N_("{x}  vs  {o}", x=x, o=o))]
     if game.is_bot_game and game.bot_level is not None:
-        lines.append(f"Level: {level_text(game.bot_level)}")
-    lines.append(_status_line(game))
+        lines.append(t(N_("Level: {level}", level=level_text(game.bot_level, t))))
+    lines.append(_status_line(game, t))
     return "\n".join(lines)
 
 
-def _status_line(game: Game) -> str:
+def _status_line(game: Game, t: Translator) -> str:
     if game.is_live:
         turn = game.turn
         player = game.player_of(turn)
         if player is None:
-            return f"{MARK_EMOJI[turn]} My move…"
-        deadline = f" — time runs out <t:{int(game.turn_deadline)}:R>" if game.turn_deadline else ""
-        return f"{MARK_EMOJI[turn]} {mention(player)}, your move{deadline}."
-    winner = _winner_text(game)
-    loser_mark = game.winner_mark.other if game.winner_mark is not None else None
-    loser = player_text(game, loser_mark) if loser_mark is not None else "A player"
+            return MARK_EMOJI[turn] + " " + t(N_("My move…"))
+        who = mention(player, t)
+        if game.turn_deadline:
+            when = f"<t:{int(game.turn_deadline)}:R>"
+            line = N_("{player}, your move — time runs out {when}.", player=who, when=when)
+        else:
+            line = N_("{player}, your move.", player=who)
+        return f"{MARK_EMOJI[turn]} {t(line)}"
     match game.result:
         case Result.WIN:
-            return f"🏆 {winner} won."
+            return f"🏆 {_won(game, t)}"
         case Result.DRAW:
-            return "🤝 A draw."
+            return "🤝 " + t(N_("A draw."))
         case Result.FORFEIT:
-            return f"🏳️ {loser} forfeited; {winner} won."
+            forfeited = N_("{player} forfeited.", player=_loser(game, t))
+            return f"🏳️ {_sentence(t(forfeited))} {_won(game, t)}"
         case Result.TIMEOUT:
-            return f"⌛ {loser} ran out of time; {winner} won."
+            ran_out = N_("{player} ran out of time.", player=_loser(game, t))
+            return f"⌛ {_sentence(t(ran_out))} {_won(game, t)}"
         case _:
             if game.status is GameStatus.ABANDONED or game.result is Result.ABANDONED:
-                return "⏹️ The game was stopped; it doesn't count."
-            return "The game is over."
+                stopped = N_("The game was stopped; it doesn't count.")
+                return f"⏹️ {t(stopped)}"
+            return t(N_("The game is over."))
 
 
-def _winner_text(game: Game) -> str:
+def _won(game: Game, t: Translator) -> str:
+    """Who won, as a sentence: "I won." when the bot did."""
     if game.winner_mark is None:
-        return "Nobody"
-    return player_text(game, game.winner_mark)
+        return t(N_("Nobody won."))
+    if game.player_of(game.winner_mark) is None:
+        return t(N_("I won."))
+    return _sentence(t(N_("{player} won.", player=player_text(game, game.winner_mark, t))))
 
 
-def challenge_text(challenge: Challenge) -> str:
-    challenger, opponent = mention(challenge.challenger_id), mention(challenge.opponent_id)
-    size = board_size_text(challenge.width, challenge.height, challenge.k)
-    head = f"### Tic-tac-toe challenge · {size}"
-    match challenge.status:
-        case ChallengeStatus.PENDING:
-            body = (
-                f"{opponent}, {challenger} challenges you to a game.\n"
-                f"The challenge expires <t:{int(challenge.expires_at)}:R>."
-            )
-        case ChallengeStatus.ACCEPTED:
-            body = f"{opponent} accepted {challenger}'s challenge."
-        case ChallengeStatus.DECLINED:
-            body = f"{opponent} declined {challenger}'s challenge."
-        case ChallengeStatus.WITHDRAWN:
-            body = f"{challenger} withdrew the challenge to {opponent}."
-        case _:
-            body = f"{challenger}'s challenge to {opponent} expired without an answer."
-    return f"{head}\n{body[:1].upper()}{body[1:]}"
+def _loser(game: Game, t: Translator) -> str:
+    if game.winner_mark is None:
+        return t(N_("a player"))
+    return player_text(game, game.winner_mark.other, t)
 
 
-def record_text(record: Record) -> str:
-    return f"{record.wins}W {record.losses}L {record.draws}D"
+def stopped_text(member_id: int, t: Translator) -> str:
+    """The channel's notice that a game was stopped without a result."""
+    stopped = N_("{member} stopped the game; it doesn't count.", member=mention(member_id, t))
+    return "⏹️ " + t(stopped)
 
 
-def leaderboard_text(page: LeaderboardPage) -> str:
-    head = f"### Leaderboard · page {page.page}/{page.pages}"
-    if not page.entries:
-        return f"{head}\nNo rated games yet. Challenge someone with `/tictactoe opponent:`!"
-    rows = [
-        f"`{entry.rank:>3}.` {mention(entry.user_id)} · **{entry.rating:.0f}**"
-        f"{'?' if entry.provisional else ''} · {record_text(entry.record)} · "
-        f"{entry.record.games} game{'s' if entry.record.games != 1 else ''}"
-        for entry in page.entries
-    ]
-    footer = f"-# {page.total_players} rated players. ? = provisional rating (few games yet)."
-    return "\n".join([head, *rows, footer])
-
-
-def stats_text(stats: PlayerStats) -> str:
-    rating = f"{stats.rating:.0f}{' (provisional)' if stats.provisional else ''}"
-    rank = f"#{stats.rank}" if stats.rank is not None else "unranked"
-    lines = [
-        f"### Stats for {mention(stats.user_id)}",
-        f"Rating **{rating}** · {rank}",
-        f"Versus members: {record_text(stats.versus_members)}",
-    ]
-    for level in stats.versus_bot:
-        lines.append(f"Versus me ({level.level}): {record_text(level.record)}")
-    streak = _streak_text(stats.current_streak)
-    lines.append(f"Current streak: {streak} · best: {stats.best_streak}")
-    if stats.recent:
-        lines.append("Recent games:")
-        lines.extend(_recent_line(game, stats.user_id) for game in stats.recent)
-    return "\n".join(lines)
-
-
-def _streak_text(streak: int) -> str:
-    if streak > 0:
-        return f"{streak} win{'s' if streak != 1 else ''}"
-    if streak < 0:
-        return f"{-streak} loss{'es' if streak != -1 else ''}"
-    return "none"
-
-
-def _recent_line(game: Game, user_id: int) -> str:
-    mark = game.mark_of(user_id)
-    other = mark.other if mark is not None else Mark.O
-    if game.result in (Result.ABANDONED, None) or game.status is GameStatus.ABANDONED:
-        outcome = "stopped"
-    elif game.winner_mark is None:
-        outcome = "draw"
-    else:
-        outcome = "won" if game.winner_mark is mark else "lost"
-    return (
-        f"- {outcome} vs {player_text(game, other)} · "
-        f"{board_size_text(game.width, game.height, game.k)} · <t:{int(game.updated_at)}:d>"
+def calloff_text(game: Game, proposer_id: int, other_id: int, t: Translator) -> str:
+    """The proposal to call ``game`` off, addressed to ``other_id``."""
+    return t(
+        N_(
+            "{member}, {player} proposes calling off your game ({game}): it would end without"
+            " a result. Do you agree? (This holds until the next move.)",
+            member=mention(other_id, t),
+            player=mention(proposer_id, t),
+            game=game_link(game),
+        )
     )
 
 
-def review_text(game: Game, review: ReviewLike) -> str:
-    """The moves with 1-based cells, the deciding move marked, and the engine's summary."""
-    lines = [f"### Review of game {game.id}", review.summary()]
-    lines.extend(_move_lines(game.moves, review.turning_point))
+def calloff_answer_text(agreed: bool, member_id: int, t: Translator) -> str:
+    """What the proposal becomes once answered."""
+    if agreed:
+        return "🤝 " + t(N_("Called off by agreement: the game ends without a result."))
+    return t(N_("{member} wants to play on.", member=mention(member_id, t)))
+
+
+def challenge_text(challenge: Challenge, t: Translator) -> str:
+    names = {
+        "challenger": mention(challenge.challenger_id, t),
+        "opponent": mention(challenge.opponent_id, t),
+    }
+    size = board_size_text(challenge.width, challenge.height, challenge.k, t)
+    head = "### " + t(N_("Tic-tac-toe challenge")) + f" · {size}"
+    body: list[Message]
+    match challenge.status:
+        case ChallengeStatus.PENDING:
+            when = f"<t:{int(challenge.expires_at)}:R>"
+            body = [
+                N_("{opponent}, {challenger} challenges you to a game.", **names),
+                N_("The challenge expires {when}.", when=when),
+            ]
+        case ChallengeStatus.ACCEPTED:
+            body = [N_("{opponent} accepted {challenger}'s challenge.", **names)]
+        case ChallengeStatus.DECLINED:
+            body = [N_("{opponent} declined {challenger}'s challenge.", **names)]
+        case ChallengeStatus.WITHDRAWN:
+            body = [N_("{challenger} withdrew the challenge to {opponent}.", **names)]
+        case _:
+            body = [
+                N_("{challenger}'s challenge to {opponent} expired without an answer.", **names)
+            ]
+    return "\n".join([head, *(_sentence(t(line)) for line in body)])
+
+
+def record_text(record: Record, t: Translator) -> str:
+    """Wins, losses and draws, abbreviated (W/L/D in English)."""
+    return t(N_("{wins}W {losses}L {draws}D", **_record_fields(record)))
+
+
+def _record_fields(record: Record) -> dict[str, int]:
+    return {"wins": record.wins, "losses": record.losses, "draws": record.draws}
+
+
+def leaderboard_text(page: LeaderboardPage, t: Translator) -> str:
+    head = "### " + t(N_("Leaderboard · page {page}/{pages}", page=page.page, pages=page.pages))
+    if not page.entries:
+        return head + "\n" + t(N_("No rated games yet. Challenge someone with /tictactoe!"))
+    rows = [
+        f"`{entry.rank:>3}.` {mention(entry.user_id, t)} · **{entry.rating:.0f}**"
+        f"{'?' if entry.provisional else ''} · {record_text(entry.record, t)} · "
+        + t(Nn_("{n} game", "{n} games", entry.record.games))
+        for entry in page.entries
+    ]
+    players = t(Nn_("{n} rated player.", "{n} rated players.", page.total_players))
+    footer = f"-# {players} " + t(N_("? = provisional rating (few games yet)."))
+    return "\n".join([head, *rows, footer])
+
+
+def stats_text(stats: PlayerStats, t: Translator) -> str:
+    rating = f"{stats.rating:.0f}"
+    if stats.provisional:
+        rating = t(N_("{rating} (provisional)", rating=rating))
+    rank = f"#{stats.rank}" if stats.rank is not None else t(N_("unranked"))
+    lines = [
+        "### " + t(N_("Stats for {player}", player=mention(stats.user_id, t))),
+        t(N_("Rating **{rating}** · {rank}", rating=rating, rank=rank)),
+        t(N_("Versus members: {record}", record=record_text(stats.versus_members, t))),
+    ]
+    for level in stats.versus_bot:
+        record = record_text(level.record, t)
+        lines.append(
+            t(N_("Versus me ({level}): {record}", level=level_name(level.level, t), record=record))
+        )
+    streak = _streak_text(stats.current_streak, t)
+    lines.append(
+        t(N_("Current streak: {streak} · best: {best}", streak=streak, best=stats.best_streak))
+    )
+    if stats.recent:
+        lines.append(t(N_("Recent games:")))
+        lines.extend(_recent_line(game, stats.user_id, t) for game in stats.recent)
     return "\n".join(lines)
 
 
-def _move_lines(moves: Sequence[int], turning_point: int | None) -> list[str]:
+def _streak_text(streak: int, t: Translator) -> str:
+    if streak > 0:
+        return t(Nn_("{n} win", "{n} wins", streak))
+    if streak < 0:
+        return t(Nn_("{n} loss", "{n} losses", -streak))
+    return t(N_("none"))
+
+
+def _recent_line(game: Game, user_id: int, t: Translator) -> str:
+    mark = game.mark_of(user_id)
+    other = player_text(game, mark.other if mark is not None else Mark.O, t)
+    if game.result in (Result.ABANDONED, None) or game.status is GameStatus.ABANDONED:
+        outcome = N_("stopped, against {opponent}", opponent=other)
+    elif game.winner_mark is None:
+        outcome = N_("drew with {opponent}", opponent=other)
+    elif game.winner_mark is mark:
+        outcome = N_("won against {opponent}", opponent=other)
+    else:
+        outcome = N_("lost to {opponent}", opponent=other)
+    size = board_size_text(game.width, game.height, game.k, t)
+    return f"- {t(outcome)} · {size} · <t:{int(game.updated_at)}:d>"
+
+
+def review_text(game: Game, review: ReviewLike, t: Translator) -> str:
+    """The moves with 1-based cells, the deciding move marked, and the verdict."""
+    lines = ["### " + t(N_("Review of game {id}", id=game.id)), t(_verdict(review))]
+    lines.extend(_move_lines(game.moves, review.turning_point, t))
+    return "\n".join(lines)
+
+
+def _verdict(review: ReviewLike) -> Message:
+    """The review's one-line verdict (``Review.summary``'s, as a catalog entry)."""
+    values = review.values
+    if review.turning_point is None:
+        if UNKNOWN in values:
+            solved = len(values) - values.count(UNKNOWN)
+            return N_(
+                "No verdict: the {width}×{height} board is too big to review exactly in time;"
+                " only the last {solved} of {total} positions were solved.",
+                width=review.width,
+                height=review.height,
+                solved=solved,
+                total=len(values),
+            )
+        if values[0] == DRAWN:
+            return N_("No move changed the result: a draw with best play, and a draw it stayed.")
+        mark = values[0].split()[0]
+        return N_("No move changed the result: {mark} had a forced win and kept it.", mark=mark)
+    index = review.turning_point
+    where = {
+        "n": index + 1,
+        "mark": (Mark.X if index % 2 == 0 else Mark.O).value,
+        "cell": review.moves[index] + 1,
+    }
+    if review.kind == MISSED_WIN:
+        return N_("Move {n} ({mark} at cell {cell}) missed a win: the win became a draw.", **where)
+    if values[index] == DRAWN:
+        return N_(
+            "Move {n} ({mark} at cell {cell}) threw the game: the draw became a loss.", **where
+        )
+    return N_("Move {n} ({mark} at cell {cell}) threw the game: the win became a loss.", **where)
+
+
+def _move_lines(moves: Sequence[int], turning_point: int | None, t: Translator) -> list[str]:
     out = []
     for index, cell in enumerate(moves):
         mark = Mark.X if index % 2 == 0 else Mark.O
-        marker = "  ← this decided it" if index == turning_point else ""
-        out.append(f"`{index + 1:>2}.` {MARK_EMOJI[mark]} cell {cell + 1}{marker}")
+        marker = "  ← " + t(N_("this decided it")) if index == turning_point else ""
+        out.append(
+            f"`{index + 1:>2}.` {MARK_EMOJI[mark]} " + t(N_("cell {cell}", cell=cell + 1)) + marker
+        )
     return out

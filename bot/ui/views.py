@@ -22,6 +22,7 @@ from typing import Any
 import discord
 from discord import ButtonStyle, ui
 
+from bot.i18n import N_, Message, Translator, translator
 from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
 from bot.ui import render
 from engine import Mark
@@ -39,10 +40,10 @@ __all__ = [
 
 EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
 _MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
-_CONTROLS: dict[str, tuple[str, str, ButtonStyle]] = {
-    "forfeit": ("Forfeit", "🏳️", ButtonStyle.secondary),
-    "rematch": ("Rematch", "🔁", ButtonStyle.primary),
-    "review": ("Review", "🔍", ButtonStyle.secondary),
+_CONTROLS: dict[str, tuple[Message, str, ButtonStyle]] = {
+    "forfeit": (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
+    "rematch": (N_("Rematch"), "🔁", ButtonStyle.primary),
+    "review": (N_("Review"), "🔍", ButtonStyle.secondary),
 }
 
 
@@ -59,18 +60,20 @@ def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
     return f"ttt:cell:{game_id}:{cell}:{move_no}"
 
 
-def _control(kind: str, game_id: int) -> ui.Button[Any]:
+def _control(kind: str, game_id: int, t: Translator) -> ui.Button[Any]:
     label, emoji, style = _CONTROLS[kind]
-    return ui.Button(label=label, emoji=emoji, style=style, custom_id=f"ttt:{kind}:{game_id}")
+    return ui.Button(label=t(label), emoji=emoji, style=style, custom_id=f"ttt:{kind}:{game_id}")
 
 
 def board_view(game: Game) -> ui.LayoutView:
-    """The game's message: text, one action row per board row, then the controls."""
+    """The game's message: text, one action row per board row, then the controls; in
+    the game's locale (the server's, stored with it), whoever's click redraws it."""
+    t = translator(game.locale)
     board = game.board
     outcome = board.outcome()
     line = frozenset(outcome.line) if outcome is not None else frozenset()
     locked = not game.is_live or game.current_player_id is None
-    rows: list[ui.Item[Any]] = [ui.TextDisplay(render.game_text(game))]
+    rows: list[ui.Item[Any]] = [ui.TextDisplay(render.game_text(game, t))]
     for row in range(game.height):
         buttons = []
         for cell in range(row * game.width, (row + 1) * game.width):
@@ -86,29 +89,32 @@ def board_view(game: Game) -> ui.LayoutView:
                 ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id)
             )
         rows.append(ui.ActionRow(*buttons))
-    controls = [_control("forfeit" if game.is_live else "rematch", game.id)]
+    controls = [_control("forfeit" if game.is_live else "rematch", game.id, t)]
     if not game.is_live and game.moves:
-        controls.append(_control("review", game.id))
+        controls.append(_control("review", game.id, t))
     rows.append(ui.ActionRow(*controls))
     return _drawing(*rows)
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
-    """The challenge message; its buttons are disabled once it is no longer pending."""
+    """The challenge message, in its locale; its buttons are disabled once it is no
+    longer pending."""
+    t = translator(challenge.locale)
     closed = challenge.status is not ChallengeStatus.PENDING
     accept = ui.Button(
-        label="Accept",
+        label=t(N_("Accept")),
         style=ButtonStyle.success,
         disabled=closed,
         custom_id=f"ttt:accept:{challenge.id}",
     )
     decline = ui.Button(
-        label="Decline",
+        label=t(N_("Decline")),
         style=ButtonStyle.danger,
         disabled=closed,
         custom_id=f"ttt:decline:{challenge.id}",
     )
-    return _drawing(ui.TextDisplay(render.challenge_text(challenge)), ui.ActionRow(accept, decline))
+    text = ui.TextDisplay(render.challenge_text(challenge, t))
+    return _drawing(text, ui.ActionRow(accept, decline))
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
@@ -124,38 +130,40 @@ def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
     )
 
 
-def leaderboard_view(page: LeaderboardPage) -> ui.LayoutView:
-    """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1)."""
+def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
+    """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1),
+    in ``t``'s language (the server's)."""
     previous = ui.Button(
-        label="◀ Previous",
+        label="◀ " + t(N_("Previous")),
         style=ButtonStyle.secondary,
         disabled=page.page <= 1,
         custom_id=f"ttt:lb:{page.page - 1}",
     )
     following = ui.Button(
-        label="Next ▶",
+        label=t(N_("Next")) + " ▶",
         style=ButtonStyle.secondary,
         disabled=page.page >= page.pages,
         custom_id=f"ttt:lb:{page.page + 1}",
     )
-    text = ui.TextDisplay(render.leaderboard_text(page))
+    text = ui.TextDisplay(render.leaderboard_text(page, t))
     return _drawing(text, ui.ActionRow(previous, following))
 
 
-def stop_choice_view(game: Game) -> ui.View:
+def stop_choice_view(game: Game, t: Translator) -> ui.View:
     """The choices of a player who asked to stop a rated game: forfeit, or propose calling
-    it off. Sent ephemerally to them alone, so its buttons carry no user id."""
+    it off. Sent ephemerally to them alone (in their language, ``t``), so its buttons carry
+    no user id."""
     view = ui.View(timeout=None)
     view.add_item(
         ui.Button(
-            label="Forfeit (counts as a loss)",
+            label=t(N_("Forfeit (counts as a loss)")),
             style=ButtonStyle.danger,
             custom_id=f"ttt:quit:{game.id}",
         )
     )
     view.add_item(
         ui.Button(
-            label="Propose calling it off",
+            label=t(N_("Propose calling it off")),
             style=ButtonStyle.secondary,
             custom_id=f"ttt:calloff:{game.id}",
         )
@@ -164,19 +172,20 @@ def stop_choice_view(game: Game) -> ui.View:
     return view
 
 
-def calloff_view(game_id: int, *, closed: bool = False) -> ui.View:
-    """The other player's answer to a proposal to call the game off."""
+def calloff_view(game: Game, *, closed: bool = False) -> ui.View:
+    """The other player's answer to a proposal to call the game off (in the game's locale)."""
+    t = translator(game.locale)
     view = ui.View(timeout=None)
     for label, style, answer in (
-        ("Agree: call it off", ButtonStyle.success, "yes"),
-        ("Play on", ButtonStyle.secondary, "no"),
+        (N_("Agree: call it off"), ButtonStyle.success, "yes"),
+        (N_("Play on"), ButtonStyle.secondary, "no"),
     ):
         view.add_item(
             ui.Button(
-                label=label,
+                label=t(label),
                 style=style,
                 disabled=closed,
-                custom_id=f"ttt:calloff-{answer}:{game_id}",
+                custom_id=f"ttt:calloff-{answer}:{game.id}",
             )
         )
     view.stop()

@@ -7,7 +7,8 @@
   ``DISCORD_GATEWAY_URL``.
 - Layers: ``engine`` imports nothing of ours, nor discord, asyncio or a database; the
   store imports neither the service nor Discord; the service does not import Discord;
-  SQL lives in ``bot/store``; and no module imports, directly or not, one that imports it.
+  models, errors, settings and i18n (the texts in each reader's language) import none
+  of them; SQL lives in ``bot/store``; and no module imports, directly or not, one that imports it.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def test_layers_import_one_way() -> None:
         elif name.startswith("bot.service"):
             bad = _starts(found, "bot.ui", "discord", "aiohttp", "sqlite3", "aiosqlite")
             bad |= {n for n in found if n.startswith("bot.store.")}  # the package's API only
-        elif name.startswith(("bot.models", "bot.errors", "bot.settings")):
+        elif name.startswith(("bot.models", "bot.errors", "bot.settings", "bot.i18n")):
             bad = _starts(found, "bot.service", "bot.store", "bot.ui", "discord")
         else:
             continue

@@ -18,6 +18,7 @@ from bot.errors import (
     PermissionDenied,
     RematchUnavailable,
 )
+from bot.i18n import translator
 from bot.models import DELETED_MEMBER, ChallengeStatus, First, Game, GameStatus, Result
 from bot.service import GameService
 from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
@@ -42,6 +43,8 @@ GUILD_TABLES = (
     "challenge_blocks",
 )
 GAME_TABLES = ("turn_pings", "calloffs", "reviews")
+
+EN = translator(None)
 
 
 def raw(path: Path, statement: str, parameters: Any = ()) -> list[tuple[Any, ...]]:
@@ -98,8 +101,8 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     asked = await service.privacy.member_data(GUILD, ALICE)
     assert asked.player.rated_games == 1 and asked.player.record.wins == 1
     assert (asked.bot_levels, asked.ended_games, asked.challenges) == (1, 2, 1)
-    assert "can't be undone" in member_question(asked)
-    check_limits(confirm_view(member_question(asked), "me", ALICE))
+    assert "can't be undone" in member_question(asked, EN)
+    check_limits(confirm_view(member_question(asked, EN), "me", ALICE, EN))
 
     erased = await service.privacy.erase_member(GUILD, ALICE)
     assert (erased.ended_games, erased.challenges, erased.withdrawn) == (2, 1, ())
@@ -132,10 +135,10 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     assert (fresh.rating, fresh.rank, fresh.versus_bot, fresh.recent) == (1500.0, None, (), ())
     # Bob's history shows a deleted member, wherever an id becomes a name.
     stats = await service.stats.player_stats(GUILD, BOB)
-    text = render.stats_text(stats)
-    assert "lost vs a deleted member" in text and f"<@{ALICE}>" not in text
-    assert "🏆 a deleted member won." in render.game_text(kept)
-    assert f"<@{BOB}>" in render.game_text(kept)
+    text = render.stats_text(stats, EN)
+    assert "lost to a deleted member" in text and f"<@{ALICE}>" not in text
+    assert "🏆 A deleted member won." in render.game_text(kept, EN)
+    assert f"<@{BOB}>" in render.game_text(kept, EN)
     history = await service.stats.history(GUILD)
     assert all(ALICE not in (g.x_id, g.o_id, g.winner_id) for g in history)
     # Bob can't rematch someone who is gone; a review of the game still works.
@@ -143,7 +146,7 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
         await service.rematch(won.id, BOB, GUILD)
     raw(db_path, "DELETE FROM reviews WHERE game_id = ?", (won.id,))  # extras' stand-in
     _, review = await service.reviews.review(won.id, BOB, GUILD)
-    assert f"Review of game {won.id}" in render.review_text(kept, review)
+    assert f"Review of game {won.id}" in render.review_text(kept, review, EN)
 
 
 async def test_both_players_erased(service: GameService) -> None:
@@ -152,7 +155,7 @@ async def test_both_players_erased(service: GameService) -> None:
     await service.privacy.erase_member(GUILD, BOB)
     kept = await service.get_game(won.id)
     assert (kept.x_id, kept.o_id, kept.winner_id) == (DELETED_MEMBER,) * 3
-    assert render.game_text(kept).count("a deleted member") == 3
+    assert render.game_text(kept, EN).lower().count("a deleted member") == 3
     assert (await service.stats.leaderboard(GUILD)).entries == ()
 
 
@@ -207,7 +210,7 @@ async def test_pending_challenges_are_withdrawn_and_deleted(service: GameService
     assert (by_id[mine.id].challenger_id, by_id[mine.id].opponent_id) == (DELETED_MEMBER, BOB)
     assert (by_id[theirs.id].challenger_id, by_id[theirs.id].opponent_id) == (CAROL, DELETED_MEMBER)
     assert (by_id[mine.id].message_id, by_id[theirs.id].message_id) == (900, 901)
-    text = render.challenge_text(by_id[mine.id])
+    text = render.challenge_text(by_id[mine.id], EN)
     assert f"A deleted member withdrew the challenge to <@{BOB}>." in text
     for challenge in (mine, theirs):
         with pytest.raises(ChallengeNotFound):
@@ -266,7 +269,7 @@ async def test_erasing_a_server_deletes_its_rows_and_no_other(
 
     asked = await service.privacy.guild_data(GUILD, may_manage=True)
     assert (asked.games, asked.challenges, asked.players, asked.settings) == (3, 4, 3, 2)
-    check_limits(confirm_view(guild_question(asked), "server", ALICE))
+    check_limits(confirm_view(guild_question(asked, EN), "server", ALICE, EN))
     erased = await service.privacy.erase_guild(GUILD, may_manage=True)
     assert erased.games == 3 and erased.challenges == 4
     withdrawn = {c.id: c for c in erased.withdrawn}
@@ -309,8 +312,8 @@ async def test_a_server_erasure_needs_manage_server_and_no_live_games(
 
 
 def test_render_names_a_deleted_member() -> None:
-    assert render.mention(DELETED_MEMBER) == "a deleted member"
-    assert render.mention(ALICE) == f"<@{ALICE}>"
+    assert render.mention(DELETED_MEMBER, EN) == "a deleted member"
+    assert render.mention(ALICE, EN) == f"<@{ALICE}>"
 
 
 async def test_a_member_erasure_reads_no_whole_table_of_games(store: Store, db_path: Path) -> None:

@@ -11,6 +11,7 @@ import discord
 import pytest
 from discord import ButtonStyle, ui
 
+from bot.i18n import translator
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -34,6 +35,7 @@ from bot.ui.views import (
     leaderboard_view,
 )
 from engine import Board, Mark
+from engine.analysis import MISTAKE, Review
 
 ALICE, BOB = 111111111111111111, 222222222222222222
 MAX_COMPONENTS = 40
@@ -49,6 +51,8 @@ WON = {
     (5, 5, 5): (0, 5, 1, 6, 2, 7, 3, 8, 4),
 }
 DRAW_3X3 = (0, 1, 2, 4, 3, 5, 7, 6, 8)  # X O X / X O O / O X X
+
+EN = translator(None)
 
 
 def make_game(
@@ -253,11 +257,11 @@ def test_bot_to_move_board_is_not_clickable() -> None:
 
 def test_the_turn_ping_names_the_player_on_move_and_links_the_board() -> None:
     game = dataclasses.replace(make_game((4,)), message_id=333, turn_deadline=1_800_000_000.5)
-    text = render.turn_ping_text(game)
+    text = render.turn_ping_text(game, EN)
     assert text.startswith(f"<@{BOB}>, it's your turn against <@{ALICE}> (you play O)")
     assert f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/333" in text
     assert text.endswith("time runs out <t:1800000000:R>")
-    reminder = render.turn_ping_text(game, reminder=True)
+    reminder = render.turn_ping_text(game, EN, reminder=True)
     assert reminder.startswith(f"<@{BOB}>, reminder: it's your turn")
     assert re.findall(r"<@!?(\d+)>", reminder) == [str(BOB), str(ALICE)]
 
@@ -338,7 +342,7 @@ def test_leaderboard_view(page: int, pages: int) -> None:
         for i in range(10)
     )
     view = leaderboard_view(
-        LeaderboardPage(entries=entries, page=page, pages=pages, total_players=pages * 10)
+        LeaderboardPage(entries=entries, page=page, pages=pages, total_players=pages * 10), EN
     )
     check_limits(view)
     previous, following = rows(view)[0]
@@ -352,7 +356,7 @@ def test_leaderboard_view(page: int, pages: int) -> None:
 
 
 def test_empty_leaderboard() -> None:
-    view = leaderboard_view(LeaderboardPage(entries=(), page=1, pages=1, total_players=0))
+    view = leaderboard_view(LeaderboardPage(entries=(), page=1, pages=1, total_players=0), EN)
     check_limits(view)
     assert "No rated games yet" in view.to_components()[0]["content"]
 
@@ -370,24 +374,24 @@ def test_stats_text() -> None:
         best_streak=4,
         recent=(make_game(WON[(3, 3, 3)]), make_game(DRAW_3X3, bot_level="perfect")),
     )
-    text = render.stats_text(stats)
+    text = render.stats_text(stats, EN)
     assert "1534 (provisional)" in text and "#2" in text
     assert "4W 1L 2D" in text and "perfect): 0W 3L 4D" in text
     assert "2 losses" in text and "best: 4" in text
-    assert "- won vs" in text and "- draw vs" in text
+    assert "- won against" in text and "- drew with" in text
 
 
 def test_review_text_numbers_cells_from_one_and_marks_the_decider() -> None:
-    class FakeReview:
-        turning_point = 3
-
-        def summary(self) -> str:
-            return "O's second move lost the game."
-
     game = make_game(WON[(3, 3, 3)])
-    text = render.review_text(game, FakeReview())
+    moves = game.moves
+    values = ("draw",) * 4 + ("X wins",) * (len(moves) - 3)
+    review = Review(moves, 3, 3, 3, values, turning_point=3, kind=MISTAKE)
+    text = render.review_text(game, review, EN)
     lines = text.splitlines()
-    assert lines[1] == "O's second move lost the game."
+    assert lines[1] == (
+        f"Move 4 (O at cell {moves[3] + 1}) threw the game: the draw became a loss."
+    )
+    assert lines[1] == review.summary()  # the engine's own words, through the catalog
     assert re.search(r"1\.` ❌ cell 1$", lines[2])
     assert lines[5].endswith("cell 5  ← this decided it")
     assert len(lines) == 2 + len(game.moves)

@@ -22,6 +22,7 @@ from .emulator import Emulator
 from .errors import APIError, UserActionError
 from .gateway import GatewayFrame, Intent
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
+from .locales import DEFAULT_LOCALE, LOCALES
 from .server import Fault, RecordedRequest
 from .world import (
     ALL_PERMISSIONS,
@@ -43,6 +44,8 @@ __all__ = [
     "ALL_PERMISSIONS",
     "DEFAULT_BOT_PERMISSIONS",
     "DEFAULT_EVERYONE_PERMISSIONS",
+    "DEFAULT_LOCALE",
+    "LOCALES",
     "APIError",
     "Button",
     "ButtonStyle",

@@ -8,18 +8,23 @@ Discord client: it refuses what the client would not send and fills ``resolved``
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from .errors import FormErrors, Path, UserActionError
+from .locales import (
+    check_localizations,
+    check_sibling_names,
+    is_valid_name,
+    localized,
+    stored_localizations,
+)
 from .world import ALL_PERMISSIONS, Channel, Guild, Member, Permission, Role, User
 
 __all__ = ["CommandRegistry", "OptionType", "build_command_data"]
 
-_NAME = re.compile(r"^[-_'\w]{1,32}$")
 _MAX_SAFE_INT = 2**53
 
 
@@ -81,8 +86,10 @@ class CommandRegistry:
                 "version": str(self._next_id()),
                 "type": kind,
                 "name": command["name"],
+                "name_localizations": stored_localizations(command, "name"),
                 "description": command.get("description") or "",
-                "options": copy.deepcopy(command.get("options") or []),
+                "description_localizations": stored_localizations(command, "description"),
+                "options": [_stored_option(o) for o in command.get("options") or []],
                 "default_member_permissions": command.get("default_member_permissions"),
                 "dm_permission": command.get("dm_permission"),
                 "contexts": command.get("contexts"),
@@ -94,6 +101,17 @@ class CommandRegistry:
             stored.append(entry)
         self.scopes[guild_id] = stored
         return copy.deepcopy(stored)
+
+    def default_name_of(self, name: str, guild_id: int | None, locale: str) -> str | None:
+        """The default name of the chat command a reader in ``locale`` sees as ``/name``, if
+        ``name`` is a localized name and not a default one."""
+        scopes: list[int | None] = [guild_id, None] if guild_id is not None else [None]
+        for scope in scopes:
+            for command in self.scopes.get(scope, []):
+                seen = localized(command["name_localizations"], locale)
+                if command["type"] == 1 and seen == name:
+                    return str(command["name"])
+        return None
 
     def find(self, name: str, guild_id: int | None, kind: int = 1) -> dict[str, Any] | None:
         """The command a user in ``guild_id`` (None: a DM) would see under ``name``."""
@@ -116,8 +134,9 @@ def _check_command(command: Any, errors: FormErrors, path: Path) -> None:
     name = command.get("name")
     if not isinstance(name, str) or not 1 <= len(name) <= 32:
         errors.add((*path, "name"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length.")
-    elif kind == 1 and (not _NAME.match(name) or name != name.lower()):
+    elif kind == 1 and not is_valid_name(name):
         errors.add((*path, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+    check_localizations(command, errors, path, chat_input=kind == 1)
     description = command.get("description") or ""
     if kind == 1 and not 1 <= len(description) <= 100:
         errors.add(
@@ -140,6 +159,7 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
         errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
     names: set[str] = set()
     optional_seen = False
+    check_sibling_names(options, errors, path)
     for i, option in enumerate(options):
         where = (*path, i)
         if not isinstance(option, dict):
@@ -150,7 +170,7 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
         if kind not in set(OptionType):
             errors.add((*where, "type"), "BASE_TYPE_CHOICES", "Value must be one of {1, ..., 11}.")
             continue
-        if not isinstance(name, str) or not _NAME.match(name) or name != name.lower():
+        if not is_valid_name(name):
             errors.add(
                 (*where, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Option name is invalid"
             )
@@ -168,6 +188,7 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
                 "BASE_TYPE_BAD_LENGTH",
                 "Must be between 1 and 100 in length.",
             )
+        check_localizations(option, errors, where)
         if kind in (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP):
             children = option.get("options") or []
             if kind == OptionType.SUB_COMMAND_GROUP:
@@ -202,6 +223,7 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
                 )
             else:
                 for j, choice in enumerate(choices):
+                    _check_choice_name(choice, errors, (*where, "choices", j))
                     if not _value_matches(
                         kind, choice.get("value") if isinstance(choice, dict) else None
                     ):
@@ -210,6 +232,31 @@ def _check_options(options: Any, errors: FormErrors, path: Path, *, depth: int) 
                             "APPLICATION_COMMAND_OPTION_CHOICE_INVALID",
                             "Choice value does not match the option type",
                         )
+
+
+def _check_choice_name(choice: Any, errors: FormErrors, path: Path) -> None:
+    if not isinstance(choice, dict):
+        return
+    name = choice.get("name")
+    if not isinstance(name, str) or not 1 <= len(name) <= 100:
+        errors.add((*path, "name"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+    check_localizations(choice, errors, path, choice=True)
+
+
+def _stored_option(option: dict[str, Any]) -> dict[str, Any]:
+    """An option (its choices and sub-options too) with its localizations as Discord keeps
+    them."""
+    stored = copy.deepcopy(option)
+    stored["name_localizations"] = stored_localizations(option, "name")
+    stored["description_localizations"] = stored_localizations(option, "description")
+    if option.get("choices") is not None:
+        stored["choices"] = [
+            {**copy.deepcopy(c), "name_localizations": stored_localizations(c, "name")}
+            for c in option["choices"]
+        ]
+    if option.get("options") is not None:
+        stored["options"] = [_stored_option(o) for o in option["options"]]
+    return stored
 
 
 def _value_matches(kind: int, value: Any) -> bool:

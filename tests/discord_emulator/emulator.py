@@ -31,6 +31,7 @@ class Emulator(World):
     :attr:`api_base` and :attr:`gateway_url` with :attr:`bot_token`. ``ack_deadline`` is how long
     the bot has to acknowledge an interaction (3 s on Discord) and ``token_lifetime`` how long
     an interaction token stays valid for webhook calls (15 minutes), both on :attr:`clock`.
+    ``locale`` is the client language of users who have none of their own (``add_user``).
     Every ``wait_*`` helper gives up with :class:`TimeoutError` after ``wait_timeout`` seconds
     (wrap it in ``asyncio.timeout`` for a tighter bound).
     """
@@ -47,10 +48,9 @@ class Emulator(World):
         locale: str = "en-US",
         wait_timeout: float = 10.0,
     ) -> None:
-        super().__init__(bot_name=bot_name)
+        super().__init__(bot_name=bot_name, locale=locale)
         self.ack_deadline = ack_deadline
         self.token_lifetime = token_lifetime
-        self.locale = locale
         self.wait_timeout = wait_timeout
         self.host = host
         self._port = port
@@ -215,6 +215,8 @@ class Emulator(World):
     ) -> InteractionHandle:
         """``user`` runs ``/name`` (``"game start"`` for subcommands) in ``channel``.
 
+        ``name`` and option names are the default (unlocalized) ones, whatever ``user``'s
+        locale: Discord sends those in the interaction, and the user's ``locale`` beside them.
         Options are checked against what the bot synced, as the Discord client does; users and
         members go in as :class:`User`, roles as :class:`Role`, channels as :class:`Channel`.
         Raises :class:`UserActionError` for anything the client would refuse.
@@ -226,6 +228,14 @@ class Emulator(World):
         guild = channel.guild
         command = self.commands.find(parts[0], guild.id if guild else None)
         if command is None:
+            default = self.commands.default_name_of(
+                parts[0], guild.id if guild else None, self.locale_of(user)
+            )
+            if default is not None:
+                raise UserActionError(
+                    f"/{parts[0]} is how {user.name} reads /{default}; interactions carry"
+                    f" default names, so run it as {default!r}"
+                )
             raise UserActionError(
                 f"/{parts[0]} is not a command {user.name} can see in #{channel.name}"
             )
@@ -365,7 +375,7 @@ class Emulator(World):
             user=user,
             channel=channel,
             message=message,
-            locale=self.locale,
+            locale=self.locale_of(user),
         )
         for key, value in (overrides or {}).items():
             if value is None:
@@ -657,6 +667,11 @@ class Emulator(World):
             return
         if kind == "guild_join":
             gateway.dispatch("GUILD_CREATE", self._guild_payload(obj, gateway.intents))
+            return
+        if kind == "guild_update":
+            if self.bot.id in obj.members:
+                gateway.dispatch("GUILD_UPDATE", obj.to_guild_object(), intent=Intent.GUILDS)
+                self._changed()
             return
         guild = (
             obj.guild if kind in ("member_join", "channel_create") else self.guilds[obj.guild_id]

@@ -237,7 +237,7 @@ def envelope(
         channel_payload["permissions"] = str(perms)
         payload.update(
             guild_id=str(guild.id),
-            guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+            guild={"id": str(guild.id), "locale": guild.locale, "features": guild.features},
             guild_locale=guild.locale,
             member=member_payload,
             app_permissions=str(guild.permissions_of(world.bot)),

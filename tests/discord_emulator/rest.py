@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .components import MAX_CUSTOM_ID
 from .errors import APIError, FormErrors
 from .interactions import CallbackType, InteractionHandle, InteractionType, callback_body
+from .locales import LOCALES, localized_view
 from .messages import Draft, parse_message_payload
 from .server import NO_CONTENT, ApiCall, Router
 from .world import Channel, Message, MessageFlag, Permission
@@ -153,7 +154,22 @@ class RestApi:
         return guild.id
 
     async def get_commands(self, call: ApiCall) -> Any:
-        return self.emu.commands.list(self._command_scope(call))
+        """Full localization dictionaries only with ``with_localizations=true``; otherwise
+        ``name_localized``/``description_localized`` in the requester's locale: the
+        ``X-Discord-Locale`` header, else ``Accept-Language``, else the bot's own locale."""
+        commands = self.emu.commands.list(self._command_scope(call))
+        if _truthy(call.query.get("with_localizations")):
+            return commands
+        return [localized_view(command, self._requester_locale(call)) for command in commands]
+
+    def _requester_locale(self, call: ApiCall) -> str:
+        asked = call.headers.get("X-Discord-Locale")
+        if asked not in LOCALES:
+            language = call.headers.get("Accept-Language", "").split(",")[0]
+            asked = language.split(";")[0].strip()
+        if asked in LOCALES:
+            return str(asked)
+        return self.emu.locale_of(self.emu.bot)
 
     async def put_commands(self, call: ApiCall) -> Any:
         scope = self._command_scope(call)
@@ -172,18 +188,7 @@ class RestApi:
         return guild
 
     async def get_guild(self, call: ApiCall) -> Any:
-        payload = self._bot_guild(call).to_payload(members=[])
-        for key in (
-            "members",
-            "channels",
-            "threads",
-            "presences",
-            "voice_states",
-            "joined_at",
-            "large",
-        ):
-            payload.pop(key, None)
-        return payload
+        return self._bot_guild(call).to_guild_object()
 
     async def get_guild_channels(self, call: ApiCall) -> Any:
         return [channel.to_payload() for channel in self._bot_guild(call).channels]

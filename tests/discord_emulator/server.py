@@ -11,7 +11,7 @@ import fnmatch
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,7 @@ class ApiCall:
     query: dict[str, str]
     json: Any
     files: list[dict[str, Any]] = field(default_factory=list)
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 Handler = Callable[[ApiCall], Awaitable[Any]]
@@ -205,7 +206,8 @@ class ApiServer:
                 method, path, query, body, 401, {"message": "401: Unauthorized", "code": 0}
             )
         try:
-            result = await route.handler(ApiCall(method, path, params, query, body, files))
+            call = ApiCall(method, path, params, query, body, files, request.headers)
+            result = await route.handler(call)
         except APIError as error:
             return self._answer(method, path, query, body, error.status, error.body())
         if result is NO_CONTENT:

@@ -17,6 +17,8 @@ from typing import Any
 
 from . import components as _components
 from .components import Button
+from .errors import UserActionError
+from .locales import DEFAULT_LOCALE, check_locale
 
 __all__ = [
     "ALL_PERMISSIONS",
@@ -133,10 +135,15 @@ def iso(moment: datetime.datetime | None) -> str | None:
 
 @dataclass(eq=False)
 class User:
+    """A Discord account. ``locale`` is the language its client is set to (None: the
+    emulator's default); Discord never shows it to bots except as an interaction's
+    ``locale``."""
+
     id: int
     name: str
     bot: bool = False
     global_name: str | None = None
+    locale: str | None = None
 
     @property
     def mention(self) -> str:
@@ -226,10 +233,14 @@ class Member:
 
 @dataclass(eq=False)
 class Guild:
+    """A server. ``locale`` is its preferred locale ("Server Primary Language"), which only a
+    Community server (``community``) can set to anything but en-US."""
+
     id: int
     name: str
     owner_id: int
-    locale: str = "en-US"
+    locale: str = DEFAULT_LOCALE
+    community: bool = False
     roles: dict[int, Role] = field(default_factory=dict)
     members: dict[int, Member] = field(default_factory=dict)
     channels: list[Channel] = field(default_factory=list)
@@ -258,6 +269,18 @@ class Guild:
         if value & Permission.ADMINISTRATOR:
             return ALL_PERMISSIONS
         return value
+
+    @property
+    def features(self) -> list[str]:
+        return ["COMMUNITY"] if self.community else []
+
+    def to_guild_object(self) -> dict[str, Any]:
+        """The guild object of ``GET /guilds/{id}`` and GUILD_UPDATE: no GUILD_CREATE extras."""
+        payload = self.to_payload(members=[])
+        for key in ("members", "channels", "threads", "presences", "voice_states", "joined_at"):
+            del payload[key]
+        del payload["large"]
+        return payload
 
     def to_payload(self, *, members: Iterable[Member] | None = None) -> dict[str, Any]:
         """A full GUILD_CREATE payload; ``members`` defaults to every member."""
@@ -288,7 +311,7 @@ class Guild:
             "public_updates_channel_id": None,
             "safety_alerts_channel_id": None,
             "vanity_url_code": None,
-            "features": [],
+            "features": self.features,
             "application_id": None,
             "max_members": 500000,
             "roles": [role.to_payload() for role in self.roles.values()],
@@ -493,7 +516,10 @@ class World:
     ``bot_token``). Subclasses hear about changes through :meth:`_world_changed`.
     """
 
-    def __init__(self, *, bot_name: str = "TestBot", clock: Clock | None = None) -> None:
+    def __init__(
+        self, *, bot_name: str = "TestBot", clock: Clock | None = None, locale: str = DEFAULT_LOCALE
+    ) -> None:
+        self.locale = check_locale(locale)
         self.clock = clock or Clock()
         self.snowflakes = Snowflakes(self.clock)
         self.users: dict[int, User] = {}
@@ -512,11 +538,30 @@ class World:
         self.users[user.id] = user
         return user
 
-    def add_user(self, name: str, *, bot: bool = False, global_name: str | None = None) -> User:
-        """A Discord account (a person, or with ``bot=True`` some other bot)."""
+    def add_user(
+        self,
+        name: str,
+        *,
+        bot: bool = False,
+        global_name: str | None = None,
+        locale: str | None = None,
+    ) -> User:
+        """A Discord account (a person, or with ``bot=True`` some other bot). ``locale`` is
+        its client language (one of Discord's locale codes; None: the emulator's ``locale``);
+        change it later with :meth:`set_user_locale` or by assigning ``user.locale``."""
         user = self._new_user(name, bot=bot)
         user.global_name = global_name
+        user.locale = None if locale is None else check_locale(locale)
         return user
+
+    def set_user_locale(self, user: User, locale: str | None) -> None:
+        """The user picks another language in their client settings (None: the default).
+        Discord tells bots nothing until the user's next interaction."""
+        user.locale = None if locale is None else check_locale(locale)
+
+    def locale_of(self, user: User) -> str:
+        """The locale ``user``'s client sends: their own, else the emulator's default."""
+        return check_locale(user.locale) if user.locale is not None else self.locale
 
     def add_guild(
         self,
@@ -526,17 +571,26 @@ class World:
         bot_member: bool = True,
         bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
         everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
-        locale: str = "en-US",
+        locale: str = DEFAULT_LOCALE,
+        community: bool | None = None,
     ) -> Guild:
         """A guild; the bot joins it (with a managed role holding ``bot_permissions``) unless
         ``bot_member`` is false. The owner, if given, becomes a member and has every permission.
+        ``locale`` is its preferred locale; any but en-US makes it a Community server unless
+        ``community`` says otherwise (then ValueError: only Community servers choose one).
         """
+        check_locale(locale)
+        if community is None:
+            community = locale != DEFAULT_LOCALE
+        if not community and locale != DEFAULT_LOCALE:
+            raise ValueError("only a Community server has a preferred locale other than en-US")
         guild_id = self.snowflakes.next()
         guild = Guild(
             id=guild_id,
             name=name,
             owner_id=owner.id if owner else self.snowflakes.next(),
             locale=locale,
+            community=community,
         )
         guild.roles[guild_id] = Role(
             id=guild_id, guild_id=guild_id, name="@everyone", permissions=everyone_permissions
@@ -557,6 +611,18 @@ class World:
             self._join(guild, self.bot, [role], None)
             self._world_changed("guild_join", guild)
         return guild
+
+    def set_guild_locale(self, guild: Guild, locale: str) -> None:
+        """An admin changes the server's primary language (Server Settings); the bot gets a
+        GUILD_UPDATE. Raises :class:`UserActionError` on a non-Community server, where the
+        client offers no such setting."""
+        check_locale(locale)
+        if not guild.community:
+            raise UserActionError(
+                f"{guild.name} is not a Community server: its preferred locale stays en-US"
+            )
+        guild.locale = locale
+        self._world_changed("guild_update", guild)
 
     def add_role(
         self, guild: Guild, name: str, *, permissions: int = 0, mentionable: bool = False
@@ -626,8 +692,8 @@ class World:
         return channel
 
     def _world_changed(self, kind: str, obj: Any) -> None:
-        """Hook for subclasses; ``kind`` is guild_join, role_create, member_join or
-        channel_create."""
+        """Hook for subclasses; ``kind`` is guild_join, guild_update, role_create, member_join
+        or channel_create."""
 
     # -- looking things up ------------------------------------------------------------------
 

@@ -144,6 +144,9 @@ class BoardState:
     marks: tuple[str | None, ...]
     cells: tuple[Button, ...]
     controls: tuple[str | None, ...]
+    """The control buttons' labels, in the game's language."""
+    kinds: tuple[str, ...]
+    """What the controls do, from their custom_ids: ("forfeit",) or ("rematch", "review")."""
 
     @property
     def move_no(self) -> int:
@@ -151,7 +154,7 @@ class BoardState:
 
     @property
     def live(self) -> bool:
-        return self.controls == ("Forfeit",)
+        return self.kinds == ("forfeit",)
 
     @property
     def text(self) -> str:
@@ -199,15 +202,16 @@ def read_board(message: Message, side: int) -> BoardState:
         games.add(int(found["game"]))
     assert len(games) == 1, f"cells of several games: {games}"
     controls = tuple(button.label for button in grid[side])
-    if controls == ("Forfeit",):
+    kinds = tuple((button.custom_id or "").split(":")[1] for button in grid[side])
+    if kinds == ("forfeit",):
         assert not grid[side][0].disabled, "Forfeit works while the game is live"
         empty = [b for b in cells if b.label == EMPTY]
         assert all(not b.disabled for b in empty), "a live board's empty cells can be played"
     else:
-        assert controls in (("Rematch", "Review"), ("Rematch",)), f"controls {controls!r}"
-        assert (controls == ("Rematch", "Review")) == (move_no > 0), controls
+        assert kinds in (("rematch", "review"), ("rematch",)), f"controls {controls!r}"
+        assert (kinds == ("rematch", "review")) == (move_no > 0), controls
         assert all(button.disabled for button in cells), "a finished board is all disabled"
-    return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), controls)
+    return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), controls, kinds)
 
 
 def lines(side: int, k: int) -> list[tuple[int, ...]]:
@@ -501,7 +505,7 @@ class Arena:
         sent = self.turn_pings(channel, deleted=True)
         assert len(sent) == after + 1, sent
         ping = sent[-1]
-        assert ping.content.startswith(f"<@{user.id}>, "), ping.content
+        assert ping.content.startswith(f"<@{user.id}>"), ping.content
         assert ping.pings.users == {user.id} and not ping.pings.roles, ping.pings
         assert not ping.pings.everyone
         await eventually(

@@ -93,7 +93,7 @@ async def test_a_full_game_on_5x5_shows_each_move_then_the_reply(arena: Arena) -
     assert answer.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     board = await answer.handle.edited_original()
     state = arena.board(board, 5)
-    assert state.live and state.move_no == 1 and "four in a row" in state.text
+    assert state.live and state.move_no == 1 and "4 in a row" in state.text
     assert f"<@{alice.id}>, your move" in state.text
 
     final = await arena.play_out(alice, board, "O", side=5, k=4, thinking=True)
@@ -172,7 +172,7 @@ async def test_rematch_and_forfeit_against_the_bot(arena: Arena) -> None:
     ended = await arena.forfeit(alice, board)
     assert ended.controls == ("Rematch",), "no moves: nothing to review"
     assert f"<@{alice.id}> forfeited" in ended.text
-    assert "me (medium) won" in ended.text
+    assert "forfeited. I won." in ended.text
 
     text = await refusal(await arena.click(carol, arena.current(board), label="Rematch"))
     assert "isn't your game" in text
@@ -295,7 +295,7 @@ async def test_a_full_game_on_4x4(arena: Arena, level: str, win_length: int) -> 
     )
     state = arena.board(board, 4)
     assert state.live and state.move_no == 0
-    assert ("three in a row" if win_length == 3 else "four in a row") in state.text
+    assert f"{win_length} in a row" in state.text
     # One answer per click: an update, or (if the bot may think long) a deferral + one edit.
     final = await arena.play_out(alice, board, "X", side=4, k=win_length, thinking=None)
     mark = check_final(final, win_length)

@@ -88,7 +88,7 @@ async def test_a_member_erases_their_data_after_confirming(arena: Arena) -> None
     # The same rating and record; one rank up, with Alice off the leaderboard.
     expected = bob_before.replace(" · #2", " · #1").replace(f"<@{alice.id}>", "a deleted member")
     assert bob_after == expected
-    assert "lost vs a deleted member" in bob_after, bob_after
+    assert "lost to a deleted member" in bob_after, bob_after
     assert f"<@{alice.id}>" not in await leaderboard(arena, bob, channel)
 
 

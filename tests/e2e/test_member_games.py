@@ -255,7 +255,7 @@ async def test_two_clicks_at_once_only_one_lands(arena: Arena) -> None:
 async def test_a_member_game_on_4x4_with_three_in_a_row(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel, side=4, win_length=3)
-    assert "4×4" in board.text and "three in a row" in board.text, board.text
+    assert "4×4" in board.text and "3 in a row" in board.text, board.text
     for user, cell in ((alice, 5), (bob, 0), (alice, 10), (bob, 1), (alice, 15)):
         await arena.move(user, board, cell, side=4)
     state = arena.board(board, 4)

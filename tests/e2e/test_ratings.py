@@ -137,7 +137,7 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     assert len(recent) == 5, text
     expected_opponents = [p.id for p in reversed(players[5:10])]  # newest first
     for line, opponent in zip(recent, expected_opponents, strict=True):
-        assert line.startswith("- won vs") and f"<@{opponent}>" in line, line
+        assert line.startswith("- won against") and f"<@{opponent}>" in line, line
 
     text = await stats(arena, viewer, p1)
     check_rating(text, arena.elo.players[p1.id], rank=ranking.index(p1.id) + 1)
@@ -146,14 +146,14 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     assert "Current streak: 4 losses" in text and "best: 0" in text, text
     recent = recent_lines(text)
     assert len(recent) == 4, text
-    assert recent[0].startswith("- lost vs") and "hard" in recent[0], recent
-    assert recent[1].startswith("- lost vs") and "easy" in recent[1], recent
+    assert recent[0].startswith("- lost to") and "hard" in recent[0], recent
+    assert recent[1].startswith("- lost to") and "easy" in recent[1], recent
     assert f"<@{players[10].id}>" in recent[2] and f"<@{champ.id}>" in recent[3], recent
 
     text = await stats(arena, viewer, players[1])
     check_rating(text, arena.elo.players[players[1].id], rank=ranking.index(players[1].id) + 1)
     assert "Versus members: 0W 1L 1D" in text and "Current streak: none" in text, text
-    assert recent_lines(text)[0].startswith("- draw vs"), text
+    assert recent_lines(text)[0].startswith("- drew with"), text
 
     text = await stats(arena, viewer, regular)
     check_rating(text, arena.elo.players[regular.id], rank=ranking.index(regular.id) + 1)

@@ -60,7 +60,7 @@ async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     await arena.move(alice, board, 0)
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)
-    assert f"<@{bob.id}> ran out of time; <@{alice.id}> won" in state.text, state.text
+    assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text
     check_final(state, 3)
     assert edited_through_channel(arena.emu, board)
 

@@ -100,3 +100,38 @@ def test_command_overwrite_validation_and_stable_ids() -> None:
     again = registry.overwrite(None, [{"name": "play", "description": "changed"}])
     assert first[0]["id"] == again[0]["id"] and again[0]["description"] == "changed"
     assert registry.overwrite(None, []) == [] and registry.find("play", None) is None
+
+
+def test_command_localizations_follow_the_rules_of_what_they_localize() -> None:
+    registry = CommandRegistry(1, iter(range(100, 200)).__next__)
+    choice = {"name": "a", "value": "a", "name_localizations": {"de": "x" * 101}}
+    option = {
+        "type": 3,
+        "name": "size",
+        "description": "d",
+        "name_localizations": {"de": "Größe", "ja": "サイズ"},
+        "choices": [choice],
+    }
+    command = {
+        "name": "play",
+        "description": "d",
+        "name_localizations": {"de": "spiel en", "hi": "खेल"},
+        "description_localizations": {"de": ""},
+        "options": [option],
+    }
+    with pytest.raises(APIError) as caught:
+        registry.overwrite(None, [command])
+    assert error_codes(caught.value) == {
+        "APPLICATION_COMMAND_INVALID_NAME",  # "spiel en" (a space), "Größe" (upper case)
+        "BASE_TYPE_BAD_LENGTH",  # the empty description, the 101-character choice
+    }
+    errors = caught.value.errors or {}
+    assert set(errors["0"]["name_localizations"]) == {"de"}  # Hindi's vowel sign is fine
+    assert set(errors["0"]["options"]["0"]["name_localizations"]) == {"de"}
+    option["name_localizations"]["de"] = "größe"
+    choice["name_localizations"]["de"] = "ein"
+    command["name_localizations"]["de"] = "spielen"
+    command["description_localizations"]["de"] = "Spielen"
+    stored = registry.overwrite(None, [command])
+    assert stored[0]["name_localizations"] == {"de": "spielen", "hi": "खेल"}
+    assert stored[0]["options"][0]["name_localizations"]["ja"] == "サイズ"

@@ -144,7 +144,9 @@ async def test_names_cannot_ping_and_servers_stay_apart(arena: Arena) -> None:
             stats = await (await emu.run_command(user, where, "stats", member=theirs[0])).response()
             assert stats.message is not None and stats.message.pings.nobody
             # A member of the other server is not a member here: refused, not looked up.
-            assert stats.ephemeral and "Member" in stats.message.text, stats.message.text
+            assert stats.ephemeral and "isn't a member of this server" in stats.message.text, (
+                stats.message.text
+            )
         for message in (m for c in emu.channels.values() for m in c.messages):
             assert not message.pings.everyone and not message.pings.roles, message
     assert_log_clean(bot.log())

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
-from discord.app_commands import Choice
+from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
+from bot.i18n import N_, translator
 from bot.models import First
 from bot.service import GameService
+from bot.ui import render
 from bot.ui.boards import Boards
-from bot.ui.gate import answer_error
+from bot.ui.commands_i18n import LABEL_SEPARATOR
+from bot.ui.gate import answer_error, reader, server_locale
 from bot.ui.views import stop_choice_view
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
 
@@ -19,21 +22,47 @@ SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
 DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 
 
+LEVEL_NAMES = (
+    # TRANSLATORS: a difficulty level, shown as "level — its description" in /tictactoe.
+    locale_str("easy"),
+    locale_str("medium"),
+    locale_str("hard"),
+    locale_str("impossible"),
+)
+"""The levels' names as the difficulty choices show them (marked for the catalogs; the
+choice's value stays the English name)."""
+FIRST_NAMES = {
+    # TRANSLATORS: who moves first, from the point of view of who runs /tictactoe.
+    First.ME: locale_str("me"),
+    First.OPPONENT: locale_str("my opponent"),
+    First.RANDOM: locale_str("random"),
+}
+"""How the choices of who moves first read."""
+
+
 def _level_choice(name: str) -> Choice[str]:
+    """``name — description``: ``CommandTranslator`` translates the two parts."""
     description = get_level(name).description
-    label = f"{name} — {description}" if description else name
-    return Choice(name=label if len(label) <= 100 else name, value=name)
+    label = f"{name}{LABEL_SEPARATOR}{description}" if description else name
+    return Choice(name=locale_str(label if len(label) <= 100 else name), value=name)
 
 
 def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
     """(width, height, k) from the command's options; InvalidSettings if they don't fit."""
     side = SIZES.get(size)
     if side is None:
-        raise InvalidSettings(f"Unknown board size {size!r}; pick 3x3, 4x4 or 5x5.")
+        raise InvalidSettings(
+            N_("Unknown board size {size}; pick 3x3, 4x4 or 5x5.", size=repr(size))
+        )
     k = DEFAULT_WIN_LENGTH[side] if win_length is None else win_length
     if k > side:
         raise InvalidSettings(
-            f"A win length of {k} doesn't fit on a {size} board; use at most {side}."
+            N_(
+                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
+                k=k,
+                size=size,
+                side=side,
+            )
         )
     return side, side, k
 
@@ -47,20 +76,34 @@ class Games(commands.Cog):
         self.boards = boards
 
     @app_commands.command(
-        name="tictactoe", description="Play tic-tac-toe against me, or challenge a member."
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe"),
+        description=locale_str("Play tic-tac-toe against me, or challenge a member."),
     )
     @app_commands.guild_only()
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        opponent=locale_str("opponent"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        difficulty=locale_str("difficulty"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        size=locale_str("size"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        win_length=locale_str("win_length"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        first=locale_str("first"),
+    )
     @app_commands.describe(
-        opponent="A member to challenge; leave out to play against me",
-        difficulty=f"How well I play (default {DEFAULT_LEVEL}); only for games against me",
-        size="Board size (default 3x3)",
-        win_length="Marks in a row to win (default 3 on 3x3, 4 on larger boards)",
-        first="Who moves first (default random)",
+        opponent=locale_str("A member to challenge; leave out to play against me"),
+        difficulty=locale_str("How well I play (default medium); only for games against me"),
+        size=locale_str("Board size (default 3x3)"),
+        win_length=locale_str("Marks in a row to win (default 3 on 3x3, 4 on larger boards)"),
+        first=locale_str("Who moves first (default random)"),
     )
     @app_commands.choices(
         difficulty=[_level_choice(name) for name in LEVELS],
         size=[Choice(name=name, value=name) for name in SIZES],
-        first=[Choice(name=f.value, value=f.value) for f in First],
+        first=[Choice(name=label, value=first.value) for first, label in FIRST_NAMES.items()],
     )
     async def tictactoe(
         self,
@@ -76,12 +119,12 @@ class Games(commands.Cog):
         try:
             order = First(first)
         except ValueError:
-            raise InvalidSettings("Pick who moves first: me, opponent or random.") from None
+            raise InvalidSettings(N_("Pick who moves first: me, opponent or random.")) from None
         me = interaction.client.user
         if opponent is None or (me is not None and opponent.id == me.id):
             level = difficulty or DEFAULT_LEVEL
             if level not in LEVELS:
-                raise InvalidSettings(f"Unknown difficulty {level!r}.")
+                raise InvalidSettings(N_("Unknown difficulty {level}.", level=repr(level)))
             if await self.service.active_game(interaction.guild_id, interaction.channel_id):
                 raise ChannelBusy()
             if order is not First.ME and self.service.replies.may_be_slow(width, height):
@@ -95,6 +138,7 @@ class Games(commands.Cog):
                 height=height,
                 k=k,
                 first=order,
+                locale=server_locale(interaction),
             )
             await self.boards.post(interaction, game)
             return
@@ -108,16 +152,17 @@ class Games(commands.Cog):
             height=height,
             k=k,
             first=order,
+            locale=server_locale(interaction),
         )
         await self.boards.post(interaction, challenge)
         if difficulty is not None:
-            await interaction.followup.send(
-                "Note: difficulty only applies to games against me, so it was ignored.",
-                ephemeral=True,
-            )
+            note = N_("Note: difficulty only applies to games against me, so it was ignored.")
+            await interaction.followup.send(reader(interaction)(note), ephemeral=True)
 
     @app_commands.command(
-        name="tictactoe-stop", description="Stop the game in this channel (players or moderators)."
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-stop"),
+        description=locale_str("Stop the game in this channel (players or moderators)."),
     )
     @app_commands.guild_only()
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
@@ -138,15 +183,16 @@ class Games(commands.Cog):
             return
         except RatedStop as refusal:
             # Nothing changed: the player chooses between losing and asking.
+            t = reader(interaction)
             await interaction.response.send_message(
-                refusal.user_message,
-                view=stop_choice_view(refusal.game),
+                refusal.localized(t),
+                view=stop_choice_view(refusal.game, t),
                 ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
         await interaction.response.send_message(
-            f"⏹️ {interaction.user.mention} stopped the game; it doesn't count.",
+            render.stopped_text(interaction.user.id, translator(game.locale)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
         await self.boards.redraw(game)

@@ -15,13 +15,16 @@ import re
 
 import discord
 from discord import ButtonStyle, app_commands, ui
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import ConfirmationExpired, NotYourConfirmation
+from bot.i18n import N_, Nn_, Translator
 from bot.models import GuildData, MemberData
 from bot.service import GameService
 from bot.service.privacy import CONFIRM_SECONDS
 from bot.ui.boards import Boards
+from bot.ui.gate import reader
 from bot.ui.render import record_text
 from bot.ui.views import text_view
 
@@ -31,15 +34,17 @@ _QUIET = discord.AllowedMentions.none()
 ME, SERVER = "me", "server"
 
 
-def confirm_view(text: str, scope: str, asker_id: int) -> ui.LayoutView:
+def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.LayoutView:
     """The question, with [Erase] (danger) and [Cancel]; a view that only draws."""
     erase = ui.Button(
-        label="Erase my data" if scope == ME else "Erase this server's data",
+        label=t(N_("Erase my data") if scope == ME else N_("Erase this server's data")),
         style=ButtonStyle.danger,
         custom_id=f"ttt:forget:{scope}:{asker_id}",
     )
     cancel = ui.Button(
-        label="Cancel", style=ButtonStyle.secondary, custom_id=f"ttt:forget-cancel:{asker_id}"
+        label=t(N_("Cancel")),
+        style=ButtonStyle.secondary,
+        custom_id=f"ttt:forget-cancel:{asker_id}",
     )
     view = ui.LayoutView(timeout=None)
     view.add_item(ui.TextDisplay(text))
@@ -48,65 +53,134 @@ def confirm_view(text: str, scope: str, asker_id: int) -> ui.LayoutView:
     return view
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _valid_for(t: Translator) -> str:
+    minutes = round(CONFIRM_SECONDS / 60)
+    return "-# " + t(
+        Nn_(
+            "These buttons work for {n} minute; only you see them.",
+            "These buttons work for {n} minutes; only you see them.",
+            minutes,
+        )
+    )
 
 
-def _valid_for() -> str:
-    return f"-# These buttons work for {round(CONFIRM_SECONDS / 60)} minutes; only you see them."
-
-
-def member_question(data: MemberData) -> str:
+def member_question(data: MemberData, t: Translator) -> str:
     player = data.player
     return "\n".join(
         [
-            "### Erase your tic-tac-toe data in this server?",
-            "This erases, in this server only:",
-            f"- your rating ({player.rating:.0f}), your record against members"
-            f" ({record_text(player.record)}) and your streaks",
-            f"- your records against me ({_plural(data.bot_levels, 'level')})",
-            f"- {_plural(data.challenges, 'challenge')} from or to you"
-            " (pending ones are withdrawn), your cooldowns and your choice about challenges",
-            f"Your {_plural(data.ended_games, 'past game')} stay in the other players' history,"
-            " showing you as a deleted member. Other members' ratings don't change."
-            " This can't be undone.",
-            _valid_for(),
+            "### " + t(N_("Erase your tic-tac-toe data in this server?")),
+            t(N_("This erases, in this server only:")),
+            "- "
+            + t(
+                N_(
+                    "your rating ({rating}), your record against members ({record}) and your"
+                    " streaks",
+                    rating=f"{player.rating:.0f}",
+                    record=record_text(player.record, t),
+                )
+            ),
+            "- "
+            + t(
+                Nn_(
+                    "your records against me ({n} level)",
+                    "your records against me ({n} levels)",
+                    data.bot_levels,
+                )
+            ),
+            "- "
+            + t(
+                Nn_(
+                    "{n} challenge from or to you (pending ones are withdrawn), your cooldowns"
+                    " and your choice about challenges",
+                    "{n} challenges from or to you (pending ones are withdrawn), your cooldowns"
+                    " and your choice about challenges",
+                    data.challenges,
+                )
+            ),
+            t(
+                Nn_(
+                    "Your {n} past game stays in the other players' history, showing you as a"
+                    " deleted member. Other members' ratings don't change. This can't be undone.",
+                    "Your {n} past games stay in the other players' history, showing you as a"
+                    " deleted member. Other members' ratings don't change. This can't be undone.",
+                    data.ended_games,
+                )
+            ),
+            _valid_for(t),
         ]
     )
 
 
-def member_done(data: MemberData) -> str:
+def member_done(data: MemberData, t: Translator) -> str:
     withdrawn = len(data.withdrawn)
     lines = [
-        "🗑️ Done: your rating, records, streaks, cooldowns and challenges in this server are"
-        f" erased. Your {_plural(data.ended_games, 'past game')} now show a deleted member.",
+        "🗑️ "
+        + t(
+            Nn_(
+                "Done: your rating, records, streaks, cooldowns and challenges in this server"
+                " are erased. Your {n} past game now shows a deleted member.",
+                "Done: your rating, records, streaks, cooldowns and challenges in this server"
+                " are erased. Your {n} past games now show a deleted member.",
+                data.ended_games,
+            )
+        ),
     ]
     if withdrawn:
-        lines.append(f"{_plural(withdrawn, 'pending challenge')} withdrawn.")
+        lines.append(
+            t(
+                Nn_(
+                    "{n} pending challenge withdrawn.",
+                    "{n} pending challenges withdrawn.",
+                    withdrawn,
+                )
+            )
+        )
     return "\n".join(lines)
 
 
-def guild_question(data: GuildData) -> str:
+def _guild_counts(data: GuildData, t: Translator) -> dict[str, str]:
+    return {
+        "games": t(Nn_("{n} game", "{n} games", data.games)),
+        "challenges": t(Nn_("{n} challenge", "{n} challenges", data.challenges)),
+        "members": t(Nn_("{n} member", "{n} members", data.players)),
+    }
+
+
+def guild_question(data: GuildData, t: Translator) -> str:
+    counts = _guild_counts(data, t)
     return "\n".join(
         [
-            "### Erase everything I hold about this server?",
-            f"- {_plural(data.games, 'game')} (every member's history), "
-            f"{_plural(data.challenges, 'challenge')}",
-            f"- the ratings and records of {_plural(data.players, 'member')},"
-            " their cooldowns and choices about challenges",
-            "- this server's settings and allowed channels",
-            "Every member's stats start again from nothing. This can't be undone.",
-            _valid_for(),
+            "### " + t(N_("Erase everything I hold about this server?")),
+            "- "
+            + t(
+                N_(
+                    "{games} (every member's history), {challenges}",
+                    games=counts["games"],
+                    challenges=counts["challenges"],
+                )
+            ),
+            "- "
+            + t(
+                N_(
+                    "the ratings and records of {members}, their cooldowns and choices about"
+                    " challenges",
+                    members=counts["members"],
+                )
+            ),
+            "- " + t(N_("this server's settings and allowed channels")),
+            t(N_("Every member's stats start again from nothing. This can't be undone.")),
+            _valid_for(t),
         ]
     )
 
 
-def guild_done(data: GuildData) -> str:
-    return (
-        f"🗑️ Done: {_plural(data.games, 'game')}, {_plural(data.challenges, 'challenge')},"
-        f" the ratings of {_plural(data.players, 'member')} and this server's settings are"
-        " erased."
+def guild_done(data: GuildData, t: Translator) -> str:
+    done = N_(
+        "Done: {games}, {challenges}, the ratings of {members} and this server's settings"
+        " are erased.",
+        **_guild_counts(data, t),
     )
+    return "🗑️ " + t(done)
 
 
 class Privacy(commands.Cog):
@@ -116,23 +190,26 @@ class Privacy(commands.Cog):
         self.service = service
 
     @app_commands.command(
-        name="tictactoe-forget-me",
-        description="Erase your tic-tac-toe stats, ratings and history in this server.",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-forget-me"),
+        description=locale_str("Erase your tic-tac-toe stats, ratings and history in this server."),
     )
     @app_commands.guild_only()
     async def forget_me(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
         user_id = interaction.user.id
         data = await self.service.privacy.member_data(interaction.guild_id, user_id)
+        t = reader(interaction)
         await interaction.response.send_message(
-            view=confirm_view(member_question(data), ME, user_id),
+            view=confirm_view(member_question(data, t), ME, user_id, t),
             ephemeral=True,
             allowed_mentions=_QUIET,
         )
 
     @app_commands.command(
-        name="tictactoe-forget-server",
-        description="Erase everything I hold about this server (Manage Server).",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-forget-server"),
+        description=locale_str("Erase everything I hold about this server (Manage Server)."),
     )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
@@ -141,8 +218,9 @@ class Privacy(commands.Cog):
         data = await self.service.privacy.guild_data(
             interaction.guild_id, may_manage=interaction.permissions.manage_guild
         )
+        t = reader(interaction)
         await interaction.response.send_message(
-            view=confirm_view(guild_question(data), SERVER, interaction.user.id),
+            view=confirm_view(guild_question(data, t), SERVER, interaction.user.id, t),
             ephemeral=True,
             allowed_mentions=_QUIET,
         )
@@ -172,14 +250,15 @@ class ForgetButtons:
         assert interaction.guild_id is not None  # the gate refuses DMs
         self._check(interaction, match)
         privacy = self._service.privacy
+        t = reader(interaction)
         erased: MemberData | GuildData
         if match["scope"] == ME:
             erased = await privacy.erase_member(interaction.guild_id, interaction.user.id)
-            done = member_done(erased)
+            done = member_done(erased, t)
         else:
             may_manage = interaction.permissions.manage_guild
             erased = await privacy.erase_guild(interaction.guild_id, may_manage=may_manage)
-            done = guild_done(erased)
+            done = guild_done(erased, t)
         await interaction.response.edit_message(view=text_view(done), allowed_mentions=_QUIET)
         for challenge in erased.withdrawn:
             await self._boards.redraw(challenge)
@@ -189,5 +268,6 @@ class ForgetButtons:
         if int(match["user"]) != interaction.user.id:
             raise NotYourConfirmation()
         await interaction.response.edit_message(
-            view=text_view("Cancelled; nothing was erased."), allowed_mentions=_QUIET
+            view=text_view(reader(interaction)(N_("Cancelled; nothing was erased."))),
+            allowed_mentions=_QUIET,
         )

@@ -7,14 +7,17 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import PermissionDenied
+from bot.i18n import N_, Message, Translator
 from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
-from bot.ui.gate import send_ephemeral
+from bot.ui.gate import reader, send_ephemeral
 
-_B = BOUNDS
+SETTINGS = N_("tictactoe-settings")
+"""This command, by its name in the reader's language (a catalog entry like every name)."""
 
 
 def _range(name: str) -> Any:
@@ -32,39 +35,46 @@ ChallengeCooldown = _range("challenge_cooldown")
 ReviewCooldown = _range("review_cooldown")
 
 
-def _seconds(value: float) -> str:
-    """Seconds as people read them: 45 s, 5 min, 1 h 30 min."""
+def _seconds(value: float, t: Translator) -> str:
+    """Seconds as people read them: 45 s, 5 min, 1 h 30 min (units in ``t``'s language)."""
     whole = round(value)
     if whole < 60:
-        return f"{whole} s"
+        return t(N_("{n} s", n=whole))
     hours, rest = divmod(whole, 3600)
     minutes, seconds = divmod(rest, 60)
-    parts = [f"{hours} h"] if hours else []
-    parts += [f"{minutes} min"] if minutes else []
-    parts += [f"{seconds} s"] if seconds else []
+    parts = [t(N_("{n} h", n=hours))] if hours else []
+    parts += [t(N_("{n} min", n=minutes))] if minutes else []
+    parts += [t(N_("{n} s", n=seconds))] if seconds else []
     return " ".join(parts)
 
 
-def settings_text(settings: GuildSettings, title: str) -> str:
-    channels = ", ".join(f"<#{c}>" for c in settings.channels) or "every channel"
+def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
+    """The settings as a moderator reads them, in ``t``'s language."""
+    channels = ", ".join(f"<#{c}>" for c in settings.channels) or t(N_("every channel"))
     cooldown = settings.challenge_cooldown
+    if not settings.reviews:
+        review = t(N_("Review: off"))
+    elif settings.review_cooldown:
+        every = _seconds(settings.review_cooldown, t)
+        review = t(N_("Review: offered, once every {every} per member", every=every))
+    else:
+        review = t(N_("Review: offered"))
     return "\n".join(
         [
-            f"**{title}**",
-            f"Games can be started in: {channels}",
-            f"Turn clock: {_seconds(settings.turn_timeout)}",
-            f"Challenges expire after: {_seconds(settings.challenge_timeout)}",
-            f"Live games per member: {settings.games_per_member}",
-            f"Live games in the server: {settings.server_games}",
-            "Cooldown between challenges to the same member: "
-            + (_seconds(cooldown) if cooldown else "none"),
-            f"Review: {'offered' if settings.reviews else 'off'}"
-            + (
-                f", once every {_seconds(settings.review_cooldown)} per member"
-                if settings.reviews and settings.review_cooldown
-                else ""
+            f"**{t(title)}**",
+            t(N_("Games can be started in: {channels}", channels=channels)),
+            t(N_("Turn clock: {time}", time=_seconds(settings.turn_timeout, t))),
+            t(N_("Challenges expire after: {time}", time=_seconds(settings.challenge_timeout, t))),
+            t(N_("Live games per member: {n}", n=settings.games_per_member)),
+            t(N_("Live games in the server: {n}", n=settings.server_games)),
+            t(
+                N_(
+                    "Cooldown between challenges to the same member: {time}",
+                    time=_seconds(cooldown, t) if cooldown else t(N_("none")),
+                )
             ),
-            "-# Change any of these with the options of /tictactoe-settings.",
+            review,
+            t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
 
@@ -76,24 +86,55 @@ class ServerSettings(commands.Cog):
         self.guilds = guilds
 
     @app_commands.command(
-        name="tictactoe-settings",
-        description="Show or change how tic-tac-toe works on this server (Manage Server).",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-settings"),
+        description=locale_str(
+            "Show or change how tic-tac-toe works on this server (Manage Server)."
+        ),
     )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        add_channel=locale_str("add_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        remove_channel=locale_str("remove_channel"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        all_channels=locale_str("all_channels"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        turn_clock=locale_str("turn_clock"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenge_expiry=locale_str("challenge_expiry"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        games_per_member=locale_str("games_per_member"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        server_games=locale_str("server_games"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenge_cooldown=locale_str("challenge_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        review=locale_str("review"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        review_cooldown=locale_str("review_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        reset=locale_str("reset"),
+    )
     @app_commands.describe(
-        add_channel="Allow games in this channel (once any is listed, only listed ones)",
-        remove_channel="Stop allowing games in this channel",
-        all_channels="Allow games in every channel again",
-        turn_clock=f"Seconds a player has for each move ({_B['turn_timeout'][0]:g}-"
-        f"{_B['turn_timeout'][1]:g})",
-        challenge_expiry="Seconds a challenge waits for an answer",
-        games_per_member="Live games a member may be in at once",
-        server_games="Live games the server may have at once",
-        challenge_cooldown="Seconds before a member may challenge the same member again",
-        review="Offer the Review button on finished games",
-        review_cooldown="Seconds between one member's reviews",
-        reset="Return every setting to the bot's defaults first",
+        add_channel=locale_str(
+            "Allow games in this channel (once any is listed, only listed ones)"
+        ),
+        remove_channel=locale_str("Stop allowing games in this channel"),
+        all_channels=locale_str("Allow games in every channel again"),
+        # The numbers are BOUNDS["turn_timeout"] (tests/bot/test_command_i18n.py checks).
+        turn_clock=locale_str("Seconds a player has for each move (30-86400)"),
+        challenge_expiry=locale_str("Seconds a challenge waits for an answer"),
+        games_per_member=locale_str("Live games a member may be in at once"),
+        server_games=locale_str("Live games the server may have at once"),
+        challenge_cooldown=locale_str(
+            "Seconds before a member may challenge the same member again"
+        ),
+        review=locale_str("Offer the Review button on finished games"),
+        review_cooldown=locale_str("Seconds between one member's reviews"),
+        reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
         self,
@@ -112,7 +153,7 @@ class ServerSettings(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
-            raise PermissionDenied("Only members with Manage Server can change these settings.")
+            raise PermissionDenied(N_("Only members with Manage Server can change these settings."))
         given = {
             "turn_timeout": turn_clock,
             "challenge_timeout": challenge_expiry,
@@ -126,7 +167,8 @@ class ServerSettings(commands.Cog):
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
             settings = await self.guilds.get(interaction.guild_id)
-            await send_ephemeral(interaction, settings_text(settings, "Tic-tac-toe on this server"))
+            title = N_("Tic-tac-toe on this server")
+            await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
             return
         settings = await self.guilds.update(
             interaction.guild_id,
@@ -136,22 +178,27 @@ class ServerSettings(commands.Cog):
             all_channels=all_channels,
             reset=reset,
         )
-        await send_ephemeral(interaction, settings_text(settings, "Saved. The settings now:"))
+        title = N_("Saved. The settings now:")
+        await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
 
     @app_commands.command(
-        name="tictactoe-challenges",
-        description="Turn challenges to you on this server on or off.",
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("tictactoe-challenges"),
+        description=locale_str("Turn challenges to you on this server on or off."),
     )
     @app_commands.guild_only()
-    @app_commands.describe(allow="Whether members may challenge you here")
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+    @app_commands.rename(allow=locale_str("allow"))
+    @app_commands.describe(allow=locale_str("Whether members may challenge you here"))
     async def tictactoe_challenges(self, interaction: discord.Interaction, allow: bool) -> None:
         assert interaction.guild_id is not None
         await self.guilds.set_challenges(interaction.guild_id, interaction.user.id, allow)
         if allow:
-            text = "Challenges to you are on again on this server."
+            text = N_("Challenges to you are on again on this server.")
         else:
-            text = (
+            text = N_(
                 "Challenges to you are off on this server: whoever tries is told so, and"
-                " you won't be pinged. Turn them on again with /tictactoe-challenges."
+                " you won't be pinged. Turn them on again with /{command}.",
+                command=N_("tictactoe-challenges"),
             )
         await send_ephemeral(interaction, text)

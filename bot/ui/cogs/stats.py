@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import GameError
+from bot.i18n import N_
 from bot.service.stats import Stats as StatsService
 from bot.ui import render
+from bot.ui.gate import reader, server_reader
 from bot.ui.views import leaderboard_view, text_view
 
 _QUIET = discord.AllowedMentions.none()
@@ -20,29 +23,41 @@ class Stats(commands.Cog):
     def __init__(self, results: StatsService) -> None:
         self.results = results
 
-    @app_commands.command(name="leaderboard", description="This server's tic-tac-toe ranking.")
+    @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("leaderboard"),
+        description=locale_str("This server's tic-tac-toe ranking."),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(page="Page to show (ten players a page)")
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+    @app_commands.rename(page=locale_str("page"))
+    @app_commands.describe(page=locale_str("Page to show (ten players a page)"))
     async def leaderboard(
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
         assert interaction.guild_id is not None
         result = await self.results.leaderboard(interaction.guild_id, page)
         await interaction.response.send_message(
-            view=leaderboard_view(result), allowed_mentions=_QUIET
+            view=leaderboard_view(result, server_reader(interaction)), allowed_mentions=_QUIET
         )
 
-    @app_commands.command(name="stats", description="A player's rating, record and recent games.")
+    @app_commands.command(
+        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
+        name=locale_str("stats"),
+        description=locale_str("A player's rating, record and recent games."),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(member="Whose stats to show (default: yours)")
+    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+    @app_commands.rename(member=locale_str("member"))
+    @app_commands.describe(member=locale_str("Whose stats to show (default: yours)"))
     async def stats(
         self, interaction: discord.Interaction, member: discord.Member | None = None
     ) -> None:
         assert interaction.guild_id is not None
         target = member or interaction.user
         if target.bot:
-            raise GameError("Bots don't keep tic-tac-toe stats; pick a member.")
+            raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
         stats = await self.results.player_stats(interaction.guild_id, target.id)
         await interaction.response.send_message(
-            view=text_view(render.stats_text(stats)), allowed_mentions=_QUIET
+            view=text_view(render.stats_text(stats, reader(interaction))), allowed_mentions=_QUIET
         )

@@ -1,0 +1,311 @@
+"""Every kind of message, drawn in every shipped language, fits Discord's limits.
+
+The worst cases: 5 x 5 boards, the longest level description, the longest snowflakes in
+every mention, the biggest numbers a field can hold, every status of a game and of a
+challenge, full pages. A V2 message holds at most 4000 characters of text and 40
+components; a plain message (``content``: reviews, refusals, pings) 2000 characters; a
+button's label 80.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from babel.messages.pofile import read_po
+from discord import ui
+
+from bot import i18n
+from bot.i18n import Translator, translator
+from bot.models import (
+    DELETED_MEMBER,
+    Challenge,
+    ChallengeStatus,
+    First,
+    Game,
+    GameStatus,
+    GuildData,
+    GuildSettings,
+    LeaderboardEntry,
+    LeaderboardPage,
+    LevelRecord,
+    MemberData,
+    PlayerRow,
+    PlayerStats,
+    Record,
+    Result,
+)
+from bot.service.guilds import BOUNDS, MAX_CHANNELS
+from bot.service.stats import RECENT_GAMES
+from bot.ui import render
+from bot.ui.cogs.privacy import (
+    confirm_view,
+    guild_done,
+    guild_question,
+    member_done,
+    member_question,
+)
+from bot.ui.cogs.settings import settings_text
+from bot.ui.views import (
+    board_view,
+    calloff_view,
+    challenge_view,
+    leaderboard_view,
+    stop_choice_view,
+    text_view,
+)
+from engine import Mark
+from engine.analysis import MISSED_WIN, UNKNOWN, Review
+from engine.levels import LEVELS
+from tests.bot.test_render import MAX_COMPONENTS, MAX_TEXT, check_limits, walk
+
+MAX_CONTENT = 2000
+MAX_LABEL = 80
+LOCALES = sorted(name.replace("_", "-") for name in i18n.available())
+BIG = 2**63 - 1  # the longest snowflake: 19 digits in every mention
+ALICE, BOB = BIG, BIG - 1
+NOW = 4_102_444_800.0  # 2100: timestamps as long as they get this century
+MANY = 10**9  # a count no server reaches, so every count fits with room to spare
+
+
+_ROWS = ("XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOOX")  # a full 5 x 5 board, no 4 in a row
+_X = [row * 5 + col for row in range(5) for col in range(5) if _ROWS[row][col] == "X"]
+_O = [row * 5 + col for row in range(5) for col in range(5) if _ROWS[row][col] == "O"]
+FULL_5X5 = tuple(cell for pair in zip(_X, _O, strict=False) for cell in pair) + tuple(_X[12:])
+"""25 legal moves of a 5 x 5, 4-in-a-row game that nobody wins: every cell drawn."""
+
+
+def longest_level() -> str:
+    def width(name: str) -> int:
+        return max(len(render.level_text(name, translator(locale))) for locale in LOCALES)
+
+    return max(LEVELS, key=width)
+
+
+def game(
+    locale: str,
+    *,
+    level: str | None = None,
+    status: GameStatus = GameStatus.ACTIVE,
+    result: Result | None = None,
+    winner: Mark | None = None,
+    moves: int = 24,
+    x_id: int | None = ALICE,
+) -> Game:
+    """A game as render sees it (render draws what it is given; no rules are checked)."""
+    o_id = None if level is not None else BOB
+    cells = FULL_5X5[:moves]
+    return Game(
+        id=MANY,
+        guild_id=BIG,
+        channel_id=BIG,
+        message_id=BIG,
+        x_id=x_id,
+        o_id=o_id,
+        bot_level=level,
+        width=5,
+        height=5,
+        k=4,
+        moves=cells,
+        status=status,
+        result=result,
+        winner_id=None if winner is None else BIG,
+        winner_mark=winner,
+        created_at=NOW,
+        updated_at=NOW,
+        turn_deadline=NOW if status.is_live else None,
+        locale=locale,
+    )
+
+
+def every_game(locale: str) -> Iterator[Game]:
+    level = longest_level()
+    for bot in (None, level):
+        yield game(locale, level=bot)  # live, the player on move
+        yield game(locale, level=bot, status=GameStatus.BOT_TO_MOVE, moves=23)
+        for result, winner in [
+            (Result.WIN, Mark.X),
+            (Result.WIN, Mark.O),
+            (Result.DRAW, None),
+            (Result.FORFEIT, Mark.O),
+            (Result.TIMEOUT, Mark.X),
+            (Result.ABANDONED, None),
+        ]:
+            status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED
+            yield game(locale, level=bot, status=status, result=result, winner=winner, moves=25)
+    yield game(locale, status=GameStatus.FINISHED, result=Result.FORFEIT, winner=Mark.O, x_id=0)
+
+
+def labels(view: ui.View | ui.LayoutView) -> list[str]:
+    return [c["label"] for c in walk(view.to_components()) if "label" in c]
+
+
+def check_labels(view: ui.View | ui.LayoutView) -> None:
+    for label in labels(view):
+        assert 1 <= len(label) <= MAX_LABEL, label
+
+
+def check_v2(view: ui.LayoutView) -> None:
+    check_limits(view)
+    check_labels(view)
+
+
+def check_content(text: str) -> None:
+    assert 1 <= len(text) <= MAX_CONTENT, text
+
+
+@pytest.fixture(params=LOCALES)
+def locale(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture()
+def t(locale: str) -> Translator:
+    return translator(locale)
+
+
+def test_boards(locale: str, t: Translator) -> None:
+    for item in every_game(locale):
+        view = board_view(item)
+        check_v2(view)
+        assert view.content_length() <= MAX_TEXT and view.total_children_count <= MAX_COMPONENTS
+        if item.is_live and item.o_id is not None:
+            for reminder in (False, True):
+                check_content(render.turn_ping_text(item, t, reminder=reminder))
+
+
+def test_challenges(locale: str) -> None:
+    for status in ChallengeStatus:
+        challenge = Challenge(
+            id=MANY,
+            guild_id=BIG,
+            channel_id=BIG,
+            message_id=BIG,
+            challenger_id=ALICE,
+            opponent_id=BOB,
+            width=5,
+            height=5,
+            k=4,
+            first=First.RANDOM,
+            status=status,
+            created_at=NOW,
+            expires_at=NOW,
+            locale=locale,
+        )
+        check_v2(challenge_view(challenge))
+        check_v2(challenge_view(dataclasses.replace(challenge, challenger_id=DELETED_MEMBER)))
+
+
+def test_a_full_leaderboard_page(t: Translator) -> None:
+    entries = tuple(
+        LeaderboardEntry(
+            rank=MANY + i,
+            user_id=BIG - i,
+            rating=99_999.0,
+            record=Record(MANY, MANY, MANY),
+            provisional=True,
+        )
+        for i in range(10)
+    )
+    last = 99_999  # /leaderboard's page option stops at 100,000
+    page = LeaderboardPage(entries=entries, page=last, pages=last, total_players=MANY)
+    check_v2(leaderboard_view(page, t))
+    check_v2(leaderboard_view(LeaderboardPage((), 1, 1, 0), t))
+
+
+def test_stats(locale: str, t: Translator) -> None:
+    recent = tuple(
+        game(locale, status=GameStatus.FINISHED, result=Result.WIN, winner=Mark.O, moves=25)
+        for _ in range(RECENT_GAMES)
+    )
+    stats = PlayerStats(
+        guild_id=BIG,
+        user_id=BIG,
+        rating=99_999.0,
+        provisional=True,
+        rank=MANY,
+        versus_members=Record(MANY, MANY, MANY),
+        versus_bot=tuple(LevelRecord(name, Record(MANY, MANY, MANY)) for name in LEVELS),
+        current_streak=-MANY,
+        best_streak=MANY,
+        recent=recent,
+    )
+    check_v2(text_view(render.stats_text(stats, t)))
+
+
+@pytest.mark.parametrize("kind", ["unknown", "missed", "mistake", "none"])
+def test_reviews_of_a_full_5x5_board(kind: str, locale: str, t: Translator) -> None:
+    played = game(locale, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
+    values: tuple[str, ...]
+    turning, how = None, None
+    if kind == "unknown":
+        values = (UNKNOWN,) * 25 + ("draw",)
+    elif kind == "none":
+        values = ("X wins",) * 26
+    else:
+        values = ("X wins",) * 24 + ("draw", "draw")
+        turning, how = 24, MISSED_WIN if kind == "missed" else "mistake"
+    review = Review(played.moves, 5, 5, 4, values, turning, how)
+    check_content(render.review_text(played, review, t))
+
+
+def test_stopping_and_calling_off(locale: str, t: Translator) -> None:
+    live = game(locale)
+    check_labels(stop_choice_view(live, t))
+    check_labels(calloff_view(live))
+    check_labels(calloff_view(live, closed=True))
+    check_content(render.stopped_text(ALICE, t))
+    check_content(render.calloff_text(live, ALICE, BOB, t))
+    for agreed in (True, False):
+        check_content(render.calloff_answer_text(agreed, BOB, t))
+
+
+def test_erasure(t: Translator) -> None:
+    player = PlayerRow(99_999.0, MANY, Record(MANY, MANY, MANY), MANY, MANY, MANY)
+    member = MemberData(player, bot_levels=len(LEVELS), ended_games=MANY, challenges=MANY)
+    server = GuildData(games=MANY, challenges=MANY, players=MANY, settings=MANY)
+    for scope, question in (
+        ("me", member_question(member, t)),
+        ("server", guild_question(server, t)),
+    ):
+        check_v2(confirm_view(question, scope, BIG, t))
+    withdrawn = tuple(range(3))  # only counted
+    check_v2(text_view(member_done(dataclasses.replace(member, withdrawn=withdrawn), t)))  # type: ignore[arg-type]
+    check_v2(text_view(guild_done(server, t)))
+
+
+def test_the_settings_answer(t: Translator) -> None:
+    longest = {name: high for name, (_, high) in BOUNDS.items()}
+    channels = tuple(BIG - i for i in range(MAX_CHANNELS))
+    settings = GuildSettings(channels=channels, **longest)  # type: ignore[arg-type]
+    for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
+        check_content(settings_text(settings, title, t))
+
+
+def fill(text: str) -> str:
+    """``text`` with every field filled by 60 characters: more than any value we show."""
+    names = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+    return text.format(**{name: "x" * 60 for name in names})
+
+
+@pytest.mark.parametrize("name", sorted(i18n.available()))
+def test_every_translation_fits_a_message_once_filled(name: str) -> None:
+    """Refusals and other one-line answers are single catalog entries: each, filled with
+    long values, must fit a plain message."""
+    path = i18n.LOCALES / name / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+    with path.open("rb") as po:
+        entries = [entry for entry in read_po(po, locale=name) if entry.id and entry.string]
+    assert entries
+    for entry in entries:
+        forms: Any = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        for form in filter(None, forms):  # an empty one fails the completeness test
+            check_content(fill(form))
+
+
+def test_every_difficulty_choice_shows_its_whole_description(t: Translator) -> None:
+    """A choice's name holds 100 characters; a longer "level — description" is cut."""
+    for level in LEVELS:
+        assert len(render.level_text(level, t)) <= 100, render.level_text(level, t)
