@@ -20,9 +20,10 @@ from .commands import OptionType
 from .components import Button, ButtonStyle, ComponentType
 from .emulator import Emulator
 from .errors import APIError, UserActionError
-from .gateway import GatewayFrame, Intent
+from .gateway import GatewayFrame, Intent, Session
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
 from .server import Fault, RecordedRequest
+from .shards import shard_for
 from .world import (
     ALL_PERMISSIONS,
     DEFAULT_BOT_PERMISSIONS,
@@ -66,6 +67,8 @@ __all__ = [
     "Pings",
     "RecordedRequest",
     "Role",
+    "Session",
     "User",
     "UserActionError",
+    "shard_for",
 ]
