@@ -308,3 +308,25 @@ async def test_resume_is_per_session(emu: Emulator) -> None:
         refused = await again.receive()
         assert refused is not None and refused["op"] == 9 and refused["d"] is False
         assert [s.shard_id for s in emu.gateway.live_sessions()] == [1]
+
+
+async def test_forged_delivery_to_another_shard(emu: Emulator) -> None:
+    """``shard=`` bypasses the formula: how a test makes two processes race on one click."""
+    guilds = two_shard_world(emu)
+    alice = emu.add_user("alice")
+    emu.add_member(guilds["b1"], alice)
+    channel = guilds["b1"].channels[0]
+    click = {"custom_id": "cell:0", "component_type": 2}
+    async with aiohttp.ClientSession() as http:
+        zero = await identify(http, emu, [0, 2])
+        await zero.until("READY")
+        one = await identify(http, emu, [1, 2])
+        await one.until("READY")
+        routed = await emu.send_raw_interaction(alice, channel, type=3, data=click)
+        forged = await emu.send_raw_interaction(alice, channel, type=3, data=click, shard=0)
+        assert (await one.until("INTERACTION_CREATE"))["id"] == str(routed.id)
+        got = await zero.until("INTERACTION_CREATE")
+        assert got["id"] == str(forged.id) and got["guild_id"] == str(guilds["b1"].id)
+    by_shard = {s.shard_id: s for s in emu.gateway.sessions.values()}
+    assert [d["id"] for d in by_shard[1].dispatched("INTERACTION_CREATE")] == [str(routed.id)]
+    assert [d["id"] for d in by_shard[0].dispatched("INTERACTION_CREATE")] == [str(forged.id)]
