@@ -20,10 +20,11 @@ from .commands import OptionType
 from .components import Button, ButtonStyle, ComponentType
 from .emulator import Emulator
 from .errors import APIError, UserActionError
-from .gateway import GatewayFrame, Intent
+from .gateway import GatewayFrame, Intent, Session
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
 from .locales import DEFAULT_LOCALE, LOCALES
 from .server import Fault, RecordedRequest
+from .shards import shard_for
 from .world import (
     ALL_PERMISSIONS,
     DEFAULT_BOT_PERMISSIONS,
@@ -69,6 +70,8 @@ __all__ = [
     "Pings",
     "RecordedRequest",
     "Role",
+    "Session",
     "User",
     "UserActionError",
+    "shard_for",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Self
@@ -19,6 +19,12 @@ from .mentions import mention_text, resolve_pings
 from .messages import Draft, parse_message_payload
 from .rest import RestApi
 from .server import ApiServer, Fault, RecordedRequest, Router
+from .shards import (
+    DEFAULT_MAX_GUILDS_PER_SHARD,
+    GUILDS_PER_RECOMMENDED_SHARD,
+    SessionStartLimit,
+    shard_for,
+)
 from .world import Channel, Guild, Message, MessageFlag, Permission, Pings, Role, User, World
 
 __all__ = ["Emulator"]
@@ -34,6 +40,11 @@ class Emulator(World):
     ``locale`` is the client language of users who have none of their own (``add_user``).
     Every ``wait_*`` helper gives up with :class:`TimeoutError` after ``wait_timeout`` seconds
     (wrap it in ``asyncio.timeout`` for a tighter bound).
+
+    Sharding: ``/gateway/bot`` recommends ``shards`` (default: one per 1,000 of the bot's
+    guilds, and never fewer than ``max_guilds_per_shard`` allows) and reports a
+    ``session_start_limit`` of ``session_start_total`` and ``max_concurrency``. An IDENTIFY
+    whose session would get more than ``max_guilds_per_shard`` guilds is closed with 4011.
     """
 
     def __init__(
@@ -47,8 +58,18 @@ class Emulator(World):
         port: int = 0,
         locale: str = "en-US",
         wait_timeout: float = 10.0,
+        shards: int | None = None,
+        max_guilds_per_shard: int = DEFAULT_MAX_GUILDS_PER_SHARD,
+        max_concurrency: int = 1,
+        session_start_total: int = 1000,
     ) -> None:
         super().__init__(bot_name=bot_name, locale=locale)
+        if shards is not None and shards < 1:
+            raise ValueError("shards must be at least 1")
+        self.shards = shards
+        self.session_start_limit = SessionStartLimit(
+            total=session_start_total, max_concurrency=max_concurrency
+        )
         self.ack_deadline = ack_deadline
         self.token_lifetime = token_lifetime
         self.wait_timeout = wait_timeout
@@ -63,8 +84,11 @@ class Emulator(World):
             check_token=lambda token: token == self.bot_token,
             ready=self._ready_payload,
             guilds=self._guild_payloads,
+            guild_ids=lambda: (g.id for g in self.bot_guilds()),
+            started=lambda _session: self.session_start_limit.record(self.clock.now()),
             changed=self._changed,
             heartbeat_interval=heartbeat_interval,
+            max_guilds_per_shard=max_guilds_per_shard,
         )
         router = Router()
         RestApi(self).register(router)
@@ -119,6 +143,18 @@ class Emulator(World):
     # -- records ---------------------------------------------------------------------------
 
     @property
+    def recommended_shards(self) -> int:
+        """The ``shards`` that ``/gateway/bot`` answers."""
+        if self.shards is not None:
+            return self.shards
+        per_shard = min(GUILDS_PER_RECOMMENDED_SHARD, self.gateway.max_guilds_per_shard)
+        return max(1, -(-len(self.bot_guilds()) // per_shard))
+
+    def shard_of(self, guild: Guild, shard_count: int) -> int:
+        """The shard that gets ``guild``'s events when the bot runs ``shard_count`` shards."""
+        return shard_for(guild.id, shard_count)
+
+    @property
     def requests(self) -> list[RecordedRequest]:
         """Every REST request, in arrival order."""
         return self.server.requests
@@ -169,6 +205,21 @@ class Emulator(World):
     async def wait_for_ready(self) -> None:
         """Wait until the bot has a live gateway session (READY or RESUMED sent)."""
         await self.wait_for(lambda: self.gateway.connected)
+
+    async def wait_for_shards(
+        self, shard_count: int, shard_ids: Iterable[int] | None = None
+    ) -> None:
+        """Wait until each of ``shard_ids`` (default: all of ``shard_count``) has a live session
+        identified with ``[shard_id, shard_count]``."""
+        wanted = set(range(shard_count) if shard_ids is None else shard_ids)
+
+        def up() -> bool:
+            live = {
+                s.shard_id for s in self.gateway.live_sessions() if s.shard_count == shard_count
+            }
+            return wanted <= live
+
+        await self.wait_for(up)
 
     async def wait_for_commands(
         self, *names: str, guild: Guild | None = None
@@ -286,12 +337,17 @@ class Emulator(World):
         data: dict[str, Any],
         message: Message | None = None,
         overrides: dict[str, Any] | None = None,
+        shard: int | None = None,
     ) -> InteractionHandle:
         """Send an interaction without any client-side checks (forged ids, foreign guilds...).
 
         ``overrides`` replaces top-level envelope keys; a ``None`` value removes the key.
+        ``shard`` delivers it to the sessions holding that shard id instead of the one the
+        sharding formula picks (Discord never does: a forged delivery, e.g. for races).
         """
-        return self._new_interaction(user, channel, InteractionType(type), data, message, overrides)
+        return self._new_interaction(
+            user, channel, InteractionType(type), data, message, overrides, shard
+        )
 
     async def send_message(
         self, user: User, channel: Channel, content: str, **fields: Any
@@ -307,8 +363,11 @@ class Emulator(World):
         draft = parse_message_payload({"content": content, **fields})
         return self._post(channel, user, draft)
 
-    def dispatch_event(self, event: str, data: dict[str, Any]) -> bool:
-        """Send an arbitrary gateway dispatch to the bot's session."""
+    def dispatch_event(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> bool:
+        """Send an arbitrary gateway dispatch to the sessions that own ``data["guild_id"]``
+        (shard 0 without one), or to those holding ``shard`` when given."""
+        if shard is not None:
+            return self.gateway.deliver(event, data, shard_id=shard)
         return self.gateway.dispatch(event, data)
 
     def _check_can_act(self, user: User, channel: Channel) -> None:
@@ -363,6 +422,7 @@ class Emulator(World):
         data: dict[str, Any],
         message: Message | None,
         overrides: dict[str, Any] | None = None,
+        shard: int | None = None,
     ) -> InteractionHandle:
         interaction_id = self.snowflakes.next()
         token = "emu." + secrets.token_urlsafe(48)
@@ -396,7 +456,7 @@ class Emulator(World):
         self.interactions[interaction_id] = handle
         self._by_token[token] = handle
         handle._arm_deadline(self.ack_deadline)
-        self.gateway.dispatch("INTERACTION_CREATE", payload)
+        self.dispatch_event("INTERACTION_CREATE", payload, shard=shard)
         self._changed()
         return handle
 
@@ -434,25 +494,30 @@ class Emulator(World):
         self.server.faults.append(fault)
         return fault
 
-    def drop_connection(self, *, resumable: bool = True, code: int = 4000) -> None:
-        """Close the bot's gateway socket (close ``code``). A resumable drop keeps the session:
-        the client RESUMEs and gets what it missed replayed. Otherwise the session is
-        invalidated, its RESUME is answered with INVALID_SESSION and it identifies afresh."""
-        self.gateway.drop(resumable=resumable, code=code)
+    def drop_connection(
+        self, *, resumable: bool = True, code: int = 4000, shard: int | None = None
+    ) -> None:
+        """Close the bot's gateway sockets (those of sessions holding ``shard``, or all) with
+        ``code``. A resumable drop keeps the session: the client RESUMEs and gets what it missed
+        replayed. Otherwise the session is invalidated, its RESUME is answered with
+        INVALID_SESSION and it identifies afresh."""
+        self.gateway.drop(resumable=resumable, code=code, shard_id=shard)
 
     @asynccontextmanager
-    async def disconnected(self, *, resumable: bool = True) -> AsyncIterator[None]:
-        """Drop the bot's connection and keep it out for the block: events dispatched inside
-        are buffered (replayed on RESUME) or lost (``resumable=False``). On exit the bot is let
-        back in and this waits until it is connected again."""
+    async def disconnected(
+        self, *, resumable: bool = True, shard: int | None = None
+    ) -> AsyncIterator[None]:
+        """Drop the bot's connections (``shard``'s, or all) and keep new ones out for the block:
+        events dispatched inside are buffered (replayed on RESUME) or lost (``resumable=False``).
+        On exit the bot is let back in and this waits until it is connected again."""
         self.gateway.hold()
         try:
-            self.drop_connection(resumable=resumable)
-            await self.wait_for(lambda: not self.gateway.connected)
+            self.drop_connection(resumable=resumable, shard=shard)
+            await self.wait_for(lambda: not self.gateway.live_sessions(shard))
             yield
         finally:
             self.gateway.release()
-        await self.wait_for_ready()
+        await self.wait_for(lambda: bool(self.gateway.live_sessions(shard)))
 
     def advance(self, seconds: float) -> None:
         """Move the emulator clock forward (interaction deadlines and token lifetimes)."""
@@ -606,7 +671,8 @@ class Emulator(World):
     def _message_event(self, event: str, message: Message) -> None:
         guild = message.guild
         intent = Intent.GUILD_MESSAGES if guild else Intent.DIRECT_MESSAGES
-        if not self.gateway.accepts(intent):
+        sessions = self.gateway.targets(guild.id if guild else None, intent)
+        if not sessions:
             return  # dropped anyway: do not build it (most bots never ask for messages)
         payload = message.to_payload(self.users)
         member = guild.member(message.author) if guild else None
@@ -617,9 +683,10 @@ class Emulator(World):
             and message.author is not self.bot
             and self.bot.id not in message.mentions.users
         )
-        if privileged and not self.gateway.intents & Intent.MESSAGE_CONTENT:
-            payload.update(content="", embeds=[], attachments=[], components=[])
-        self.gateway.dispatch(event, payload, intent=intent)
+        hidden = {**payload, "content": "", "embeds": [], "attachments": [], "components": []}
+        for session in sessions:
+            blind = privileged and not session.intents & Intent.MESSAGE_CONTENT
+            self.gateway.emit(session, event, hidden if blind else payload)
 
     # -- gateway payloads --------------------------------------------------------------------
 
@@ -638,7 +705,7 @@ class Emulator(World):
         payload: dict[str, Any] = {
             "v": 10,
             "user": user,
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.bot_guilds()],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in self._guilds_of(session)],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
@@ -654,8 +721,11 @@ class Emulator(World):
             payload["shard"] = session.shard
         return payload
 
+    def _guilds_of(self, session: Session) -> list[Guild]:
+        return [g for g in self.bot_guilds() if session.owns(g.id)]
+
     def _guild_payloads(self, session: Session) -> list[dict[str, Any]]:
-        return [self._guild_payload(g, session.intents) for g in self.bot_guilds()]
+        return [self._guild_payload(g, session.intents) for g in self._guilds_of(session)]
 
     def _guild_payload(self, guild: Guild, intents: int) -> dict[str, Any]:
         members = None if intents & Intent.GUILD_MEMBERS else [guild.members[self.bot.id]]
@@ -666,7 +736,8 @@ class Emulator(World):
         if gateway is None:
             return
         if kind == "guild_join":
-            gateway.dispatch("GUILD_CREATE", self._guild_payload(obj, gateway.intents))
+            for session in gateway.targets(obj.id):
+                gateway.emit(session, "GUILD_CREATE", self._guild_payload(obj, session.intents))
             return
         if kind == "guild_update":
             if self.bot.id in obj.members:

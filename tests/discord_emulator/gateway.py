@@ -1,15 +1,17 @@
 """The gateway websocket: HELLO, IDENTIFY/READY, RESUME with replay, heartbeats, faults.
 
-One bot session is modelled (no sharding). Dispatches are numbered and kept in the session so
-a RESUME can replay what the client missed; while no connection is attached they are only
-buffered. Frames go out as plain JSON text (discord.py asks for zlib-stream but accepts text).
+Any number of bot sessions may exist at once (shards, possibly from different processes; see
+shards.py for the routing rules). Each numbers its own dispatches and keeps them so a RESUME can
+replay what its client missed; while no connection is attached they are only buffered. A new
+IDENTIFY does not end older sessions, as on Discord: a session ends when it is invalidated.
+Frames go out as plain JSON text (discord.py asks for zlib-stream but accepts text).
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Literal
@@ -17,6 +19,7 @@ from typing import Any, Literal
 from aiohttp import WSMsgType, web
 
 from .components import decode_json, encode_json
+from .shards import parse_shard, shard_for
 
 __all__ = ["Gateway", "GatewayFrame", "GatewayOp", "Intent", "Session"]
 
@@ -71,6 +74,8 @@ class _Connection:
 
 @dataclass(eq=False)
 class Session:
+    """One gateway session. ``shard`` is what IDENTIFY sent (None: unsharded, i.e. [0, 1])."""
+
     id: str
     intents: int
     shard: list[int] | None
@@ -79,13 +84,38 @@ class Session:
     connection: _Connection | None = None
     resumable: bool = True
 
+    @property
+    def shard_id(self) -> int:
+        return self.shard[0] if self.shard else 0
+
+    @property
+    def shard_count(self) -> int:
+        return self.shard[1] if self.shard else 1
+
+    @property
+    def live(self) -> bool:
+        """Identified or resumed, and its socket is open."""
+        return self.resumable and self.connection is not None
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this session gets the events of ``guild_id`` (None: events without a guild,
+        which only shard 0 gets)."""
+        if guild_id is None:
+            return self.shard_id == 0
+        return shard_for(guild_id, self.shard_count) == self.shard_id
+
+    def dispatched(self, event: str) -> list[Any]:
+        """The ``d`` of every dispatch named ``event`` this session was given."""
+        return [p["d"] for p in self.events if p["t"] == event]
+
 
 class Gateway:
     """Serves ``/gateway`` and routes dispatches to the bot's session.
 
     ``check_token`` validates IDENTIFY/RESUME tokens; ``ready`` and ``guilds`` build the READY
-    payload and the GUILD_CREATE payloads for a new session; ``changed`` is called after every
-    state change so waiters can re-check.
+    payload and the GUILD_CREATE payloads for a new session; ``guild_ids`` lists the bot's guilds
+    (for the 4011 check against ``max_guilds_per_shard``); ``started`` is told of every new
+    session; ``changed`` is called after every state change so waiters can re-check.
     """
 
     def __init__(
@@ -94,15 +124,23 @@ class Gateway:
         check_token: Callable[[str], bool],
         ready: Callable[[Session], dict[str, Any]],
         guilds: Callable[[Session], list[dict[str, Any]]],
+        guild_ids: Callable[[], Iterable[int]],
+        started: Callable[[Session], None],
         changed: Callable[[], None],
         heartbeat_interval: float,
+        max_guilds_per_shard: int,
     ) -> None:
         self._check_token = check_token
         self._ready = ready
         self._guilds = guilds
+        self._guild_ids = guild_ids
+        self._started = started
         self._changed = changed
         self.heartbeat_interval = heartbeat_interval
+        self.max_guilds_per_shard = max_guilds_per_shard
+        self.sessions: dict[str, Session] = {}
         self.session: Session | None = None
+        """The most recently identified session (the only one for an unsharded bot)."""
         self.frames: list[GatewayFrame] = []
         self.identifies = 0
         self.resumes = 0
@@ -117,35 +155,71 @@ class Gateway:
 
     @property
     def connected(self) -> bool:
-        """True when a session is live: identified or resumed, and its socket is open."""
-        session = self.session
-        return session is not None and session.resumable and session.connection is not None
+        """True when some session is live: identified or resumed, and its socket is open."""
+        return any(session.live for session in self.sessions.values())
+
+    def live_sessions(self, shard_id: int | None = None) -> list[Session]:
+        """Live sessions, oldest first; with ``shard_id``, only those holding that shard id
+        (an unsharded session is shard 0)."""
+        return [
+            session
+            for session in self.sessions.values()
+            if session.live and (shard_id is None or session.shard_id == shard_id)
+        ]
 
     @property
     def intents(self) -> int:
+        """The intents of the most recently identified session."""
         return self.session.intents if self.session else 0
 
     # -- dispatching -----------------------------------------------------------------------
 
-    def accepts(self, intent: int) -> bool:
-        """Whether a DISPATCH needing ``intent`` would be sent (or buffered) now."""
-        session = self.session
-        return session is not None and session.resumable and bool(session.intents & intent)
+    def targets(self, guild_id: int | None, intent: int | None = None) -> list[Session]:
+        """The sessions a DISPATCH about ``guild_id`` (None: no guild) goes to, or is buffered
+        for: every valid session whose shard owns it and which asked for ``intent``."""
+        return [
+            session
+            for session in self.sessions.values()
+            if session.resumable
+            and session.owns(guild_id)
+            and (intent is None or bool(session.intents & intent))
+        ]
 
-    def dispatch(self, event: str, data: dict[str, Any], *, intent: int | None = None) -> bool:
-        """Send (or buffer for replay) a DISPATCH to the bot's session.
+    def accepts(self, intent: int, guild_id: int | None = None) -> bool:
+        """Whether a DISPATCH about ``guild_id`` needing ``intent`` would be sent (or buffered)
+        now."""
+        return bool(self.targets(guild_id, intent))
 
-        Returns False when it was dropped: no valid session, or the session lacks ``intent``.
+    def dispatch(
+        self,
+        event: str,
+        data: dict[str, Any],
+        *,
+        intent: int | None = None,
+        guild_id: int | str | None = None,
+    ) -> bool:
+        """Send (or buffer for replay) a DISPATCH to the sessions that get it by the sharding
+        formula. The guild is ``guild_id``, else ``data["guild_id"]``; none means shard 0.
+
+        Returns False when it was dropped: no valid session owns it or has ``intent``.
         """
-        session = self.session
-        if session is None or not session.resumable:
-            return False
-        if intent is not None and not self.accepts(intent):
-            return False
-        self._emit(session, event, data)
-        return True
+        if guild_id is None:
+            guild_id = data.get("guild_id")
+        sessions = self.targets(None if guild_id is None else int(guild_id), intent)
+        for session in sessions:
+            self.emit(session, event, data)
+        return bool(sessions)
 
-    def _emit(self, session: Session, event: str, data: Any) -> None:
+    def deliver(self, event: str, data: dict[str, Any], *, shard_id: int) -> bool:
+        """Send a DISPATCH to every valid session holding ``shard_id``, whatever the formula
+        says. Discord never does this: it lets tests forge a delivery to the wrong shard."""
+        sessions = [s for s in self.sessions.values() if s.resumable and s.shard_id == shard_id]
+        for session in sessions:
+            self.emit(session, event, data)
+        return bool(sessions)
+
+    def emit(self, session: Session, event: str, data: Any) -> None:
+        """Number a DISPATCH in ``session``, keep it for replay, and send it if connected."""
         session.seq += 1
         payload = {"op": GatewayOp.DISPATCH.value, "t": event, "s": session.seq, "d": data}
         session.events.append(payload)
@@ -180,22 +254,37 @@ class Gateway:
 
     # -- faults ----------------------------------------------------------------------------
 
-    def drop(self, *, resumable: bool = True, code: int = 4000) -> None:
-        """Close the bot's socket. A resumable drop keeps the session for RESUME; otherwise
-        the session is invalidated and the client's RESUME is answered with INVALID_SESSION."""
-        session = self.session
-        if session is None:
-            raise RuntimeError("the bot has no gateway session")
-        if not resumable:
-            session.resumable = False
-        if session.connection is not None:
-            self._close(session.connection, code, "emulated disconnect")
+    def _chosen(self, shard_id: int | None) -> list[Session]:
+        sessions = [
+            s
+            for s in self.sessions.values()
+            if s.resumable and (shard_id is None or s.shard_id == shard_id)
+        ]
+        if not sessions:
+            raise RuntimeError(f"the bot has no gateway session (shard {shard_id})")
+        return sessions
 
-    def request_reconnect(self) -> None:
-        """Send op 7 RECONNECT; the client closes and RESUMEs."""
-        if self.session is None or self.session.connection is None:
+    def drop(
+        self, *, resumable: bool = True, code: int = 4000, shard_id: int | None = None
+    ) -> None:
+        """Close the sockets of the bot's sessions (those holding ``shard_id``, or all). A
+        resumable drop keeps each session for RESUME; otherwise the sessions are invalidated and
+        the client's RESUME is answered with INVALID_SESSION."""
+        for session in self._chosen(shard_id):
+            if not resumable:
+                session.resumable = False
+            if session.connection is not None:
+                self._close(session.connection, code, "emulated disconnect")
+
+    def request_reconnect(self, *, shard_id: int | None = None) -> None:
+        """Send op 7 RECONNECT to the live sessions (holding ``shard_id``, or all); each client
+        closes and RESUMEs."""
+        sessions = self.live_sessions(shard_id)
+        if not sessions:
             raise RuntimeError("the bot is not connected")
-        self._send(self.session.connection, {"op": GatewayOp.RECONNECT.value, "d": None})
+        for session in sessions:
+            assert session.connection is not None
+            self._send(session.connection, {"op": GatewayOp.RECONNECT.value, "d": None})
 
     def hold(self) -> None:
         """Accept new sockets but keep them waiting before HELLO until :meth:`release`."""
@@ -297,23 +386,31 @@ class Gateway:
         if not isinstance(intents, int) or intents < 0:
             self._close(conn, 4013, "Invalid intent(s).")
             return
-        old = self.session
-        if old is not None:
-            old.resumable = False
-            if old.connection is not None and old.connection is not conn:
-                self._close(old.connection, 4009, "Session replaced.")
-        session = Session(id=secrets.token_hex(16), intents=intents, shard=data.get("shard"))
+        shard = None
+        if data.get("shard") is not None:
+            parsed = parse_shard(data["shard"])
+            if parsed is None:
+                self._close(conn, 4010, "Invalid shard.")
+                return
+            shard = list(parsed)
+        session = Session(id=secrets.token_hex(16), intents=intents, shard=shard)
+        owned = sum(1 for guild_id in self._guild_ids() if session.owns(guild_id))
+        if owned > self.max_guilds_per_shard:
+            self._close(conn, 4011, "Sharding required.")
+            return
+        self.sessions[session.id] = session
         self.session = session
+        self._started(session)
         conn.session = session
         session.connection = conn
-        self._emit(session, "READY", self._ready(session))
+        self.emit(session, "READY", self._ready(session))
         for guild in self._guilds(session):
-            self._emit(session, "GUILD_CREATE", guild)
+            self.emit(session, "GUILD_CREATE", guild)
         self.identifies += 1
         self._changed()
 
     def _resume(self, conn: _Connection, data: dict[str, Any]) -> None:
-        session = self.session
+        session = self.sessions.get(str(data.get("session_id")))
         valid = (
             session is not None
             and session.resumable
@@ -333,6 +430,6 @@ class Gateway:
         for payload in session.events:
             if payload["s"] > last_seen:
                 self._send(conn, payload)
-        self._emit(session, "RESUMED", {})
+        self.emit(session, "RESUMED", {})
         self.resumes += 1
         self._changed()

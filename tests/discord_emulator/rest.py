@@ -130,15 +130,11 @@ class RestApi:
         return {"url": self.emu.gateway_url}
 
     async def get_gateway_bot(self, call: ApiCall) -> Any:
+        emu = self.emu
         return {
-            "url": self.emu.gateway_url,
-            "shards": 1,
-            "session_start_limit": {
-                "total": 1000,
-                "remaining": 1000,
-                "reset_after": 0,
-                "max_concurrency": 1,
-            },
+            "url": emu.gateway_url,
+            "shards": emu.recommended_shards,
+            "session_start_limit": emu.session_start_limit.payload(emu.clock.now()),
         }
 
     # -- commands ----------------------------------------------------------------------------

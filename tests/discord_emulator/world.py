@@ -128,6 +128,17 @@ class Snowflakes:
         self._last = value
         return value
 
+    def next_on_shard(self, shard_id: int, shard_count: int) -> int:
+        """A fresh snowflake with ``(id >> 22) % shard_count == shard_id``: its timestamp is
+        moved up to ``shard_count - 1`` ms ahead so that the formula picks that shard."""
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"no shard {shard_id} among {shard_count}")
+        millis = int(self._clock.utcnow().timestamp() * 1000) - DISCORD_EPOCH_MS
+        stamp = max(millis, (self._last >> 22) + 1)
+        stamp += (shard_id - stamp) % shard_count
+        self._last = stamp << 22
+        return self._last
+
 
 def iso(moment: datetime.datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
@@ -573,18 +584,23 @@ class World:
         everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
         locale: str = DEFAULT_LOCALE,
         community: bool | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> Guild:
         """A guild; the bot joins it (with a managed role holding ``bot_permissions``) unless
         ``bot_member`` is false. The owner, if given, becomes a member and has every permission.
         ``locale`` is its preferred locale; any but en-US makes it a Community server unless
         ``community`` says otherwise (then ValueError: only Community servers choose one).
+        ``shard=(shard_id, shard_count)`` picks an id whose events go to that shard when the
+        bot runs ``shard_count`` shards.
         """
         check_locale(locale)
         if community is None:
             community = locale != DEFAULT_LOCALE
         if not community and locale != DEFAULT_LOCALE:
             raise ValueError("only a Community server has a preferred locale other than en-US")
-        guild_id = self.snowflakes.next()
+        guild_id = (
+            self.snowflakes.next() if shard is None else self.snowflakes.next_on_shard(*shard)
+        )
         guild = Guild(
             id=guild_id,
             name=name,
