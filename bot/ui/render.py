@@ -258,11 +258,8 @@ def challenge_text(challenge: Challenge, t: Translator) -> str:
 
 def record_text(record: Record, t: Translator) -> str:
     """Wins, losses and draws, abbreviated (W/L/D in English)."""
-    return t(N_("{wins}W {losses}L {draws}D", **_record_fields(record)))
-
-
-def _record_fields(record: Record) -> dict[str, int]:
-    return {"wins": record.wins, "losses": record.losses, "draws": record.draws}
+    wins, losses, draws = record.wins, record.losses, record.draws
+    return t(N_("{wins}W {losses}L {draws}D", wins=wins, losses=losses, draws=draws))
 
 
 def leaderboard_text(page: LeaderboardPage, t: Translator) -> str:

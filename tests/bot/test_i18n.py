@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -25,12 +26,17 @@ CATALOGS = sorted(i18n.available())
 MsgId = str | tuple[str, str]
 
 
+def babel_mapping() -> tuple[Any, Any]:
+    """Which files pybabel reads, as babel.cfg says (README's extract command uses it)."""
+    with (ROOT / "babel.cfg").open() as config:
+        return parse_mapping_cfg(config)
+
+
 def marked_in_code() -> dict[MsgId, str]:
     """Every text the code marks (N_, Nn_, gettext..., and locale_str for the slash
     commands), as pybabel extract finds it with README's keywords (``i18n.KEYWORDS``)."""
     keywords = {**DEFAULT_KEYWORDS, **i18n.KEYWORDS}
-    with (ROOT / "babel.cfg").open() as config:
-        method_map, options_map = parse_mapping_cfg(config)
+    method_map, options_map = babel_mapping()
     found = extract_from_dir(ROOT, method_map, options_map, keywords=keywords)
     return {message: f"{path}:{line}" for path, line, message, _, _ in found}
 
@@ -60,8 +66,7 @@ def test_every_marker_in_the_code_is_extracted() -> None:
     """pybabel skips a marker it cannot read: one inside an f-string (Python 3.11
     tokenizes an f-string as one string) or one whose text is not a literal. Such a text
     would silently stay English; the syntax tree sees every call."""
-    with (ROOT / "babel.cfg").open() as config:
-        method_map, _ = parse_mapping_cfg(config)
+    method_map, _ = babel_mapping()
     extracted = set(marked_in_code())
     missed = []
     for source in sorted(ROOT.glob("*/**/*.py")):
