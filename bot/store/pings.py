@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.models import Game
-from bot.store.connection import Database, Unchanged
+from bot.store.backend import Database, Unchanged
 from bot.store.rows import GAME_COLUMNS, IS_ACTIVE, IS_ENDED, Row, game_from_row
 
 __all__ = ["Claim", "PingStore", "StandingPing"]
@@ -41,14 +41,16 @@ TAKE_ENDED = (
 # Active member games whose player has not been reminded at this move, once the reminder
 # is due: ``lead`` (at most max_lead, a fifth of the turn) before the deadline, brought
 # forward by ``early`` (the sweep's interval, so a sweep cannot step over it) but never
-# into the first half of the turn, where the first ping is still fresh.
+# into the first half of the turn, where the first ping is still fresh. (now >= d - min(a, b)
+# is written as now >= d - a AND now >= d - b: scalar min/max are SQLite's only.)
 REMINDERS_DUE = (
     f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))} FROM games AS g"
     " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
     f" WHERE g.{IS_ACTIVE} AND g.bot_level IS NULL AND g.turn_deadline IS NOT NULL"
     " AND :now < g.turn_deadline AND g.turn_deadline <= :now + :max_lead + :early"
-    " AND :now >= max((g.updated_at + g.turn_deadline) / 2.0,"
-    "   g.turn_deadline - min(:max_lead, (g.turn_deadline - g.updated_at) / 5.0) - :early)"
+    " AND :now >= (g.updated_at + g.turn_deadline) / 2.0"
+    " AND :now >= g.turn_deadline - :max_lead - :early"
+    " AND :now >= g.turn_deadline - (g.turn_deadline - g.updated_at) / 5.0 - :early"
     " AND (p.game_id IS NULL OR p.move_no < g.move_no OR p.reminder = 0)"
     " ORDER BY g.turn_deadline LIMIT :limit"
 )
@@ -114,7 +116,7 @@ class PingStore:
         still active at its move; else leave everything as it was."""
 
         async def body(rows: list[list[Row]]) -> Claim:
-            standing_rows, game_rows = rows
+            game_rows, standing_rows = rows
             if not game_rows or not game_rows[0][1] or game_rows[0][0] != ping.move_no:
                 raise Unchanged()
             old = _standing(standing_rows[0]) if standing_rows else None
@@ -131,7 +133,8 @@ class PingStore:
             await self._db.run(UPSERT, values)
             return Claim(True, old)
 
-        first = [(STANDING, (ping.game_id,)), (GAME_STATE, (ping.game_id,))]
+        # The game's row first, locked: claims of one game queue, and a move waits for it.
+        first = [(GAME_STATE + self._db.row_lock, (ping.game_id,)), (STANDING, (ping.game_id,))]
         try:
             return await self._db.transaction(body, first=first)
         except Unchanged:

@@ -125,8 +125,8 @@ BOT_RECORDS = (
 ADD_BOT_RECORD = (
     "INSERT INTO bot_records (guild_id, user_id, level, wins, losses, draws)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id, level) DO UPDATE SET"
-    " wins = wins + excluded.wins, losses = losses + excluded.losses,"
-    " draws = draws + excluded.draws"
+    " wins = bot_records.wins + excluded.wins, losses = bot_records.losses + excluded.losses,"
+    " draws = bot_records.draws + excluded.draws"
 )
 
 
