@@ -17,6 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import asyncpg
 import pytest
 
 from bot.models import (
@@ -33,6 +34,9 @@ from bot.models import (
 from bot.store import ChannelTaken, Store
 from bot.store import sql as statements
 from engine import Mark
+
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
+"""What a row the schema's CHECKs refuse raises: a bug, so the engine's own error."""
 
 GUILD = 1000
 CHANNEL = 2000
@@ -157,10 +161,19 @@ def table_rows(path: Path, table: str) -> list[tuple[object, ...]]:
 # -- opening --------------------------------------------------------------------------------
 
 
-async def test_pragmas(store: Store) -> None:
+async def test_engine_settings(store: Store, backend: str) -> None:
     assert await store.integrity_check() == "ok"
     assert store.schema_version >= 1
+    assert store.engine == backend
     settings = await store.settings()
+    if backend == "postgresql":
+        # A killed bot loses nothing either way (the server has the commit); only what
+        # end_game and erasures commit must also survive the server's own crash.
+        assert settings["synchronous_commit"] == "off"
+        assert settings["default_transaction_isolation"] == "read committed"
+        assert settings["lock_timeout"] == "10s"
+        assert str(settings["server_version"]).startswith("16.")
+        return
     assert settings["journal_mode"] == "wal"
     assert settings["synchronous"] == "NORMAL"
     assert (settings["foreign_keys"], settings["busy_timeout"]) == (1, 10_000)
@@ -324,6 +337,7 @@ async def test_an_exception_in_settle_rolls_the_game_back(store: Store, db_path:
     assert await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X)
@@ -370,6 +384,7 @@ async def test_with_synchronous_full_nothing_switches(db_path: Path) -> None:
         await store.close()
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_a_move_is_two_statements_in_autocommit(store: Store) -> None:
     """Read the game, write it back guarded: two round trips to the database thread."""
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
@@ -485,6 +500,7 @@ async def test_a_cancelled_call_never_leaves_a_transaction_open(
     assert all(ended for kind, ended in outcomes[1:])
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> None:
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     for nth in range(-1, 5):
@@ -588,11 +604,11 @@ async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None
 
 
 async def test_schema_rejects_inconsistent_rows(store: Store) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(new_game(width=6), exclusive=False, **ROOMY)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(new_game(k=4), exclusive=False, **ROOMY)  # 4 in a row on 3x3
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(
             new_game(o_id=None), exclusive=False, **ROOMY
         )  # one human, no level
