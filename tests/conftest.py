@@ -18,8 +18,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
+
+from tests.pgtools import database_url, empty_database
 
 PG_DATABASE = "tictactoe"
 
@@ -42,35 +43,11 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def database_url(server: Any, database: str) -> str:
-    """``server``'s URI pointing at ``database``."""
-    return str(server.get_uri(database))
-
-
-async def _empty(url: str) -> None:
-    """Delete every row (foreign keys left unchecked meanwhile) and restart identities."""
-    conn = await asyncpg.connect(url)
-    try:
-        tables = await conn.fetch(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-            " AND tablename <> 'schema_migrations'"
-        )
-        sequences = await conn.fetch("SELECT sequencename FROM pg_sequences")
-        async with conn.transaction():
-            await conn.execute("SET LOCAL session_replication_role = replica")
-            for (table,) in tables:
-                await conn.execute(f'DELETE FROM "{table}"')
-            for (sequence,) in sequences:
-                await conn.execute(f'ALTER SEQUENCE "{sequence}" RESTART')
-    finally:
-        await conn.close()
-
-
 @pytest.fixture
 async def pg_url(pg_server: Any) -> str:
     """The session's database, empty (migrated by the first store that opens it)."""
     url = database_url(pg_server, PG_DATABASE)
-    await _empty(url)
+    await empty_database(url)
     return url
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import random
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from bot.models import First, Game, GameStatus, Result
 from bot.service import GameService
 from bot.store import Store
 from engine import Board
+from tests.pgtools import read_rows
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
 
@@ -45,11 +45,9 @@ def assert_consistent(game: Game) -> None:
         assert game.player_of(board.turn) is None
 
 
-def consistent_file(path: Path) -> None:
-    """Every game in the file, read directly: move_no matches the moves, which replay."""
-    with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT moves, move_no, width, height, k FROM games").fetchall()
-    conn.close()
+async def consistent_file(target: str | Path) -> None:
+    """Every game in the database, read directly: move_no matches the moves, which replay."""
+    rows = await read_rows(target, "SELECT moves, move_no, width, height, k FROM games")
     for moves, move_no, width, height, k in rows:
         cells = [int(c) for c in moves.split(",")] if moves else []
         assert len(cells) == move_no
@@ -170,10 +168,10 @@ async def test_the_sql_guard_alone_stops_double_moves(service: GameService) -> N
 
 @pytest.fixture
 async def two_services(
-    db_path: Path, clock: FakeClock, executor: concurrent.futures.Executor
+    db_target: str | Path, clock: FakeClock, executor: concurrent.futures.Executor
 ) -> AsyncIterator[tuple[GameService, GameService]]:
-    """Two services, each with its own Store (connection) on the same file."""
-    stores = [await Store.open(db_path), await Store.open(db_path)]
+    """Two services, each with its own Store (connection, or pool) on the same database."""
+    stores = [await Store.open(db_target), await Store.open(db_target)]
     services = [make_service(store, clock, executor) for store in stores]
     for service in services:
         await service.start()
@@ -184,7 +182,7 @@ async def two_services(
 
 
 async def test_two_instances_racing_on_one_file(
-    two_services: tuple[GameService, GameService], db_path: Path
+    two_services: tuple[GameService, GameService], db_target: str | Path
 ) -> None:
     one, two = two_services
     game = await member_game(one, ALICE, BOB)
@@ -201,11 +199,11 @@ async def test_two_instances_racing_on_one_file(
         assert all(isinstance(e, StaleBoard | GameOver) for e in errors)
     final = await one.get_game(game.id)
     assert_consistent(final)
-    consistent_file(db_path)
+    await consistent_file(db_target)
 
 
 async def test_two_instances_accepting_and_starting(
-    two_services: tuple[GameService, GameService], db_path: Path
+    two_services: tuple[GameService, GameService], db_target: str | Path
 ) -> None:
     one, two = two_services
     challenge = await one.challenges.create(GUILD, CHANNEL, ALICE, BOB)
@@ -228,7 +226,7 @@ async def test_two_instances_accepting_and_starting(
     # A stop that looks for the channel's game after a forfeit ended it finds none.
     assert len(results) == 1
     assert all(isinstance(e, GameOver | StaleBoard | GameNotFound) for e in errors), errors
-    consistent_file(db_path)
+    await consistent_file(db_target)
 
 
 async def test_two_instances_bot_game(two_services: tuple[GameService, GameService]) -> None:
