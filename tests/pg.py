@@ -1,107 +1,24 @@
-"""A throwaway PostgreSQL server for tests (pgserver), the migrations applied to it, and
-schemas of both engines read as comparable data.
-
-``pgserver`` and ``asyncpg`` are imported where they are used, so that importing this
-module needs neither, and a caller can set ``XDG_RUNTIME_DIR`` first (pgserver reads it,
-through platformdirs, when it is imported).
-"""
+"""Schemas of both engines read as comparable data (the server is tests/conftest.py's)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from bot.store.migrate import find_migrations
 
 if TYPE_CHECKING:
     import asyncpg
 
 __all__ = [
-    "MIGRATIONS_LOCK",
-    "RUNNER_TABLE",
     "Column",
     "Index",
     "Schema",
-    "apply_pg_migrations",
     "pg_schema",
     "sqlite_schema",
-    "start_pg_server",
-    "stop_pg_server",
     "without_comments",
 ]
-
-# The advisory lock key migrations take: negative, as app-wide keys are (guild ids are
-# positive).
-MIGRATIONS_LOCK = -1
-
-RUNNER_TABLE = "schema_migrations"  # the runner's own table, not part of the schema
-_CREATE_VERSIONS = f"""
-CREATE TABLE IF NOT EXISTS {RUNNER_TABLE} (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL,
-    applied_at DOUBLE PRECISION NOT NULL
-)
-"""
-
-
-def start_pg_server(path: Path) -> str:
-    """Initialise a PostgreSQL cluster in ``path`` (created if missing; its parent must
-    exist), start it listening on a unix socket only, and return its URI
-    (``postgresql://postgres:@/postgres?host=<socket dir>``, which asyncpg accepts).
-
-    As root, pgserver runs the server as a ``pgserver`` system user it creates. Stop it
-    with ``stop_pg_server(path)``; otherwise it is stopped, and ``path`` deleted, when the
-    interpreter exits.
-    """
-    import pgserver
-
-    return pgserver.get_server(path, cleanup_mode="delete").get_uri()
-
-
-def stop_pg_server(path: Path) -> None:
-    """Stop the server ``start_pg_server(path)`` started and delete its directory."""
-    import pgserver
-
-    pgserver.get_server(path, cleanup_mode="delete").cleanup()
-
-
-async def apply_pg_migrations(
-    conn: asyncpg.Connection, directory: Path, *, up_to: int | None = None
-) -> int:
-    """Apply the migrations of ``directory`` (``NNNN_name.sql``) that the database has not
-    had, up to version ``up_to`` (default: all), in order; the version reached.
-
-    Each file runs as one script in its own transaction, which first takes the migrations'
-    advisory lock and reads the version again (another process may have migrated
-    meanwhile), and records the version in ``schema_migrations`` (created if missing). A
-    failing file rolls back alone, leaving the versions before it applied.
-    """
-    reached = 0
-    for version, path in find_migrations(directory):
-        if up_to is not None and version > up_to:
-            break
-        script = await asyncio.to_thread(path.read_text, encoding="utf-8")
-        async with conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATIONS_LOCK)
-            await conn.execute(_CREATE_VERSIONS)
-            done = await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
-            reached = max(reached, done)
-            if done < version:
-                await conn.execute(script)
-                await conn.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-                    version,
-                    path.name,
-                    time.time(),
-                )
-                reached = version
-    return reached
-
 
 # -- schemas as data -------------------------------------------------------------------------
 
@@ -206,7 +123,7 @@ async def pg_schema(conn: asyncpg.Connection) -> Schema:
         " JOIN information_schema.tables AS t USING (table_schema, table_name)"
         " WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'"
         " AND c.table_name <> $1 ORDER BY c.table_name, c.ordinal_position",
-        RUNNER_TABLE,
+        "schema_migrations",
     ):
         default = row["column_default"]
         if default is not None:
@@ -226,7 +143,7 @@ async def pg_schema(conn: asyncpg.Connection) -> Schema:
         " JOIN pg_class AS t ON t.oid = i.indrelid"
         " JOIN pg_namespace AS n ON n.oid = t.relnamespace"
         " WHERE n.nspname = 'public' AND t.relname <> $1",
-        RUNNER_TABLE,
+        "schema_migrations",
     ):
         assert len(row["columns"]) == len(row["descending"]), row  # no expression indexes
         if row["indisprimary"]:
@@ -258,7 +175,7 @@ async def pg_schema(conn: asyncpg.Connection) -> Schema:
         " LEFT JOIN pg_constraint AS c ON c.conrelid = t.oid AND c.contype = 'c'"
         " WHERE n.nspname = 'public' AND t.relkind = 'r' AND t.relname <> $1"
         " GROUP BY t.relname",
-        RUNNER_TABLE,
+        "schema_migrations",
     ):
         schema.checks[row["table"]] = row["checks"]
     return schema

@@ -13,23 +13,17 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from bot.errors import StorageError
 from bot.store import DEFAULT_MIGRATIONS_DIR, Store
 from bot.store.migrate import find_migrations
-from tests.pg import (
-    apply_pg_migrations,
-    pg_schema,
-    sqlite_schema,
-    start_pg_server,
-    stop_pg_server,
-    without_comments,
-)
+from bot.store.pg_migrate import apply_pg_migrations as run_pg_migrations
+from tests.pg import pg_schema, sqlite_schema, without_comments
 
 if TYPE_CHECKING:
     import asyncpg
@@ -40,47 +34,27 @@ SQLITE_DIR = DEFAULT_MIGRATIONS_DIR
 PG_DIR = DEFAULT_MIGRATIONS_DIR / "postgresql"
 
 
-# -- the server ------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def pg_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A PostgreSQL server for the session: its URI (unix socket, user postgres)."""
-    with pytest.MonkeyPatch.context() as env:
-        # pgserver keeps its lock file in the user's runtime directory, which platformdirs
-        # reads (and warns about when unset) as pgserver is imported.
-        env.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
-        pytest.importorskip("pgserver", reason="pgserver is not installed (pip install pgserver)")
-        pytest.importorskip("asyncpg", reason="asyncpg is not installed (pip install asyncpg)")
-        path = tmp_path_factory.mktemp("pg") / "data"
-        uri = start_pg_server(path)
-    try:
-        yield uri
-    finally:
-        stop_pg_server(path)
-
-
-async def _connect(uri: str, database: str) -> asyncpg.Connection:
-    import asyncpg
-
-    return await asyncpg.connect(uri, database=database)
+# -- the server (tests/conftest.py's, a new database per test) ------------------------------
 
 
 @pytest.fixture
-async def pg_conn(pg_uri: str) -> AsyncIterator[asyncpg.Connection]:
+async def pg_conn(fresh_pg_database: str) -> AsyncIterator[asyncpg.Connection]:
     """A connection to a new, empty database of the session's server (dropped after)."""
-    name = f"test_{uuid.uuid4().hex[:12]}"
-    admin = await _connect(pg_uri, "postgres")
+    import asyncpg
+
+    conn = await asyncpg.connect(fresh_pg_database)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        conn = await _connect(pg_uri, name)
-        try:
-            yield conn
-        finally:
-            await conn.close()
-            await admin.execute(f'DROP DATABASE "{name}"')
+        yield conn
     finally:
-        await admin.close()
+        await conn.close()
+
+
+async def apply_pg_migrations(
+    conn: asyncpg.Connection, directory: Path, *, up_to: int | None = None
+) -> int:
+    """The store's runner, given the migrations of ``directory`` up to version ``up_to``."""
+    migrations = [(n, f) for n, f in find_migrations(directory) if up_to is None or n <= up_to]
+    return await run_pg_migrations(conn, migrations)
 
 
 async def sqlite_at(path: Path, version: int | None = None) -> None:
@@ -277,8 +251,6 @@ async def test_a_failing_migration_leaves_its_version_undone(
 ) -> None:
     """A file that fails halfway rolls back alone, as the runner promises: the statements
     before the error are undone and no version is recorded for it."""
-    import asyncpg
-
     directory = tmp_path / "migrations"
     directory.mkdir()
     for _number, file in find_migrations(PG_DIR)[:2]:
@@ -288,7 +260,7 @@ async def test_a_failing_migration_leaves_its_version_undone(
         "INSERT INTO meta (key, value) VALUES ('half', 'done');\n"
         "ALTER TABLE no_such_table ADD COLUMN x INTEGER;\n"
     )
-    with pytest.raises(asyncpg.UndefinedTableError):
+    with pytest.raises(StorageError, match=r"0003_broken\.sql failed and was rolled back"):
         await apply_pg_migrations(pg_conn, directory)
     assert await pg_conn.fetchval("SELECT MAX(version) FROM schema_migrations") == 2
     assert await pg_conn.fetchval("SELECT to_regclass('half_done')") is None
