@@ -36,6 +36,7 @@ class Settings:
 
     token: str = field(repr=False)
     database_path: Path = DEFAULT_DATABASE_PATH
+    database_url: str | None = field(default=None, repr=False)  # may hold a password
     dev_guild_id: int | None = None
     api_base: str | None = None
     gateway_url: str | None = None
@@ -75,6 +76,7 @@ class Settings:
         return cls(
             token=token,
             database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
+            database_url=_database_url(get("DATABASE_URL")),
             dev_guild_id=_snowflake("DEV_GUILD_ID", get("DEV_GUILD_ID")),
             api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
             gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
@@ -104,6 +106,30 @@ class Settings:
     @property
     def log_level_number(self) -> int:
         return logging.getLevelNamesMapping()[self.log_level]
+
+    @property
+    def database(self) -> str | Path:
+        """What the store opens: DATABASE_URL when set (PostgreSQL), else DATABASE_PATH."""
+        return self.database_url if self.database_url is not None else self.database_path
+
+
+def _database_url(raw: str | None) -> str | None:
+    """A ``postgresql://`` URL naming a host (``host=`` in its query for a unix socket)."""
+    if raw is None:
+        return None
+    try:
+        url = yarl.URL(raw)
+    except (TypeError, ValueError):
+        url = None
+    if url is None or url.scheme not in ("postgresql", "postgres"):
+        raise SettingsError(
+            "DATABASE_URL",
+            "must be a postgresql:// URL (for example postgresql://bot:secret@db:5432/tictactoe);"
+            " leave it unset to use the SQLite file at DATABASE_PATH",
+        )
+    if not url.host and "host" not in url.query:
+        raise SettingsError("DATABASE_URL", "names no server: postgresql://user@HOST/database")
+    return raw
 
 
 def _snowflake(name: str, raw: str | None) -> int | None:
