@@ -13,14 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.pgtools import database_url, empty_database
+from tests.pgtools import database_url, empty_database, new_pg_database
 
 PG_DATABASE = "tictactoe"
 
@@ -52,12 +51,21 @@ async def pg_url(pg_server: Any) -> str:
 
 
 @pytest.fixture
-async def fresh_pg_database(pg_server: Any) -> AsyncIterator[str]:
+def fresh_pg_database(pg_server: Any) -> Iterator[str]:
     """A new, empty database of its own (dropped afterwards): for migration tests."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    pg_server.psql(f"CREATE DATABASE {name};")
-    yield database_url(pg_server, name)
-    pg_server.psql(f"DROP DATABASE {name} WITH (FORCE);")
+    with new_pg_database(pg_server) as url:
+        yield url
+
+
+@pytest.fixture
+def database_env(backend: str, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """What a ``python -m bot`` process needs in its environment to use this test's
+    engine: nothing for SQLite (DATABASE_PATH), DATABASE_URL of a new database else."""
+    if backend == "sqlite":
+        yield {}
+        return
+    with new_pg_database(request.getfixturevalue("pg_server")) as url:
+        yield {"DATABASE_URL": url}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -3,7 +3,10 @@ database between tests, and reading rows from either engine without the store.""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,17 @@ import asyncpg
 def database_url(server: Any, database: str) -> str:
     """``server``'s URI pointing at ``database``."""
     return str(server.get_uri(database))
+
+
+@contextlib.contextmanager
+def new_pg_database(server: Any) -> Iterator[str]:
+    """A new, empty database on ``server`` (its URL), dropped afterwards."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    server.psql(f"CREATE DATABASE {name};")
+    try:
+        yield database_url(server, name)
+    finally:
+        server.psql(f"DROP DATABASE {name} WITH (FORCE);")
 
 
 async def empty_database(url: str) -> None:
