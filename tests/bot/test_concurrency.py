@@ -22,7 +22,17 @@ from bot.store import Store
 from engine import Board
 from tests.pgtools import read_rows
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    FakeClock,
+    make_service,
+    member_game,
+    play_out,
+)
 
 
 async def race(*calls: Awaitable[Any]) -> tuple[list[Any], list[BaseException]]:
@@ -264,3 +274,27 @@ async def test_a_hundred_games_at_once(service: GameService, clock: FakeClock) -
     assert pages[0].total_players == 100
     member_games = sum(1 for g in finished if not g.is_bot_game)
     assert sum(e.record.games for page in pages for e in page.entries) == 2 * member_games
+
+
+async def test_two_instances_ending_two_games_of_one_member(
+    two_services: tuple[GameService, GameService], store: Store
+) -> None:
+    """Alice wins two games at the same moment, one through each service: both results
+    count. Each end reads her row and writes it back whole, so without the server's lock
+    (PostgreSQL reads committed rows, it does not hold them) one result would be lost."""
+    one, two = two_services
+    for round_ in range(4):
+        games = []
+        for opponent, channel in ((BOB, 10 * round_ + 1), (CAROL, 10 * round_ + 2)):
+            game = await member_game(one, ALICE, opponent, channel=channel)
+            games.append(await play_out(one, game, [0, 3, 1, 4]))
+        results, errors = await race(
+            one.play(games[0].id, ALICE, 2, 4), two.play(games[1].id, ALICE, 2, 4)
+        )
+        assert errors == [] and all(g.winner_id == ALICE for g in results)
+        alice = await store.player(GUILD, ALICE)
+        assert (alice.record.wins, alice.rated_games, alice.current_streak) == (
+            2 * (round_ + 1),
+            2 * (round_ + 1),
+            2 * (round_ + 1),
+        )
