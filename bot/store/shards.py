@@ -31,10 +31,10 @@ def owned_values(shards: Shards | None) -> tuple[int, ...]:
 
 
 def owned_named(shards: Shards | None, column: str = "guild_id") -> str:
-    """``owned`` with named parameters (``:shard_count``, ``:shard_0``, ...)."""
+    """``owned`` with named parameters (``:shard_count``, ``:shard_a``, ``:shard_b``...)."""
     if shards is None:
         return ""
-    names = ", ".join(f":shard_{i}" for i in range(len(shards.ids)))
+    names = ", ".join(f":{_name(i)}" for i in range(len(shards.ids)))
     return f" AND (({column} >> 22) % :shard_count) IN ({names})"
 
 
@@ -42,4 +42,16 @@ def owned_names(shards: Shards | None) -> dict[str, int]:
     """The parameters of ``owned_named(shards)``."""
     if shards is None:
         return {}
-    return {"shard_count": shards.count} | {f"shard_{i}": id_ for i, id_ in enumerate(shards.ids)}
+    return {"shard_count": shards.count} | {_name(i): id_ for i, id_ in enumerate(shards.ids)}
+
+
+def _name(index: int) -> str:
+    """``shard_a`` ... ``shard_z``, ``shard_aa``...: letters only, so that no name ends in
+    digits that a translation to PostgreSQL's ``$n`` could read as text after it."""
+    letters = ""
+    while True:
+        index, rest = divmod(index, 26)
+        letters = chr(ord("a") + rest) + letters
+        if not index:
+            return f"shard_{letters}"
+        index -= 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from bot.models import (
     Shards,
 )
 from bot.store import StandingPing, Store
-from bot.store.shards import owned, owned_values
+from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
 
 from .conftest import ALICE, BOB, CHANNEL, FakeClock, make_service
@@ -190,10 +191,16 @@ async def test_the_filter_is_discords_routing_formula_on_real_snowflakes(store: 
     assert {g.id for g in await store.overdue_games(NOW, shards)} == expected
 
 
-def test_no_shards_add_nothing_to_a_statement() -> None:
-    assert owned(None) == "" and owned_values(None) == ()
+def test_the_condition_and_its_parameters() -> None:
+    assert owned(None) == owned_named(None) == "" and owned_values(None) == ()
+    assert owned_names(None) == {}
     assert owned(Shards(8, (6, 2)), "g.guild_id") == " AND ((g.guild_id >> 22) % ?) IN (?, ?)"
     assert owned_values(Shards(8, (6, 2))) == (8, 2, 6)
+    many = Shards(100, tuple(range(0, 100, 2)))
+    names = re.findall(r":(\w+)", owned_named(many))
+    assert names[0] == "shard_count" and len(set(names)) == 51
+    assert all(name.replace("_", "").isalpha() for name in names)
+    assert owned_names(many) == {"shard_count": 100} | dict(zip(names[1:], many.ids, strict=True))
 
 
 def test_shards_are_checked_and_sorted() -> None:
