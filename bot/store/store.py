@@ -33,6 +33,7 @@ from bot.models import (
     PlayerRow,
     Record,
     Settlement,
+    Shards,
 )
 from bot.store import sql
 from bot.store.backend import POSTGRES_SCHEMES, Database, Unchanged, UniqueViolation
@@ -53,6 +54,7 @@ from bot.store.rows import (
     new_game_values,
     player_from_row,
 )
+from bot.store.shards import owned_values
 from bot.store.sqlite import SqliteDatabase
 
 __all__ = ["ChannelView", "Store"]
@@ -282,13 +284,17 @@ class Store:
         rows = await self._db.run_alone(LIVE_GAMES_OF, (guild_id, user_id))
         return [game_from_row(r) for r in rows]
 
-    async def games_bot_to_move(self) -> list[Game]:
-        """Games waiting for the bot's move (after a crash, say), oldest first."""
-        return [game_from_row(r) for r in await self._db.run_alone(sql.GAMES_BOT_TO_MOVE)]
+    async def games_bot_to_move(self, shards: Shards | None = None) -> list[Game]:
+        """Games waiting for the bot's move (after a crash, say), oldest first; with
+        ``shards``, only in the servers they own (see ``bot.models.Shards``)."""
+        rows = await self._db.run_alone(sql.games_bot_to_move(shards), owned_values(shards))
+        return [game_from_row(r) for r in rows]
 
-    async def overdue_games(self, now: float) -> list[Game]:
-        """Active games whose turn deadline is at or before ``now``, by deadline."""
-        return [game_from_row(r) for r in await self._db.run_alone(sql.OVERDUE_GAMES, (now,))]
+    async def overdue_games(self, now: float, shards: Shards | None = None) -> list[Game]:
+        """Active games whose turn deadline is at or before ``now``, by deadline; with
+        ``shards``, only in the servers they own."""
+        rows = await self._db.run_alone(sql.overdue_games(shards), (now, *owned_values(shards)))
+        return [game_from_row(r) for r in rows]
 
     async def history(self, guild_id: int, user_id: int | None, limit: int) -> list[Game]:
         """Ended (finished or abandoned) games of a guild, or of one member in it, newest first."""
@@ -392,17 +398,19 @@ class Store:
         except Unchanged:
             return None
 
-    async def expire_challenges(self, now: float) -> list[Challenge]:
-        """Mark pending challenges at or past their expiry as expired and return them.
+    async def expire_challenges(self, now: float, shards: Shards | None = None) -> list[Challenge]:
+        """Mark pending challenges at or past their expiry (in ``shards``' servers, if
+        given) as expired and return them.
 
         A read comes first: usually none is due, and the UPDATE would take the write lock
         on every sweep for nothing, holding up other processes' writers meanwhile.
         """
+        owned = owned_values(shards)
         async with self._db.shared():
-            if not await self._db.run(sql.ANY_CHALLENGE_DUE, (now,)):
+            if not await self._db.run(sql.any_challenge_due(shards), (now, *owned)):
                 return []
             expired = ChallengeStatus.EXPIRED.value
-            rows = await self._db.run(sql.EXPIRE_CHALLENGES, (expired, now))
+            rows = await self._db.run(sql.expire_challenges(shards), (expired, now, *owned))
         return sorted(map(challenge_from_row, rows), key=lambda c: c.id)
 
     # -- players ----------------------------------------------------------------------------

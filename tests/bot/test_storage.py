@@ -30,9 +30,12 @@ from bot.models import (
     Record,
     Result,
     Settlement,
+    Shards,
 )
 from bot.store import ChannelTaken, Store
+from bot.store import pings as ping_statements
 from bot.store import sql as statements
+from bot.store.shards import owned_names, owned_values
 from engine import Mark
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
@@ -755,6 +758,45 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
         # on the guild alone would read all its games.
         assert not any(d.startswith("SCAN") and "USING" not in d for d in details), (sql, details)
         assert any(name in d for d in details for name in PARTIAL_INDEXES), (sql, details)
+
+
+OWNED = Shards(4, (1, 3))
+REMINDER_VALUES = {"now": NOW, "max_lead": 60.0, "early": 5.0, "limit": 100}
+
+
+def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[str, object]]:
+    """The sweep's and start-up's statements for ``shards``, with their parameters."""
+    owned = owned_values(shards)
+    return {
+        statements.games_bot_to_move(shards): owned,
+        statements.overdue_games(shards): (NOW, *owned),
+        statements.any_challenge_due(shards): (NOW, *owned),
+        statements.expire_challenges(shards): (ChallengeStatus.EXPIRED.value, NOW, *owned),
+        ping_statements.reminders_due(shards): REMINDER_VALUES | owned_names(shards),
+        ping_statements.left_behind(shards): (*owned, 100),
+    }
+
+
+async def test_a_sweep_of_some_shards_searches_the_same_indexes(
+    store: Store, db_path: Path
+) -> None:
+    """The ownership condition (bot/store/shards.py) only drops rows the index already
+    found: the plans are those of a sweep of every server."""
+    for i in range(40):
+        game = await store.insert_game(
+            new_game(channel_id=CHANNEL + 1 + i), exclusive=True, **ROOMY
+        )
+        await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
+    whole = sweep_queries(None)
+    some = sweep_queries(OWNED)
+    for (full, full_values), (part, part_values) in zip(whole.items(), some.items(), strict=True):
+        assert "% ?) IN (?, ?)" in part or "% :shard_count) IN (:shard_a, :shard_b)" in part
+        with reader(db_path) as conn:
+            plans = [
+                [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", values)]
+                for sql, values in ((full, full_values), (part, part_values))
+            ]
+        assert plans[0] == plans[1], (part, plans)
 
 
 async def test_a_members_history_merges_two_lookups_in_their_indexes(
