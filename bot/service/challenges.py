@@ -165,7 +165,7 @@ class Challenges:
         if challenge.status is not ChallengeStatus.PENDING:
             raise ChallengeNotFound()
         if now >= challenge.expires_at:
-            await self._store.expire_challenges(now, self._config.shards)
+            await self._store.expire_challenge(challenge.id, now)
             raise ChallengeExpired()
         return challenge
 

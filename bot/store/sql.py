@@ -124,6 +124,10 @@ def expire_challenges(shards: Shards | None = None) -> str:
     return f"UPDATE challenges SET status = ? WHERE {due} RETURNING {CHALLENGE_COLUMNS}"
 
 
+EXPIRE_CHALLENGE = (
+    "UPDATE challenges SET status = 'expired'"
+    f" WHERE id = ? AND {IS_PENDING} AND expires_at <= ? RETURNING id"
+)
 ANY_CHALLENGE_DUE = any_challenge_due()
 EXPIRE_CHALLENGES = expire_challenges()
 

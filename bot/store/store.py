@@ -50,9 +50,9 @@ from bot.store.rows import (
     challenge_from_row,
     challenge_values,
     game_from_row,
-    game_state,
     new_game_values,
     player_from_row,
+    save_values,
 )
 from bot.store.shards import owned_values
 from bot.store.sqlite import SqliteDatabase
@@ -66,16 +66,6 @@ class ChannelView:
 
     games: tuple[Game, ...]
     challenges: tuple[Challenge, ...]
-
-
-def _guard(expected: Game) -> tuple[int, int, str]:
-    """The WHERE of sql.SAVE_GAME: the game as the writer read it."""
-    return (expected.id, len(expected.moves), expected.status.value)
-
-
-def _same_game(new: Game, expected: Game) -> None:
-    if new.id != expected.id:
-        raise ValueError("a guarded write needs two states of the same game")
 
 
 class Store:
@@ -204,8 +194,7 @@ class Store:
         ``expected``'s move number and status (else False, changing nothing). One
         statement in autocommit; a game's end goes through ``end_game`` instead.
         """
-        _same_game(new, expected)
-        return bool(await self._db.run_alone(sql.SAVE_GAME, (*game_state(new), *_guard(expected))))
+        return bool(await self._db.run_alone(sql.SAVE_GAME, save_values(new, expected)))
 
     async def end_game(
         self,
@@ -224,9 +213,8 @@ class Store:
         ``rated`` is set from it. Returns False, writing nothing, if the game was no longer
         at ``expected`` (``settle`` may have been called all the same).
         """
-        _same_game(new, expected)
         members = new.human_ids
-        first = [(sql.SAVE_GAME, (*game_state(new), *_guard(expected)))]
+        first = [(sql.SAVE_GAME, save_values(new, expected))]
         if members:
             first.append((sql.players_of(len(members)), (new.guild_id, *members)))
 
@@ -397,6 +385,12 @@ class Store:
             return await self._db.transaction(body, first=first, lock=game.guild_id)
         except Unchanged:
             return None
+
+    async def expire_challenge(self, challenge_id: int, now: float) -> bool:
+        """Expire one pending challenge if it is past its expiry (others wait for the sweep,
+        which redraws their messages); False if it was not."""
+        rows = await self._db.run_alone(sql.EXPIRE_CHALLENGE, (challenge_id, now))
+        return bool(rows)
 
     async def expire_challenges(self, now: float, shards: Shards | None = None) -> list[Challenge]:
         """Mark pending challenges at or past their expiry (in ``shards``' servers, if
