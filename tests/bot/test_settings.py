@@ -89,6 +89,9 @@ def test_blank_values_count_as_unset() -> None:
         ("AI_WORKERS", "1000"),
         ("SWEEP_INTERVAL_SECONDS", "x"),
         ("SHUTDOWN_GRACE_SECONDS", "1e9"),
+        ("DATABASE_URL", "mysql://bot@db/ttt"),
+        ("DATABASE_URL", "data/tictactoe.db"),
+        ("DATABASE_URL", "postgresql:///tictactoe"),  # no server named
     ],
 )
 def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> None:
@@ -333,6 +336,25 @@ def test_rejected_token_exits_with_one_line(tmp_path: Path, rejecting_api: str) 
     )
     assert TOKEN not in result.stderr
     assert (tmp_path / "db" / "ttt.db").exists()
+
+
+def test_database_url_chooses_postgresql_and_stays_out_of_repr() -> None:
+    url = "postgresql://bot:hunter2@db:5432/tictactoe"
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DATABASE_URL": url})
+    assert settings.database == url and "hunter2" not in repr(settings)
+    socket = "postgres://bot@/tictactoe?host=/run/postgresql"
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN, "DATABASE_URL": socket}).database == socket
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).database == DEFAULT_DATABASE_PATH
+
+
+def test_unreachable_postgresql_exits_with_one_line(tmp_path: Path, unused_tcp_port: int) -> None:
+    url = f"postgresql://bot:hunter2@127.0.0.1:{unused_tcp_port}/tictactoe"
+    result = run_bot(tmp_path, {"DISCORD_TOKEN": TOKEN, "DATABASE_URL": url})
+    assert result.returncode == 1
+    line = one_error_line(result)
+    assert line.startswith("error: DATABASE_URL: cannot connect to postgresql://bot@127.0.0.1:")
+    assert "hunter2" not in result.stderr and TOKEN not in result.stderr
+    assert not (tmp_path / "data").exists(), "the SQLite default is not touched"
 
 
 def test_unreachable_api_exits_with_one_line(tmp_path: Path, unused_tcp_port: int) -> None:
