@@ -7,8 +7,8 @@ the copy reads one moment of the file: a move made after that moment is not copi
 
 What it does, in order:
 1. Refuses (exit status 2, one line on stderr, nothing written anywhere) if the file is
-   missing or is not an SQLite database, or if any table of the PostgreSQL database holds
-   a row: it never merges two databases.
+   missing, is not an SQLite database or is another program's, or if any table of the
+   PostgreSQL database holds a row: it never merges two databases.
 2. Opens both with ``Store.open``, as a bot start would: the SQLite file is migrated to
    the newest schema this code knows (the only change made to it), and so is the
    PostgreSQL database. It refuses unless both are then at the same schema version with
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sqlite3
 import sys
 import time
@@ -103,11 +104,15 @@ def quoted(name: str) -> str:
 
 
 def without_password(url: str) -> str:
-    return str(yarl.URL(url).with_password(None))
+    try:
+        return str(yarl.URL(url).with_password(None))
+    except (TypeError, ValueError):
+        return "the database URL"  # unparsable: never echoed, it may hold a password
 
 
 def check_sqlite_file(path: Path) -> None:
-    """Refuse a missing file or one that is not an SQLite database (read, never written)."""
+    """Refuse a missing file, or one that is not an SQLite database of the bot's (an empty
+    one is fine: it copies nothing). Read only, before the migration writes to it."""
     try:
         with path.open("rb") as file:
             header = file.read(len(SQLITE_HEADER))
@@ -119,6 +124,16 @@ def check_sqlite_file(path: Path) -> None:
         raise CopyRefused(f"cannot read {path}: {error.strerror or error}") from None
     if header != SQLITE_HEADER:
         raise CopyRefused(f"{path} is not an SQLite database")
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+        ) as db:
+            ((version,),) = db.execute("PRAGMA user_version").fetchall()
+            tables = db.execute(_SQLITE_TABLES).fetchall()
+    except sqlite3.Error as error:
+        raise CopyRefused(f"{path} is not a readable SQLite database: {error}") from None
+    if version == 0 and tables:  # every migration of the bot's sets a version
+        raise CopyRefused(f"{path} is an SQLite database, but not the bot's")
 
 
 async def tables_with_rows(conn: asyncpg.Connection) -> list[str]:
@@ -252,7 +267,7 @@ async def _copy(
 async def connect(url: str) -> asyncpg.Connection:
     try:
         return await asyncpg.connect(url)
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+    except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
         raise StorageError(f"cannot connect to {without_password(url)}: {error}") from error
 
 
@@ -327,9 +342,10 @@ def parser() -> argparse.ArgumentParser:
             " otherwise left as it was. Everything is copied in one transaction, or nothing."
         ),
         epilog=(
-            "Exit status: 0 copied; 2 refused, nothing copied (a missing or non-SQLite"
-            " file, rows already in the PostgreSQL database, different schema versions);"
-            " 1 failed (a database could not be opened, or the copy was rolled back)."
+            "Exit status: 0 copied; 2 refused, nothing copied (a missing file or one that"
+            " is not the bot's SQLite database, rows already in the PostgreSQL database,"
+            " different schema versions); 1 failed (a database could not be opened, or"
+            " the copy was rolled back)."
         ),
     )
     command.add_argument("sqlite_file", type=Path, help="the SQLite file (DATABASE_PATH)")

@@ -276,7 +276,7 @@ async def test_a_single_row_anywhere_in_the_target_is_refused(
     assert await pg_count(fresh_pg_database, "games") == 0
 
 
-async def test_a_file_that_is_not_sqlite_is_refused_before_anything_is_written(
+async def test_a_file_not_the_bots_is_refused_before_anything_is_written(
     tmp_path: Path, fresh_pg_database: str
 ) -> None:
     text = tmp_path / "tictactoe.db"
@@ -285,6 +285,17 @@ async def test_a_file_that_is_not_sqlite_is_refused_before_anything_is_written(
         await copy_database(text, fresh_pg_database)
     with pytest.raises(CopyRefused, match="no such file"):
         await copy_database(tmp_path / "missing.db", fresh_pg_database)
+    foreign = tmp_path / "other.db"  # another program's database: not migrated into
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.close()
+    with pytest.raises(CopyRefused, match="is an SQLite database, but not the bot's"):
+        await copy_database(foreign, fresh_pg_database)
+    assert await read_rows(foreign, "SELECT name FROM sqlite_schema") == [("notes",)]
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    with pytest.raises(CopyRefused, match="is not a readable SQLite database"):
+        await copy_database(broken, fresh_pg_database)
     assert text.read_text() == "games,ratings\n1,1500\n"
     assert not (tmp_path / "missing.db").exists()
     (migrated,) = await read_rows(fresh_pg_database, "SELECT to_regclass('games') IS NOT NULL")
