@@ -7,6 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DATABASE_PATH=/app/data/tictactoe.db
 
+# DATABASE_URL, when set (docker-compose.yml sets it), wins over DATABASE_PATH.
 WORKDIR /app
 
 # Dependencies first, so code changes don't reinstall them: the runtime lock, every
@@ -15,7 +16,7 @@ COPY requirements/bot.txt ./requirements/bot.txt
 RUN pip install --require-hashes -r requirements/bot.txt
 
 # The bot runs from source (nothing more is installed): bot/store/migrate.py finds
-# migrations/ next to the bot package.
+# migrations/ (PostgreSQL's in migrations/postgresql/) next to the bot package.
 COPY engine ./engine
 COPY bot ./bot
 COPY migrations ./migrations

@@ -201,6 +201,10 @@ def _db_error(problem: str) -> FatalError:
     return FatalError(f"DATABASE_PATH: {problem}")
 
 
+def _url_error(problem: str) -> FatalError:
+    return FatalError(f"DATABASE_URL: {problem}")
+
+
 def check_database_path(path: Path) -> None:
     """Create the database's folder and check access, so SQLite's errors need no decoding."""
     fail = _db_error
@@ -216,17 +220,21 @@ def check_database_path(path: Path) -> None:
         raise fail(f"the folder {path.parent} is not writable (SQLite keeps its journal there)")
 
 
-async def open_store(path: Path) -> Store:
-    """Open (creating if needed) the database, or a FatalError naming DATABASE_PATH."""
+async def open_store(settings: Settings) -> Store:
+    """Open (creating if needed) the database, or a FatalError naming the setting."""
     from bot.store import Store
 
-    fail = _db_error
+    if settings.database_url is None:
+        check_database_path(settings.database_path)
+    fail = _db_error if settings.database_url is None else _url_error
     try:
-        return await Store.open(path)
+        store = await Store.open(settings.database)
     except StorageError as exc:
         raise fail(str(exc)) from None
     except (OSError, sqlite3.Error) as exc:
-        raise fail(f"cannot open {path}: {exc}") from None
+        raise fail(f"cannot open {settings.database_path}: {exc}") from None
+    log.info("Database: %s at %s (schema %d)", store.engine, store.location, store.schema_version)
+    return store
 
 
 async def serve(bot: TicTacToeBot, token: str) -> None:
@@ -258,8 +266,7 @@ async def serve(bot: TicTacToeBot, token: str) -> None:
 
 
 async def run(settings: Settings, *, force_sync: bool = False) -> None:
-    check_database_path(settings.database_path)
-    store = await open_store(settings.database_path)
+    store = await open_store(settings)
     try:
         from bot.ui.client import TicTacToeBot
 
@@ -268,7 +275,8 @@ async def run(settings: Settings, *, force_sync: bool = False) -> None:
     except discord.LoginFailure:
         raise FatalError("DISCORD_TOKEN: Discord rejected the token (LoginFailure)") from None
     except StorageError as exc:
-        raise FatalError(f"DATABASE_PATH: {exc}") from None
+        setting = "DATABASE_PATH" if settings.database_url is None else "DATABASE_URL"
+        raise FatalError(f"{setting}: {exc}") from None
     except (aiohttp.ClientConnectionError, OSError) as exc:
         where = settings.api_base or "discord.com"
         raise FatalError(f"Cannot reach Discord ({where}): {exc}") from None

@@ -30,6 +30,7 @@ __all__ = [
     "Record",
     "Result",
     "Settlement",
+    "Shards",
 ]
 
 START_RATING = 1500.0
@@ -181,6 +182,39 @@ class Challenge:
     rematch_of: int | None = None
     pinged: bool = True  # whether its message notified the opponent (see Challenges.create)
     locale: str | None = None  # the Discord locale of its message (None: English)
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """The shards one of the bot's processes runs: ``ids`` (sorted) of ``count``.
+
+    Discord sends a server's events to shard ``(guild_id >> 22) % count``, so a process
+    hears the clicks of its own shards' servers only. The work no click asks for (settling
+    timed-out games and expired challenges, reminders, stranded bot moves, start-up
+    repairs) must happen once across processes, and each process does it for the servers
+    it ``owns``, rather than for all of them under a leader lock: there is no lock to lose
+    or to hold while hung; a dead process's servers are also the ones whose clicks nobody
+    receives, so nothing players could see waits on it; and each game is settled in a
+    guarded transaction of its own, so a process that dies mid-sweep leaves the rest
+    overdue for its restarted self's first sweep. (A click settles an overdue game too.)
+
+    No ``Shards`` (None) where the service takes one: the process runs every shard.
+    """
+
+    count: int
+    ids: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        ids = tuple(sorted(self.ids))
+        if self.count < 1 or not ids or len(set(ids)) != len(ids):
+            raise ValueError(f"not a set of shards: {self.ids!r} of {self.count}")
+        if ids[0] < 0 or ids[-1] >= self.count:
+            raise ValueError(f"shard ids must be from 0 to {self.count - 1}: {self.ids!r}")
+        object.__setattr__(self, "ids", ids)
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether ``guild_id``'s events come to one of these shards."""
+        return (guild_id >> 22) % self.count in self.ids
 
 
 @dataclass(frozen=True, slots=True)

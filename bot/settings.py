@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,9 @@ DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _MAX_SNOWFLAKE = 2**63 - 1
+_MAX_SHARDS = 100_000
+"""More shards than any bot needs (Discord asks for one per 2,500 servers at most)."""
+_SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
 
 
 class SettingsError(ValueError):
@@ -36,6 +40,7 @@ class Settings:
 
     token: str = field(repr=False)
     database_path: Path = DEFAULT_DATABASE_PATH
+    database_url: str | None = field(default=None, repr=False)  # may hold a password
     dev_guild_id: int | None = None
     api_base: str | None = None
     gateway_url: str | None = None
@@ -51,6 +56,10 @@ class Settings:
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
+    # Sharding: None and None lets discord.py ask Discord for the count and run every
+    # shard; a count alone runs all of its shards; ids (sorted) run only those.
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -72,9 +81,15 @@ class Settings:
         if level not in _LOG_LEVELS:
             raise SettingsError("LOG_LEVEL", f"must be one of {', '.join(_LOG_LEVELS)}")
 
+        shard_count = get("SHARD_COUNT")
+        shard_ids = get("SHARD_IDS")
+        count = None
+        if shard_count is not None:
+            count = _count("SHARD_COUNT", shard_count, 1, low=1, high=_MAX_SHARDS)
         return cls(
             token=token,
             database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
+            database_url=_database_url(get("DATABASE_URL")),
             dev_guild_id=_snowflake("DEV_GUILD_ID", get("DEV_GUILD_ID")),
             api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
             gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
@@ -99,11 +114,37 @@ class Settings:
                 "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
             ),
             lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
+            shard_count=count,
+            shard_ids=None if shard_ids is None else _shard_ids("SHARD_IDS", shard_ids, count),
         )
 
     @property
     def log_level_number(self) -> int:
         return logging.getLevelNamesMapping()[self.log_level]
+
+    @property
+    def database(self) -> str | Path:
+        """What the store opens: DATABASE_URL when set (PostgreSQL), else DATABASE_PATH."""
+        return self.database_url if self.database_url is not None else self.database_path
+
+
+def _database_url(raw: str | None) -> str | None:
+    """A ``postgresql://`` URL naming a host (``host=`` in its query for a unix socket)."""
+    if raw is None:
+        return None
+    try:
+        url = yarl.URL(raw)
+    except (TypeError, ValueError):
+        url = None
+    if url is None or url.scheme not in ("postgresql", "postgres"):
+        raise SettingsError(
+            "DATABASE_URL",
+            "must be a postgresql:// URL (for example postgresql://bot:secret@db:5432/tictactoe);"
+            " leave it unset to use the SQLite file at DATABASE_PATH",
+        )
+    if not url.host and "host" not in url.query:
+        raise SettingsError("DATABASE_URL", "names no server: postgresql://user@HOST/database")
+    return raw
 
 
 def _snowflake(name: str, raw: str | None) -> int | None:
@@ -178,6 +219,39 @@ def _count(name: str, raw: str | None, default: int, *, low: int, high: int) -> 
     if not low <= value <= high:
         raise SettingsError(name, f"must be from {low} to {high}, not {value}")
     return value
+
+
+def _shard_ids(name: str, raw: str, count: int | None) -> tuple[int, ...]:
+    """Shard ids and ranges such as ``0-3``, ``0,2,5`` or ``4-7,9``, each below ``count``
+    and listed once; sorted."""
+    if count is None:
+        raise SettingsError(
+            name, "needs SHARD_COUNT, the number of shards across all of the bot's processes"
+        )
+    found: set[int] = set()
+    for item in raw.split(","):
+        match = _SHARD_ITEM.match(item.strip())
+        if match is None:
+            raise SettingsError(
+                name, f"must list shard ids and ranges, such as 0-3 or 0,2,5, not {raw!r}"
+            )
+        first = int(match[1])
+        last = first if match[2] is None else int(match[2])
+        if last < first:
+            raise SettingsError(
+                name, f"the range {first}-{last} runs backwards; write {last}-{first}"
+            )
+        if last >= count:
+            raise SettingsError(
+                name,
+                f"shard {last} does not exist: SHARD_COUNT is {count}, so ids go from 0 to"
+                f" {count - 1}",
+            )
+        ids = set(range(first, last + 1))
+        if twice := ids & found:
+            raise SettingsError(name, f"lists shard {min(twice)} more than once")
+        found |= ids
+    return tuple(sorted(found))
 
 
 def _digits(raw: str) -> bool:

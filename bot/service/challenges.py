@@ -165,7 +165,7 @@ class Challenges:
         if challenge.status is not ChallengeStatus.PENDING:
             raise ChallengeNotFound()
         if now >= challenge.expires_at:
-            await self._store.expire_challenges(now)
+            await self._store.expire_challenge(challenge.id, now)
             raise ChallengeExpired()
         return challenge
 
@@ -265,8 +265,9 @@ class Challenges:
         return answered
 
     async def expire(self) -> list[Challenge]:
-        """Pending challenges past expiry become EXPIRED; returned so their messages change."""
-        return await self._store.expire_challenges(self._clock())
+        """Pending challenges past expiry become EXPIRED; returned so their messages change.
+        With ``shards`` in the config, only in this process's servers."""
+        return await self._store.expire_challenges(self._clock(), self._config.shards)
 
 
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:

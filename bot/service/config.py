@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.models import Shards
+
 __all__ = ["INLINE_CELLS", "ServiceConfig"]
 
 INLINE_CELLS = 9
@@ -29,3 +31,6 @@ class ServiceConfig:
     server_games: int = 25  # live games a server may have at once
     challenge_cooldown: float = 60.0  # seconds between one member's challenges to another
     review_cooldown: float = 30.0  # seconds between one member's reviews that need a search
+    # The shards this process runs, when it runs only some: its sweep, reminders and
+    # start-up repairs then touch only their servers (see bot.models.Shards). None: all.
+    shards: Shards | None = None

@@ -98,14 +98,15 @@ class GameService:
     # -- life cycle ---------------------------------------------------------------------
 
     async def start(self) -> list[Game]:
-        """Start the search pool, then finish bot moves owed since a crash.
+        """Start the search pool, then finish bot moves owed since a crash (in this
+        process's servers, with ``config.shards``).
 
         Returns the games whose owed move was completed, so their boards can be redrawn.
         """
         await self._pool.start()
         if self.config.inline_cells:
             ai.warm_up()  # builds the 3x3 tables here (~50 ms) before the first click
-        owed = await self._store.games_bot_to_move()
+        owed = await self._store.games_bot_to_move(self.config.shards)
         results = await asyncio.gather(
             *(self._bot_move(game) for game in owed), return_exceptions=True
         )
@@ -345,15 +346,22 @@ class GameService:
     async def sweep(self) -> tuple[list[Game], list[Challenge]]:
         """Settle overdue turns (the player on move loses by TIMEOUT), expire challenges,
         and complete bot moves a dead process left owed. Returns what changed, so the
-        Discord layer can redraw those messages."""
+        Discord layer can redraw those messages.
+
+        With ``config.shards``, only in this process's servers: each process sweeps its
+        own, so each game is swept by one (see ``bot.models.Shards`` for why not a
+        leader). Each game is settled by a guarded write of its own, so if the process
+        dies half-way, the games it had not reached stay overdue for its next sweep.
+        """
         now = self._clock()
         changed: list[Game] = []
-        for game in await self._store.overdue_games(now):
+        shards = self.config.shards
+        for game in await self._store.overdue_games(now, shards):
             async with self._locks[game.id]:
                 ended = rules.end(game, Result.TIMEOUT, game.turn, now)
                 if await self._writer.write(ended, game):
                     changed.append(ended)
-        for game in await self._store.games_bot_to_move():
+        for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:
                 try:
                     changed.append(await self._bot_move(game))

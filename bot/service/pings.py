@@ -66,16 +66,17 @@ class TurnPings:
         return await self._store.pings.take_ended(game.id)
 
     async def reminders_due(self, sweep_interval: float) -> list[Game]:
-        """The member games whose player is due the reminder (see the module's doc)."""
+        """The member games whose player is due the reminder (see the module's doc), in
+        this process's servers if the config has ``shards``."""
         return await self._store.pings.reminders_due(
-            self._clock(), max_lead=REMINDER_LEAD, early=sweep_interval
+            self._clock(), max_lead=REMINDER_LEAD, early=sweep_interval, shards=self._config.shards
         )
 
     async def left_behind(self) -> list[Game]:
         """Ended games whose ping still stands (their end was not followed by its
-        removal: a crash in between); ``clear`` each."""
+        removal: a crash in between), in this process's servers; ``clear`` each."""
         found: list[Game] = []
-        for game_id in await self._store.pings.left_behind():
+        for game_id in await self._store.pings.left_behind(shards=self._config.shards):
             game = await self._store.get_game(game_id)
             if game is not None:
                 found.append(game)

@@ -1,9 +1,12 @@
-"""The bot's SQLite database: ``Store`` and the migrations it applies when it opens.
+"""The bot's database, SQLite or PostgreSQL: ``Store`` and the migrations it applies when
+it opens.
 
 Modules: ``store`` (the ``Store`` class: what each call reads and writes), ``sql`` (every
-statement it runs, as constants), ``rows`` (column lists and row mapping),
-``connection`` (the one connection, who may use it when, and the transaction runner), ``migrate``
-(numbered migrations).
+statement it runs, as constants), ``rows`` (column lists and row mapping), ``backend``
+(what the store needs from an engine), ``sqlite`` (one aiosqlite connection, who may use it
+when, and the transaction runner), ``postgres`` (an asyncpg pool), ``dialect`` (the
+statements' placeholders as PostgreSQL takes them), ``migrate`` and ``pg_migrate``
+(numbered migrations of each engine), ``shards`` (the servers a process looks after).
 """
 
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements

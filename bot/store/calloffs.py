@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.store.connection import Database
+from bot.store.backend import Database
 
 __all__ = ["CallOff", "CallOffStore"]
 

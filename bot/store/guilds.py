@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.store.connection import Database
+from bot.store.backend import Database
 from bot.store.rows import Row
 
 __all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "OVERRIDES", "GuildStore"]
@@ -37,10 +37,15 @@ PUT_SETTINGS = (
 )
 GET_CHANNELS = "SELECT channel_id FROM game_channels WHERE guild_id = ? ORDER BY channel_id"
 CLEAR_CHANNELS = "DELETE FROM game_channels WHERE guild_id = ?"
-ADD_CHANNEL = "INSERT OR IGNORE INTO game_channels (guild_id, channel_id) VALUES (?, ?)"
+ADD_CHANNEL = (
+    "INSERT INTO game_channels (guild_id, channel_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+)
 
 IS_BLOCKED = "SELECT 1 FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
-BLOCK = "INSERT OR IGNORE INTO challenge_blocks (guild_id, user_id, since) VALUES (?, ?, ?)"
+BLOCK = (
+    "INSERT INTO challenge_blocks (guild_id, user_id, since) VALUES (?, ?, ?)"
+    " ON CONFLICT DO NOTHING"
+)
 UNBLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
 
 CLAIM_COOLDOWN = (
@@ -61,7 +66,7 @@ class GuildStore:
 
     async def settings(self, guild_id: int) -> tuple[dict[str, Any], tuple[int, ...]]:
         """(the server's overrides by column, None for unset; its allowed channels)."""
-        async with self._db.access.shared():
+        async with self._db.shared():
             rows = await self._db.run(GET_SETTINGS, (guild_id,))
             channels = await self._db.run(GET_CHANNELS, (guild_id,))
         values: Row = rows[0] if rows else (None,) * len(OVERRIDES)
@@ -85,7 +90,7 @@ class GuildStore:
         async def body(_opened: list[list[Row]]) -> None:
             await self._db.batch(writes)
 
-        await self._db.transaction(body)
+        await self._db.transaction(body, lock=guild_id)
 
     async def blocks_challenges(self, guild_id: int, user_id: int) -> bool:
         return bool(await self._db.run_alone(IS_BLOCKED, (guild_id, user_id)))

@@ -13,7 +13,7 @@ two ``BEGIN IMMEDIATE`` transactions, so it sees the place taken and is told why
 from __future__ import annotations
 
 from bot.models import Game
-from bot.store.connection import Database
+from bot.store.backend import Database
 from bot.store.rows import GAME_COLUMNS, IS_LIVE
 
 __all__ = ["FREE_SEATS", "LIVE_GAMES_OF", "LimitReached", "claim_places", "seat_rows"]

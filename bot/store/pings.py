@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.models import Game
-from bot.store.connection import Database, Unchanged
+from bot.models import Game, Shards
+from bot.store.backend import Database, Unchanged
 from bot.store.rows import GAME_COLUMNS, IS_ACTIVE, IS_ENDED, Row, game_from_row
+from bot.store.shards import owned, owned_named, owned_names, owned_values
 
 __all__ = ["Claim", "PingStore", "StandingPing"]
 
@@ -38,25 +39,39 @@ TAKE_ENDED = (
     f" AND game_id IN (SELECT id FROM games WHERE id = ? AND {IS_ENDED})"
     " RETURNING channel_id, message_id"
 )
-# Active member games whose player has not been reminded at this move, once the reminder
-# is due: ``lead`` (at most max_lead, a fifth of the turn) before the deadline, brought
-# forward by ``early`` (the sweep's interval, so a sweep cannot step over it) but never
-# into the first half of the turn, where the first ping is still fresh.
-REMINDERS_DUE = (
-    f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))} FROM games AS g"
-    " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
-    f" WHERE g.{IS_ACTIVE} AND g.bot_level IS NULL AND g.turn_deadline IS NOT NULL"
-    " AND :now < g.turn_deadline AND g.turn_deadline <= :now + :max_lead + :early"
-    " AND :now >= max((g.updated_at + g.turn_deadline) / 2.0,"
-    "   g.turn_deadline - min(:max_lead, (g.turn_deadline - g.updated_at) / 5.0) - :early)"
-    " AND (p.game_id IS NULL OR p.move_no < g.move_no OR p.reminder = 0)"
-    " ORDER BY g.turn_deadline LIMIT :limit"
-)
-# Pings left standing by games that ended without their removal (a crash in between).
-LEFT_BEHIND = (
-    f"SELECT p.game_id FROM turn_pings AS p JOIN games AS g ON g.id = p.game_id"
-    f" WHERE g.{IS_ENDED} LIMIT ?"
-)
+
+
+def reminders_due(shards: Shards | None = None) -> str:
+    """Active member games whose player has not been reminded at this move, once the
+    reminder is due: ``lead`` (at most max_lead, a fifth of the turn) before the deadline,
+    brought forward by ``early`` (the sweep's interval, so a sweep cannot step over it) but
+    never into the first half of the turn, where the first ping is still fresh. Only in
+    ``shards``' servers, if given (bot/store/shards.py). (now >= d - min(a, b) is written
+    as now >= d - a AND now >= d - b: scalar min and max are SQLite's only.)"""
+    return (
+        f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))} FROM games AS g"
+        " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
+        f" WHERE g.{IS_ACTIVE} AND g.bot_level IS NULL AND g.turn_deadline IS NOT NULL"
+        " AND :now < g.turn_deadline AND g.turn_deadline <= :now + :max_lead + :early"
+        " AND :now >= (g.updated_at + g.turn_deadline) / 2.0"
+        " AND :now >= g.turn_deadline - :max_lead - :early"
+        " AND :now >= g.turn_deadline - (g.turn_deadline - g.updated_at) / 5.0 - :early"
+        " AND (p.game_id IS NULL OR p.move_no < g.move_no OR p.reminder = 0)"
+        f"{owned_named(shards, 'g.guild_id')} ORDER BY g.turn_deadline LIMIT :limit"
+    )
+
+
+def left_behind(shards: Shards | None = None) -> str:
+    """Pings left standing by games that ended without their removal (a crash in between),
+    in ``shards``' servers if given (parameters: ``owned_values``, then the limit)."""
+    return (
+        f"SELECT p.game_id FROM turn_pings AS p JOIN games AS g ON g.id = p.game_id"
+        f" WHERE g.{IS_ENDED}{owned(shards, 'g.guild_id')} LIMIT ?"
+    )
+
+
+REMINDERS_DUE = reminders_due()
+LEFT_BEHIND = left_behind()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +129,7 @@ class PingStore:
         still active at its move; else leave everything as it was."""
 
         async def body(rows: list[list[Row]]) -> Claim:
-            standing_rows, game_rows = rows
+            game_rows, standing_rows = rows
             if not game_rows or not game_rows[0][1] or game_rows[0][0] != ping.move_no:
                 raise Unchanged()
             old = _standing(standing_rows[0]) if standing_rows else None
@@ -131,7 +146,8 @@ class PingStore:
             await self._db.run(UPSERT, values)
             return Claim(True, old)
 
-        first = [(STANDING, (ping.game_id,)), (GAME_STATE, (ping.game_id,))]
+        # The game's row first, locked: claims of one game queue, and a move waits for it.
+        first = [(GAME_STATE + self._db.row_lock, (ping.game_id,)), (STANDING, (ping.game_id,))]
         try:
             return await self._db.transaction(body, first=first)
         except Unchanged:
@@ -144,13 +160,21 @@ class PingStore:
         return (rows[0][0], rows[0][1]) if rows else None
 
     async def reminders_due(
-        self, now: float, *, max_lead: float, early: float, limit: int = 100
+        self,
+        now: float,
+        *,
+        max_lead: float,
+        early: float,
+        limit: int = 100,
+        shards: Shards | None = None,
     ) -> list[Game]:
+        """Games whose reminder is due (see REMINDERS_DUE), in ``shards``' servers only if
+        given (the sweep's once-only work: see ``bot.models.Shards``)."""
         parameters = {"now": now, "max_lead": max_lead, "early": early, "limit": limit}
-        rows = await self._db.run_alone(REMINDERS_DUE, parameters)
+        rows = await self._db.run_alone(reminders_due(shards), parameters | owned_names(shards))
         return [game_from_row(row) for row in rows]
 
-    async def left_behind(self, limit: int = 100) -> list[int]:
-        """Ids of ended games whose ping still stands."""
-        rows = await self._db.run_alone(LEFT_BEHIND, (limit,))
+    async def left_behind(self, limit: int = 100, *, shards: Shards | None = None) -> list[int]:
+        """Ids of ended games whose ping still stands, in ``shards``' servers if given."""
+        rows = await self._db.run_alone(left_behind(shards), (*owned_values(shards), limit))
         return [row[0] for row in rows]

@@ -24,7 +24,7 @@ from bot.models import (
     MemberData,
     PlayerRow,
 )
-from bot.store.connection import Database
+from bot.store.backend import Database
 from bot.store.rows import (
     CHALLENGE_COLUMNS,
     GAME_COLUMNS,
@@ -161,7 +161,7 @@ class PrivacyStore:
             row = player_from_row(player[0]) if player else PlayerRow()
             return MemberData(row, levels, ended, challenges), [game_from_row(r) for r in live]
 
-        return await self._db.transaction(body, first=first, begin="BEGIN")
+        return await self._db.transaction(body, first=first, snapshot=True)
 
     async def erase_member(self, guild_id: int, user_id: int) -> MemberData:
         """Erase the member's data in the server (see the module's doc) and return what was
@@ -193,7 +193,7 @@ class PrivacyStore:
             row = player_from_row(player[0]) if player else PlayerRow()
             return MemberData(row, len(levels), ended, len(challenges), _withdrawn(challenges))
 
-        return await self._db.transaction(body, first=first, durable=True)
+        return await self._db.transaction(body, first=first, lock=g, durable=True)
 
     async def guild_data(self, guild_id: int) -> tuple[GuildData, list[Game]]:
         """What the bot holds about the server, and its live games (one snapshot)."""
@@ -204,7 +204,7 @@ class PrivacyStore:
             data = GuildData(games, challenges, players, settings)
             return data, [game_from_row(r) for r in live]
 
-        return await self._db.transaction(body, first=first, begin="BEGIN")
+        return await self._db.transaction(body, first=first, snapshot=True)
 
     async def erase_guild(self, guild_id: int) -> GuildData:
         """Delete every row the bot holds for the server and return what there was, its
@@ -223,4 +223,4 @@ class PrivacyStore:
             await self._db.batch([(statement, {"guild": guild_id}) for statement in ERASE_GUILD])
             return GuildData(games, challenges, players, settings, _withdrawn(pending))
 
-        return await self._db.transaction(body, first=first, durable=True)
+        return await self._db.transaction(body, first=first, lock=guild_id, durable=True)

@@ -7,7 +7,7 @@ writes only if the previous one has run out.
 
 from __future__ import annotations
 
-from bot.store.connection import Database
+from bot.store.backend import Database
 from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL
 
 __all__ = ["REVIEW_ACTION", "ReviewStore"]

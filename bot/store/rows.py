@@ -129,6 +129,14 @@ def game_state(game: Game) -> tuple[Any, ...]:
     )
 
 
+def save_values(new: Game, expected: Game) -> tuple[Any, ...]:
+    """The parameters of sql.SAVE_GAME: ``new``'s state where the game is still as the
+    writer read it (``expected``: its id, move number and status)."""
+    if new.id != expected.id:
+        raise ValueError("a guarded write needs two states of the same game")
+    return (*game_state(new), expected.id, len(expected.moves), expected.status.value)
+
+
 def new_game_values(
     game: Game, channel_slot: int | None, guild_slot: int | None
 ) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ partial index depends on are written into the text (``rows.status_is``), never b
 
 from __future__ import annotations
 
+from bot.models import Shards
 from bot.store.rows import (
     CHALLENGE_COLUMNS,
     GAME_COLUMNS,
@@ -17,6 +18,7 @@ from bot.store.rows import (
     IS_PENDING,
     PLAYER_COLUMNS,
 )
+from bot.store.shards import owned
 
 # -- meta --------------------------------------------------------------------------------
 
@@ -52,11 +54,23 @@ LIVE_GAMES = (
     f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND channel_id = ?"
     f" AND {IS_LIVE} ORDER BY id DESC"
 )
-GAMES_BOT_TO_MOVE = f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_BOT_TO_MOVE} ORDER BY id"
-OVERDUE_GAMES = (
-    f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_ACTIVE}"
-    " AND turn_deadline <= ? ORDER BY turn_deadline"
-)
+
+
+def games_bot_to_move(shards: Shards | None = None) -> str:
+    """Games owing the bot's move, in ``shards``' servers (parameters: ``owned_values``)."""
+    return f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_BOT_TO_MOVE}{owned(shards)} ORDER BY id"
+
+
+def overdue_games(shards: Shards | None = None) -> str:
+    """Active games past their deadline (parameters: now, then ``owned_values``)."""
+    return (
+        f"SELECT {GAME_COLUMNS} FROM games WHERE {IS_ACTIVE}"
+        f" AND turn_deadline <= ?{owned(shards)} ORDER BY turn_deadline"
+    )
+
+
+GAMES_BOT_TO_MOVE = games_bot_to_move()
+OVERDUE_GAMES = overdue_games()
 GUILD_HISTORY = (
     f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_ENDED}"
     " ORDER BY updated_at DESC, id DESC LIMIT ?"
@@ -96,11 +110,26 @@ PENDING_OF = (
 )
 HAS_REMATCH = "SELECT 1 FROM challenges WHERE rematch_of = ? LIMIT 1"
 """The challenger's pending challenge in a guild (at most one: a unique partial index)."""
-ANY_CHALLENGE_DUE = f"SELECT 1 FROM challenges WHERE {IS_PENDING} AND expires_at <= ? LIMIT 1"
-EXPIRE_CHALLENGES = (
-    f"UPDATE challenges SET status = ? WHERE {IS_PENDING} AND expires_at <= ?"
-    f" RETURNING {CHALLENGE_COLUMNS}"
+
+
+def any_challenge_due(shards: Shards | None = None) -> str:
+    """Whether a pending challenge is past expiry (parameters: now, ``owned_values``)."""
+    due = f"{IS_PENDING} AND expires_at <= ?{owned(shards)}"
+    return f"SELECT 1 FROM challenges WHERE {due} LIMIT 1"
+
+
+def expire_challenges(shards: Shards | None = None) -> str:
+    """Expire those (parameters: the EXPIRED status, now, ``owned_values``)."""
+    due = f"{IS_PENDING} AND expires_at <= ?{owned(shards)}"
+    return f"UPDATE challenges SET status = ? WHERE {due} RETURNING {CHALLENGE_COLUMNS}"
+
+
+EXPIRE_CHALLENGE = (
+    "UPDATE challenges SET status = 'expired'"
+    f" WHERE id = ? AND {IS_PENDING} AND expires_at <= ? RETURNING id"
 )
+ANY_CHALLENGE_DUE = any_challenge_due()
+EXPIRE_CHALLENGES = expire_challenges()
 
 # -- players -----------------------------------------------------------------------------
 
@@ -125,8 +154,8 @@ BOT_RECORDS = (
 ADD_BOT_RECORD = (
     "INSERT INTO bot_records (guild_id, user_id, level, wins, losses, draws)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id, level) DO UPDATE SET"
-    " wins = wins + excluded.wins, losses = losses + excluded.losses,"
-    " draws = draws + excluded.draws"
+    " wins = bot_records.wins + excluded.wins, losses = bot_records.losses + excluded.losses,"
+    " draws = bot_records.draws + excluded.draws"
 )
 
 

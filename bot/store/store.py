@@ -1,34 +1,29 @@
-"""The SQLite store: the bot's tables behind one aiosqlite connection, and SQL only.
+"""The store: the bot's tables, and SQL only, on SQLite or PostgreSQL (bot/store/backend.py).
 
 The store decides nothing: the service reads a game, works out its next state (and, at
 its end, the players' new ratings, through the ``settle`` callback of ``end_game``) and
 hands that back; the store writes it only if the game is still where the service read
 it. Those guards live in the SQL itself, a conditional ``UPDATE ... WHERE id = ? AND
-move_no = ? AND status = ?`` and a partial unique index (one live game per channel), so
-they hold across several processes sharing the file, not just within this one.
+move_no = ? AND status = ?`` and partial unique indexes (one live game per channel, one
+server slot per live game), so they hold across processes sharing the database, not just
+within this one. What reads and then writes on what it read takes the server's lock
+(``lock=guild_id``: one server's starts, ends, settings and erasures queue).
 
-Durability: WAL with ``synchronous = NORMAL`` by default. A commit is in the WAL file
-(the OS page cache) before it returns, so killing the process, even with SIGKILL, never
-loses a committed write; a power cut or OS crash can lose the last moves (the WAL is
-fsynced at checkpoints, not at each commit). The end of a game (``end_game``: result,
-ratings, records) commits with ``synchronous = FULL``: once it returns, it survives a
-power cut too, and so does every write committed before it (the fsync covers the whole
-WAL). ``open(..., synchronous="FULL")`` makes every commit so, at an fsync per move.
-SQLite's own checkpoints keep the WAL short (one runs in the commit that takes the WAL
-past 1,000 pages; with one connection per process no reader of ours holds it up).
+Durability: the end of a game (``end_game``: result, ratings, records) and erasures are
+``durable``: once they return they survive a power cut, and so does every write committed
+before them. Other commits survive the bot being killed, even with SIGKILL, but a power
+cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreSQL:
+``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
-Concurrency: one aiosqlite connection; a transaction has it to itself and always ends
-(bot/store/connection.py). Newer tables have stores of their own on it (``guilds``,
-``pings``, ``reviews``, ``privacy``); refusals are in bot/store/refusals.py.
+Newer tables have stores of their own on the same database (``guilds``, ``pings``,
+``reviews``, ``privacy``, ``calloffs``); refusals are in bot/store/refusals.py.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from bot.models import (
     Challenge,
@@ -38,13 +33,15 @@ from bot.models import (
     PlayerRow,
     Record,
     Settlement,
+    Shards,
 )
 from bot.store import sql
+from bot.store.backend import POSTGRES_SCHEMES, Database, Unchanged, UniqueViolation
 from bot.store.calloffs import CallOffStore
-from bot.store.connection import Database, Unchanged
 from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL, GuildStore
 from bot.store.limits import FREE_SEATS, LIVE_GAMES_OF, claim_places, seat_rows
 from bot.store.pings import PingStore
+from bot.store.postgres import PostgresDatabase
 from bot.store.privacy import PrivacyStore
 from bot.store.refusals import CHALLENGE_ACTION, ChannelTaken, CoolingDown, PendingTaken
 from bot.store.reviews import ReviewStore
@@ -53,15 +50,14 @@ from bot.store.rows import (
     challenge_from_row,
     challenge_values,
     game_from_row,
-    game_state,
     new_game_values,
     player_from_row,
+    save_values,
 )
+from bot.store.shards import owned_values
+from bot.store.sqlite import SqliteDatabase
 
 __all__ = ["ChannelView", "Store"]
-
-_SYNCHRONOUS_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
-_SETTINGS = ("journal_mode", "synchronous", "busy_timeout", "foreign_keys", "wal_autocheckpoint")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,32 +68,17 @@ class ChannelView:
     challenges: tuple[Challenge, ...]
 
 
-def _is_channel_taken(error: sqlite3.IntegrityError) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
-    return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE and "games.channel_slot" in str(error)
-
-
-def _guard(expected: Game) -> tuple[int, int, str]:
-    """The WHERE of sql.SAVE_GAME: the game as the writer read it."""
-    return (expected.id, len(expected.moves), expected.status.value)
-
-
-def _same_game(new: Game, expected: Game) -> None:
-    if new.id != expected.id:
-        raise ValueError("a guarded write needs two states of the same game")
-
-
 class Store:
     """The bot's database. Create with ``await Store.open(path)``; close with ``close()``.
 
-    Each method runs either statements in autocommit, each atomic on its own and
-    queued with other methods' (shared access), or one transaction, alone (see
-    bot/store/connection.py).
+    Each method runs either statements that stand alone, each atomic on its own, or
+    one transaction (see bot/store/backend.py).
     """
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.path: Path = db.path
+        self.engine: str = db.engine  # "sqlite" or "postgresql"
+        self.location: str = db.location
         self.schema_version: int = db.schema_version
         # The newer tables, each behind a store of its own on the same connection.
         self.guilds = GuildStore(db)  # settings, allowed channels, cooldowns, consent
@@ -109,14 +90,17 @@ class Store:
     @classmethod
     async def open(
         cls,
-        path: str | os.PathLike[str],
+        target: str | os.PathLike[str],
         migrations_dir: str | os.PathLike[str] | None = None,
         *,
         synchronous: str = "NORMAL",
         busy_timeout_ms: int = 10_000,
     ) -> Store:
-        """Connect, set the PRAGMAs (WAL, ``synchronous``, foreign keys, busy timeout) and
-        apply pending migrations, creating the file and its folder if need be.
+        """Open the database and apply pending migrations: PostgreSQL for a
+        ``postgresql://`` URL ``target`` (migrations/postgresql/), else the SQLite file at
+        ``target``, created with its folder if need be, with its PRAGMAs set (WAL,
+        ``synchronous``, foreign keys, busy timeout). ``busy_timeout_ms`` is PostgreSQL's
+        ``lock_timeout`` there.
 
         Raises StorageError if a migration fails (naming the file; the database is left as
         it was before that migration), if the database's schema is newer than the newest
@@ -124,7 +108,16 @@ class Store:
         be opened or switched to WAL; ValueError if ``synchronous`` is not NORMAL, FULL or
         EXTRA.
         """
-        return cls(await Database.open(path, migrations_dir, synchronous, busy_timeout_ms))
+        database: Database
+        if isinstance(target, str) and target.startswith(POSTGRES_SCHEMES):
+            database = await PostgresDatabase.open(
+                target, migrations_dir, synchronous=synchronous, lock_timeout_ms=busy_timeout_ms
+            )
+        else:
+            database = await SqliteDatabase.open(
+                target, migrations_dir, synchronous, busy_timeout_ms
+            )
+        return cls(database)
 
     async def close(self) -> None:
         """Close once the call in progress is done (a transaction always runs to its end)."""
@@ -140,21 +133,23 @@ class Store:
         await self._db.run_alone(sql.SET_META, (key, value))
 
     async def integrity_check(self) -> str:
-        """SQLite's ``PRAGMA integrity_check``: "ok", or the problems found, one per line."""
+        """SQLite's ``PRAGMA integrity_check``: "ok", or the problems found, one per line.
+        PostgreSQL checks its own pages; it answers "ok"."""
+        if self.engine != "sqlite":
+            return "ok"
         rows = await self._db.run_alone("PRAGMA integrity_check")
         return "\n".join(str(row[0]) for row in rows)
 
     async def settings(self) -> dict[str, int | str]:
-        """The connection's settings the store manages (journal_mode, synchronous by name,
-        busy_timeout, foreign_keys, wal_autocheckpoint), for logs and tests."""
-        async with self._db.access.shared():
-            found = {name: (await self._db.run(f"PRAGMA {name}"))[0][0] for name in _SETTINGS}
-        found["synchronous"] = _SYNCHRONOUS_NAMES.get(found["synchronous"], found["synchronous"])
-        return found
+        """The engine's settings the store manages, for logs and tests (SQLite: its
+        PRAGMAs, synchronous by name; PostgreSQL: version, synchronous_commit, isolation)."""
+        return await self._db.diagnostics()
 
     async def trace(self, callback: Callable[[str], object] | None) -> None:
-        """Have ``callback`` called (on the database thread) with every statement the
-        connection runs, parameters filled in; None stops. For debugging and tests."""
+        """SQLite only: have ``callback`` called (on the database thread) with every
+        statement the connection runs, parameters filled in; None stops. For tests."""
+        if not isinstance(self._db, SqliteDatabase):
+            raise NotImplementedError("tracing is for SQLite only")
         await self._db.set_trace_callback(callback)
 
     # -- games ------------------------------------------------------------------------------
@@ -176,7 +171,7 @@ class Store:
         async def body(_opened: list[list[Row]]) -> Game:
             return await self._insert_game(game, exclusive, per_member, per_server)
 
-        return await self._db.transaction(body)
+        return await self._db.transaction(body, lock=game.guild_id)
 
     async def _insert_game(
         self, game: Game, exclusive: bool, per_member: int, per_server: int
@@ -186,8 +181,8 @@ class Store:
         values = new_game_values(game, 0 if exclusive else None, slot)
         try:
             (row,) = await self._db.run(sql.INSERT_GAME, values)
-        except sqlite3.IntegrityError as error:
-            if _is_channel_taken(error):
+        except UniqueViolation as error:
+            if error.index == "games_live_per_channel":
                 raise ChannelTaken(str(error)) from error
             raise
         stored = game_from_row(row)
@@ -199,8 +194,7 @@ class Store:
         ``expected``'s move number and status (else False, changing nothing). One
         statement in autocommit; a game's end goes through ``end_game`` instead.
         """
-        _same_game(new, expected)
-        return bool(await self._db.run_alone(sql.SAVE_GAME, (*game_state(new), *_guard(expected))))
+        return bool(await self._db.run_alone(sql.SAVE_GAME, save_values(new, expected)))
 
     async def end_game(
         self,
@@ -219,9 +213,8 @@ class Store:
         ``rated`` is set from it. Returns False, writing nothing, if the game was no longer
         at ``expected`` (``settle`` may have been called all the same).
         """
-        _same_game(new, expected)
         members = new.human_ids
-        first = [(sql.SAVE_GAME, (*game_state(new), *_guard(expected)))]
+        first = [(sql.SAVE_GAME, save_values(new, expected))]
         if members:
             first.append((sql.players_of(len(members)), (new.guild_id, *members)))
 
@@ -258,7 +251,7 @@ class Store:
             await self._db.batch(writes)
 
         try:
-            await self._db.transaction(body, first=first, durable=True)
+            await self._db.transaction(body, first=first, lock=new.guild_id, durable=True)
         except Unchanged:
             return False
         return True
@@ -279,13 +272,17 @@ class Store:
         rows = await self._db.run_alone(LIVE_GAMES_OF, (guild_id, user_id))
         return [game_from_row(r) for r in rows]
 
-    async def games_bot_to_move(self) -> list[Game]:
-        """Games waiting for the bot's move (after a crash, say), oldest first."""
-        return [game_from_row(r) for r in await self._db.run_alone(sql.GAMES_BOT_TO_MOVE)]
+    async def games_bot_to_move(self, shards: Shards | None = None) -> list[Game]:
+        """Games waiting for the bot's move (after a crash, say), oldest first; with
+        ``shards``, only in the servers they own (see ``bot.models.Shards``)."""
+        rows = await self._db.run_alone(sql.games_bot_to_move(shards), owned_values(shards))
+        return [game_from_row(r) for r in rows]
 
-    async def overdue_games(self, now: float) -> list[Game]:
-        """Active games whose turn deadline is at or before ``now``, by deadline."""
-        return [game_from_row(r) for r in await self._db.run_alone(sql.OVERDUE_GAMES, (now,))]
+    async def overdue_games(self, now: float, shards: Shards | None = None) -> list[Game]:
+        """Active games whose turn deadline is at or before ``now``, by deadline; with
+        ``shards``, only in the servers they own."""
+        rows = await self._db.run_alone(sql.overdue_games(shards), (now, *owned_values(shards)))
+        return [game_from_row(r) for r in rows]
 
     async def history(self, guild_id: int, user_id: int | None, limit: int) -> list[Game]:
         """Ended (finished or abandoned) games of a guild, or of one member in it, newest first."""
@@ -306,7 +303,7 @@ class Store:
         """The channel's live games (newest first) and its pending challenges not yet past
         expiry. Two reads, not one snapshot: it is the service's check before it starts
         something, and the unique index on live games guards the start itself."""
-        async with self._db.access.shared():
+        async with self._db.shared():
             games = await self._db.run(sql.LIVE_GAMES, (guild_id, channel_id))
             challenges = await self._db.run(sql.PENDING_CHALLENGES, (guild_id, channel_id, now))
         return ChannelView(
@@ -338,8 +335,8 @@ class Store:
 
         try:
             return await self._db.transaction(body, first=first)
-        except sqlite3.IntegrityError as error:
-            if "challenges.guild_id, challenges.challenger_id" not in str(error):
+        except UniqueViolation as error:
+            if error.index != "challenges_pending_per_challenger":
                 raise
         rows = await self._db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
         raise PendingTaken(challenge_from_row(rows[0]) if rows else None)
@@ -385,21 +382,29 @@ class Store:
             return challenge_from_row(answered), stored
 
         try:
-            return await self._db.transaction(body, first=first)
+            return await self._db.transaction(body, first=first, lock=game.guild_id)
         except Unchanged:
             return None
 
-    async def expire_challenges(self, now: float) -> list[Challenge]:
-        """Mark pending challenges at or past their expiry as expired and return them.
+    async def expire_challenge(self, challenge_id: int, now: float) -> bool:
+        """Expire one pending challenge if it is past its expiry (others wait for the sweep,
+        which redraws their messages); False if it was not."""
+        rows = await self._db.run_alone(sql.EXPIRE_CHALLENGE, (challenge_id, now))
+        return bool(rows)
+
+    async def expire_challenges(self, now: float, shards: Shards | None = None) -> list[Challenge]:
+        """Mark pending challenges at or past their expiry (in ``shards``' servers, if
+        given) as expired and return them.
 
         A read comes first: usually none is due, and the UPDATE would take the write lock
         on every sweep for nothing, holding up other processes' writers meanwhile.
         """
-        async with self._db.access.shared():
-            if not await self._db.run(sql.ANY_CHALLENGE_DUE, (now,)):
+        owned = owned_values(shards)
+        async with self._db.shared():
+            if not await self._db.run(sql.any_challenge_due(shards), (now, *owned)):
                 return []
             expired = ChallengeStatus.EXPIRED.value
-            rows = await self._db.run(sql.EXPIRE_CHALLENGES, (expired, now))
+            rows = await self._db.run(sql.expire_challenges(shards), (expired, now, *owned))
         return sorted(map(challenge_from_row, rows), key=lambda c: c.id)
 
     # -- players ----------------------------------------------------------------------------
@@ -423,7 +428,7 @@ class Store:
             return total, clamped, entries
 
         first = [(sql.RANKED_PLAYERS, (guild_id,))]
-        return await self._db.transaction(body, first=first, begin="BEGIN")
+        return await self._db.transaction(body, first=first, snapshot=True)
 
     async def player(self, guild_id: int, user_id: int) -> PlayerRow:
         """A member's row with their leaderboard rank (defaults if they never played)."""

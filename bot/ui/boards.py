@@ -22,6 +22,7 @@ from bot.errors import GameError
 from bot.i18n import translator
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
+from bot.service.locks import KeyedLocks
 from bot.ui import render
 from bot.ui.views import board_view, challenge_mentions, challenge_view
 
@@ -48,6 +49,9 @@ class Boards:
     def __init__(self, client: discord.Client, service: GameService) -> None:
         self._client = client
         self._service = service
+        # One notification of a game at a time here: the next waits until the last is
+        # recorded, so it replaces that one instead of standing beside it for a moment.
+        self._notifying = KeyedLocks()
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -132,6 +136,10 @@ class Boards:
         stands already. Discord's refusals are logged, never raised."""
         if game.is_bot_game:
             return
+        async with self._notifying[game.id]:
+            await self._notify(game, reminder)
+
+    async def _notify(self, game: Game, reminder: bool) -> None:
         pings = self._service.pings
         try:
             if not game.is_live:

@@ -4,12 +4,16 @@ Start-up follows discord.py's ``examples/advanced_startup.py``: the entry point 
 the settings and opens the store, the constructor takes them, and ``setup_hook`` (after
 login, before the gateway connects) starts the service, adds the cogs and syncs.
 
+The bot is an ``AutoShardedBot``: with ``SHARD_COUNT``/``SHARD_IDS`` it runs those shards,
+else discord.py asks ``/gateway/bot`` for the count and runs them all. A process given
+``SHARD_IDS`` sweeps, reminds and repairs only its shards' servers (``bot.ui.shards``).
+
 Commands are synced only when their definition changed: a SHA-256 of the command tree
 payload, its translations (``bot.ui.commands_i18n``) and the application id is kept in the
 store's meta table and compared at start-up, so an edited catalog is synced too. With
 ``DEV_GUILD_ID`` the commands are copied to that server and synced there at every start,
 and the global sync is left alone (else the server would list every command twice).
-``--sync`` forces both.
+``--sync`` forces both. Only the process running shard 0 syncs, unless given ``--sync``.
 
 Closing refuses new interactions, lets those in flight finish within the grace period
 (answering the rest "I'm restarting", see ``Gate.drain``), then stops the gateway and
@@ -19,6 +23,7 @@ closes the service.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -42,6 +47,7 @@ from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
+from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
 
 __all__ = [
     "COMMANDS_HASH_KEY",
@@ -116,7 +122,7 @@ def message_free_intents() -> discord.Intents:
     return intents
 
 
-class TicTacToeBot(commands.Bot):
+class TicTacToeBot(commands.AutoShardedBot):
     """The application; ``service``, ``boards`` and ``buttons`` exist once
     ``setup_hook`` has run."""
 
@@ -131,11 +137,14 @@ class TicTacToeBot(commands.Bot):
             intents=message_free_intents(),
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=GameTree,
+            shard_count=settings.shard_count,
+            shard_ids=None if settings.shard_ids is None else list(settings.shard_ids),
         )
         self.settings = settings
         self.store = store
         self.force_sync = force_sync
         self.gate = Gate()
+        self.identify_pacer = IdentifyPacer(functools.partial(max_concurrency, self))
         self.sweeper = tasks.loop(seconds=settings.sweep_interval)(self.sweep_once)
         self._service_started = False
         self._wound_down = asyncio.Lock()
@@ -152,6 +161,7 @@ class TicTacToeBot(commands.Bot):
             server_games=self.settings.server_games,
             challenge_cooldown=self.settings.challenge_cooldown,
             review_cooldown=self.settings.review_cooldown,
+            shards=owned_shards(self.settings),
         )
         self.service = GameService(self.store, config)
         self.boards = Boards(self, self.service)
@@ -177,7 +187,11 @@ class TicTacToeBot(commands.Bot):
         freeze_heap()
 
     async def sync_commands(self) -> None:
-        """Sync to the dev server every time; globally only if changed or forced."""
+        """Sync to the dev server every time; globally only if changed or forced. Only in
+        the process running shard 0 (every process has the same commands), or forced."""
+        if not (self.force_sync or syncs_commands(self.settings)):
+            log.info("Not syncing the commands: the process running shard 0 does")
+            return
         digest = await commands_hash(self.tree, self.application_id)
         dev_guild_id = self.settings.dev_guild_id
         try:
@@ -197,6 +211,10 @@ class TicTacToeBot(commands.Bot):
             log.info("Synced %d global commands (they may take a while to appear)", len(synced))
         except discord.HTTPException as exc:
             log.error("Could not sync the commands; the old ones stay in place: %s", exc)
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait as Discord's IDENTIFY limit requires, per bucket (``bot.ui.shards``)."""
+        await self.identify_pacer.wait(shard_id or 0)
 
     # -- what happens while running -------------------------------------------------------
 

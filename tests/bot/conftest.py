@@ -1,4 +1,9 @@
-"""Fixtures for the service and storage tests: real SQLite files, a fake clock."""
+"""Fixtures for the service and storage tests: real databases, a fake clock.
+
+``store`` (and so ``service``) is a real SQLite file, and again a real PostgreSQL database
+(tests/conftest.py): every test using it runs on both engines unless it reads the SQLite
+file itself (``db_path``) or is marked ``sqlite_only``.
+"""
 
 from __future__ import annotations
 
@@ -60,8 +65,16 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
+def db_target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str | Path:
+    """What ``Store.open`` takes for this test's engine: a file path, or a database URL."""
+    if backend == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return tmp_path / "data" / "tictactoe.db"
+
+
+@pytest.fixture
+async def store(db_target: str | Path) -> AsyncIterator[Store]:
+    store = await Store.open(db_target)
     yield store
     await store.close()
 

@@ -18,7 +18,7 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -88,20 +88,37 @@ class BotProcess:
         *args: str,
         dev_guild: Any = None,
         database: Path | None = None,
+        shards: tuple[int, Sequence[int]] | None = None,
+        log_name: str = "bot.log",
         ready_timeout: float = 30.0,
         stop_timeout: float = 15.0,
         **extra_env: str,
     ) -> AsyncIterator[BotProcess]:
         """Start the bot against ``emu``; yield once it is connected (and, with ``dev_guild``,
-        has synced its commands there); on exit send SIGTERM and wait for it to end."""
+        has synced its commands there); on exit send SIGTERM and wait for it to end.
+
+        ``shards=(count, ids)`` runs those shards (SHARD_COUNT, SHARD_IDS) and waits until
+        each has a live session; only the process of shard 0 syncs commands, so the others
+        do not wait for that. Several processes in one ``workdir`` need their own
+        ``log_name``; ``extra_env`` is each one's own (a database URL, say).
+        """
         database = database or workdir / "data" / "tictactoe.db"
+        if shards is not None:
+            count, ids = shards
+            extra_env = {"SHARD_COUNT": str(count), "SHARD_IDS": ",".join(map(str, ids))} | dict(
+                extra_env
+            )
         env = bot_env(emu, database, dev_guild=dev_guild, **extra_env)
         sessions = len(emu.dispatched("READY"))  # an earlier process may have connected
-        bot = await cls.start(env, workdir, *args)
+        bot = await cls.start(env, workdir, *args, log_name=log_name)
         try:
             async with asyncio.timeout(ready_timeout):
-                await bot.wait_until(emu.wait_for(lambda: len(emu.dispatched("READY")) > sessions))
-                if dev_guild is not None:
+                if shards is None:
+                    ready = emu.wait_for(lambda: len(emu.dispatched("READY")) > sessions)
+                else:
+                    ready = emu.wait_for_shards(*shards)
+                await bot.wait_until(ready)
+                if dev_guild is not None and (shards is None or 0 in shards[1]):
                     await bot.wait_until(emu.wait_for_commands("tictactoe", guild=dev_guild))
             yield bot
         finally:

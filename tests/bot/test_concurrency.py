@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import random
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,19 @@ from bot.models import First, Game, GameStatus, Result
 from bot.service import GameService
 from bot.store import Store
 from engine import Board
+from tests.pgtools import read_rows
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    FakeClock,
+    make_service,
+    member_game,
+    play_out,
+)
 
 
 async def race(*calls: Awaitable[Any]) -> tuple[list[Any], list[BaseException]]:
@@ -45,11 +55,9 @@ def assert_consistent(game: Game) -> None:
         assert game.player_of(board.turn) is None
 
 
-def consistent_file(path: Path) -> None:
-    """Every game in the file, read directly: move_no matches the moves, which replay."""
-    with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT moves, move_no, width, height, k FROM games").fetchall()
-    conn.close()
+async def consistent_file(target: str | Path) -> None:
+    """Every game in the database, read directly: move_no matches the moves, which replay."""
+    rows = await read_rows(target, "SELECT moves, move_no, width, height, k FROM games")
     for moves, move_no, width, height, k in rows:
         cells = [int(c) for c in moves.split(",")] if moves else []
         assert len(cells) == move_no
@@ -170,10 +178,10 @@ async def test_the_sql_guard_alone_stops_double_moves(service: GameService) -> N
 
 @pytest.fixture
 async def two_services(
-    db_path: Path, clock: FakeClock, executor: concurrent.futures.Executor
+    db_target: str | Path, clock: FakeClock, executor: concurrent.futures.Executor
 ) -> AsyncIterator[tuple[GameService, GameService]]:
-    """Two services, each with its own Store (connection) on the same file."""
-    stores = [await Store.open(db_path), await Store.open(db_path)]
+    """Two services, each with its own Store (connection, or pool) on the same database."""
+    stores = [await Store.open(db_target), await Store.open(db_target)]
     services = [make_service(store, clock, executor) for store in stores]
     for service in services:
         await service.start()
@@ -184,7 +192,7 @@ async def two_services(
 
 
 async def test_two_instances_racing_on_one_file(
-    two_services: tuple[GameService, GameService], db_path: Path
+    two_services: tuple[GameService, GameService], db_target: str | Path
 ) -> None:
     one, two = two_services
     game = await member_game(one, ALICE, BOB)
@@ -201,11 +209,11 @@ async def test_two_instances_racing_on_one_file(
         assert all(isinstance(e, StaleBoard | GameOver) for e in errors)
     final = await one.get_game(game.id)
     assert_consistent(final)
-    consistent_file(db_path)
+    await consistent_file(db_target)
 
 
 async def test_two_instances_accepting_and_starting(
-    two_services: tuple[GameService, GameService], db_path: Path
+    two_services: tuple[GameService, GameService], db_target: str | Path
 ) -> None:
     one, two = two_services
     challenge = await one.challenges.create(GUILD, CHANNEL, ALICE, BOB)
@@ -228,7 +236,7 @@ async def test_two_instances_accepting_and_starting(
     # A stop that looks for the channel's game after a forfeit ended it finds none.
     assert len(results) == 1
     assert all(isinstance(e, GameOver | StaleBoard | GameNotFound) for e in errors), errors
-    consistent_file(db_path)
+    await consistent_file(db_target)
 
 
 async def test_two_instances_bot_game(two_services: tuple[GameService, GameService]) -> None:
@@ -266,3 +274,27 @@ async def test_a_hundred_games_at_once(service: GameService, clock: FakeClock) -
     assert pages[0].total_players == 100
     member_games = sum(1 for g in finished if not g.is_bot_game)
     assert sum(e.record.games for page in pages for e in page.entries) == 2 * member_games
+
+
+async def test_two_instances_ending_two_games_of_one_member(
+    two_services: tuple[GameService, GameService], store: Store
+) -> None:
+    """Alice wins two games at the same moment, one through each service: both results
+    count. Each end reads her row and writes it back whole, so without the server's lock
+    (PostgreSQL reads committed rows, it does not hold them) one result would be lost."""
+    one, two = two_services
+    for round_ in range(4):
+        games = []
+        for opponent, channel in ((BOB, 10 * round_ + 1), (CAROL, 10 * round_ + 2)):
+            game = await member_game(one, ALICE, opponent, channel=channel)
+            games.append(await play_out(one, game, [0, 3, 1, 4]))
+        results, errors = await race(
+            one.play(games[0].id, ALICE, 2, 4), two.play(games[1].id, ALICE, 2, 4)
+        )
+        assert errors == [] and all(g.winner_id == ALICE for g in results)
+        alice = await store.player(GUILD, ALICE)
+        assert (alice.record.wins, alice.rated_games, alice.current_streak) == (
+            2 * (round_ + 1),
+            2 * (round_ + 1),
+            2 * (round_ + 1),
+        )

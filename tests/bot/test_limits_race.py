@@ -1,15 +1,15 @@
 """Two processes racing for the last allowed place: the database lets exactly one in.
 
-Each round starts two real Python processes on one SQLite file; both wait for a start
-signal (a file appearing), then try to start a game that only one may have: the last
-slot under the server's cap (two members), or the last seat of one member (two
+Each round starts two real Python processes on one database (a SQLite file, then a
+PostgreSQL database, where the server's lock does what SQLite's write lock does); both
+wait for a start signal (a file appearing), then try to start a game that only one may
+have: the last slot under the server's cap (two members), or the last seat of one member (two
 channels). Exactly one succeeds, the other is told why, and the file agrees.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import sys
 import textwrap
 from pathlib import Path
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store
+from tests.pgtools import empty_database, read_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 GUILD = 5
@@ -47,7 +48,7 @@ RACER = textwrap.dedent(
 ).format(root=str(ROOT), guild=GUILD)
 
 
-async def race_once(db: Path, go: Path, racers: list[tuple[int, int]], cap: int) -> list[str]:
+async def race_once(db: str | Path, go: Path, racers: list[tuple[int, int]], cap: int) -> list[str]:
     processes = [
         await asyncio.create_subprocess_exec(
             sys.executable,
@@ -85,19 +86,25 @@ async def race_once(db: Path, go: Path, racers: list[tuple[int, int]], cap: int)
     ids=["server-cap", "member-limit"],
 )
 async def test_two_processes_race_for_the_last_place(
-    tmp_path: Path, racers: list[tuple[int, int]], cap: int, why: str
+    tmp_path: Path,
+    db_target: str | Path,
+    racers: list[tuple[int, int]],
+    cap: int,
+    why: str,
 ) -> None:
     for round_ in range(4):
-        db = tmp_path / f"race{round_}.db"
+        db = db_target
+        if isinstance(db, Path):
+            db = tmp_path / f"race{round_}.db"
+        else:
+            await empty_database(db)
         store = await Store.open(db)  # migrated before the racers open it
         await store.close()
         outputs = await race_once(db, tmp_path / f"go{round_}", racers, cap)
         assert sorted(o.split()[0] for o in outputs) == ["REFUSED", "STARTED"], outputs
         assert any(why in o for o in outputs), outputs
-        with sqlite3.connect(db) as conn:
-            live = conn.execute(
-                "SELECT COUNT(*) FROM games WHERE status IN ('active', 'bot_to_move')"
-            ).fetchone()[0]
-            seats = conn.execute("SELECT COUNT(*) FROM live_seats").fetchone()[0]
-        conn.close()
-        assert (live, seats) == (1, 1)
+        live = await read_rows(
+            db, "SELECT COUNT(*) FROM games WHERE status IN ('active', 'bot_to_move')"
+        )
+        seats = await read_rows(db, "SELECT COUNT(*) FROM live_seats")
+        assert (live, seats) == ([(1,)], [(1,)])

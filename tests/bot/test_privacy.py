@@ -220,6 +220,7 @@ async def test_pending_challenges_are_withdrawn_and_deleted(service: GameService
     assert (await service.challenges.get(unrelated.id)).status is ChallengeStatus.PENDING
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_the_erasure_commits_durably(service: GameService, store: Store) -> None:
     statements: list[str] = []
     await store.trace(statements.append)

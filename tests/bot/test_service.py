@@ -203,6 +203,22 @@ async def test_challenges_expire(service: GameService, clock: FakeClock) -> None
     assert await service.challenges.expire() == []
 
 
+async def test_a_click_on_an_expired_challenge_leaves_the_others_to_the_sweep(
+    service: GameService, clock: FakeClock
+) -> None:
+    """The click expires its own challenge (its message is redrawn by the answer); the
+    sweep must still find the others due, or their messages would keep live buttons."""
+    one = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    two = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, 44)
+    clock.advance(61)
+    with pytest.raises(ChallengeExpired):
+        await service.challenges.accept(one.id, BOB)
+    assert (await service.challenges.get(one.id)).status is ChallengeStatus.EXPIRED
+    assert (await service.challenges.get(two.id)).status is ChallengeStatus.PENDING
+    _, expired = await service.sweep()
+    assert [c.id for c in expired] == [two.id]
+
+
 async def test_expired_challenges_are_returned_with_their_messages(
     service: GameService, clock: FakeClock
 ) -> None:

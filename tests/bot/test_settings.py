@@ -29,6 +29,7 @@ def test_defaults() -> None:
     assert settings.log_level == "INFO"
     assert (settings.turn_timeout, settings.challenge_timeout) == (300.0, 60.0)
     assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (1, 5.0, 10.0)
+    assert settings.shard_count is None and settings.shard_ids is None  # discord.py decides
 
 
 def test_every_variable_is_read() -> None:
@@ -45,6 +46,8 @@ def test_every_variable_is_read() -> None:
             "AI_WORKERS": "4",
             "SWEEP_INTERVAL_SECONDS": "2",
             "SHUTDOWN_GRACE_SECONDS": "3",
+            "SHARD_COUNT": "8",
+            "SHARD_IDS": "4-7",
         }
     )
     assert settings.token == TOKEN
@@ -55,6 +58,7 @@ def test_every_variable_is_read() -> None:
     assert settings.log_level == "DEBUG" and settings.log_level_number == logging.DEBUG
     assert (settings.turn_timeout, settings.challenge_timeout) == (90.0, 30.5)
     assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (4, 2.0, 3.0)
+    assert (settings.shard_count, settings.shard_ids) == (8, (4, 5, 6, 7))
 
 
 def test_blank_values_count_as_unset() -> None:
@@ -85,6 +89,9 @@ def test_blank_values_count_as_unset() -> None:
         ("AI_WORKERS", "1000"),
         ("SWEEP_INTERVAL_SECONDS", "x"),
         ("SHUTDOWN_GRACE_SECONDS", "1e9"),
+        ("DATABASE_URL", "mysql://bot@db/ttt"),
+        ("DATABASE_URL", "data/tictactoe.db"),
+        ("DATABASE_URL", "postgresql:///tictactoe"),  # no server named
     ],
 )
 def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> None:
@@ -94,6 +101,59 @@ def test_bad_values_are_rejected_naming_the_setting(name: str, value: str) -> No
     assert info.value.name == name
     assert str(info.value).startswith(f"{name}: ")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "expected"),
+    [
+        ("4", "0-3", (0, 1, 2, 3)),
+        ("6", "0,2,5", (0, 2, 5)),
+        ("10", "4-7,9", (4, 5, 6, 7, 9)),
+        ("10", " 9 , 2 - 3 ", (2, 3, 9)),  # sorted, spaces allowed around items and dashes
+        ("1", "0", (0,)),
+        ("16", "15", (15,)),
+        ("3", None, None),  # a count alone: this process runs every shard of it
+    ],
+)
+def test_shard_ranges(count: str, ids: str | None, expected: tuple[int, ...] | None) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, "SHARD_COUNT": count}
+    if ids is not None:
+        env["SHARD_IDS"] = ids
+    settings = Settings.from_env(env)
+    assert settings.shard_count == int(count)
+    assert settings.shard_ids == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "name", "problem"),
+    [
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT", "must be from 1 to 100000, not 0"),
+        ({"SHARD_COUNT": "two"}, "SHARD_COUNT", "must be a whole number, not 'two'"),
+        ({"SHARD_COUNT": "1.5"}, "SHARD_COUNT", "must be a whole number"),
+        ({"SHARD_COUNT": "-2"}, "SHARD_COUNT", "must be a whole number"),
+        ({"SHARD_COUNT": "100001"}, "SHARD_COUNT", "must be from 1 to 100000"),
+        ({"SHARD_IDS": "0-3"}, "SHARD_IDS", "needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "x", "SHARD_IDS": "0"}, "SHARD_COUNT", "must be a whole number"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0-4"}, "SHARD_IDS", "shard 4 does not exist"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "7"}, "SHARD_IDS", "ids go from 0 to 3"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "3-1"}, "SHARD_IDS", "runs backwards; write 1-3"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "0-3,2"}, "SHARD_IDS", "lists shard 2 more than once"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "1,1"}, "SHARD_IDS", "lists shard 1 more than once"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "0,,1"}, "SHARD_IDS", "must list shard ids and ranges"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "-1"}, "SHARD_IDS", "must list shard ids and ranges"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "0-"}, "SHARD_IDS", "must list shard ids and ranges"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "0..3"}, "SHARD_IDS", "such as 0-3 or 0,2,5"),
+        ({"SHARD_COUNT": "8", "SHARD_IDS": "\u0663"}, "SHARD_IDS", "must list shard ids"),
+    ],
+)
+def test_bad_shard_settings_name_the_variable_and_the_problem(
+    env: dict[str, str], name: str, problem: str
+) -> None:
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env({"DISCORD_TOKEN": TOKEN, **env})
+    assert info.value.name == name
+    assert str(info.value).startswith(f"{name}: ")
+    assert problem in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -276,6 +336,25 @@ def test_rejected_token_exits_with_one_line(tmp_path: Path, rejecting_api: str) 
     )
     assert TOKEN not in result.stderr
     assert (tmp_path / "db" / "ttt.db").exists()
+
+
+def test_database_url_chooses_postgresql_and_stays_out_of_repr() -> None:
+    url = "postgresql://bot:hunter2@db:5432/tictactoe"
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DATABASE_URL": url})
+    assert settings.database == url and "hunter2" not in repr(settings)
+    socket = "postgres://bot@/tictactoe?host=/run/postgresql"
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN, "DATABASE_URL": socket}).database == socket
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).database == DEFAULT_DATABASE_PATH
+
+
+def test_unreachable_postgresql_exits_with_one_line(tmp_path: Path, unused_tcp_port: int) -> None:
+    url = f"postgresql://bot:hunter2@127.0.0.1:{unused_tcp_port}/tictactoe"
+    result = run_bot(tmp_path, {"DISCORD_TOKEN": TOKEN, "DATABASE_URL": url})
+    assert result.returncode == 1
+    line = one_error_line(result)
+    assert line.startswith("error: DATABASE_URL: cannot connect to postgresql://bot@127.0.0.1:")
+    assert "hunter2" not in result.stderr and TOKEN not in result.stderr
+    assert not (tmp_path / "data").exists(), "the SQLite default is not touched"
 
 
 def test_unreachable_api_exits_with_one_line(tmp_path: Path, unused_tcp_port: int) -> None:

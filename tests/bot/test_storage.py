@@ -17,6 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import asyncpg
 import pytest
 
 from bot.models import (
@@ -29,10 +30,16 @@ from bot.models import (
     Record,
     Result,
     Settlement,
+    Shards,
 )
 from bot.store import ChannelTaken, Store
+from bot.store import pings as ping_statements
 from bot.store import sql as statements
+from bot.store.shards import owned_names, owned_values
 from engine import Mark
+
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
+"""What a row the schema's CHECKs refuse raises: a bug, so the engine's own error."""
 
 GUILD = 1000
 CHANNEL = 2000
@@ -157,10 +164,19 @@ def table_rows(path: Path, table: str) -> list[tuple[object, ...]]:
 # -- opening --------------------------------------------------------------------------------
 
 
-async def test_pragmas(store: Store) -> None:
+async def test_engine_settings(store: Store, backend: str) -> None:
     assert await store.integrity_check() == "ok"
     assert store.schema_version >= 1
+    assert store.engine == backend
     settings = await store.settings()
+    if backend == "postgresql":
+        # A killed bot loses nothing either way (the server has the commit); only what
+        # end_game and erasures commit must also survive the server's own crash.
+        assert settings["synchronous_commit"] == "off"
+        assert settings["default_transaction_isolation"] == "read committed"
+        assert settings["lock_timeout"] == "10s"
+        assert str(settings["server_version"]).startswith("16.")
+        return
     assert settings["journal_mode"] == "wal"
     assert settings["synchronous"] == "NORMAL"
     assert (settings["foreign_keys"], settings["busy_timeout"]) == (1, 10_000)
@@ -324,6 +340,7 @@ async def test_an_exception_in_settle_rolls_the_game_back(store: Store, db_path:
     assert await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_end_game_commits_with_synchronous_full(store: Store) -> None:
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     final = won(game, X_WINS, Mark.X)
@@ -370,6 +387,7 @@ async def test_with_synchronous_full_nothing_switches(db_path: Path) -> None:
         await store.close()
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_a_move_is_two_statements_in_autocommit(store: Store) -> None:
     """Read the game, write it back guarded: two round trips to the database thread."""
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
@@ -485,6 +503,7 @@ async def test_a_cancelled_call_never_leaves_a_transaction_open(
     assert all(ended for kind, ended in outcomes[1:])
 
 
+@pytest.mark.sqlite_only  # traces SQLite's statements
 async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> None:
     game = await store.insert_game(new_game(), exclusive=True, **ROOMY)
     for nth in range(-1, 5):
@@ -588,11 +607,11 @@ async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None
 
 
 async def test_schema_rejects_inconsistent_rows(store: Store) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(new_game(width=6), exclusive=False, **ROOMY)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(new_game(k=4), exclusive=False, **ROOMY)  # 4 in a row on 3x3
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.insert_game(
             new_game(o_id=None), exclusive=False, **ROOMY
         )  # one human, no level
@@ -739,6 +758,45 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
         # on the guild alone would read all its games.
         assert not any(d.startswith("SCAN") and "USING" not in d for d in details), (sql, details)
         assert any(name in d for d in details for name in PARTIAL_INDEXES), (sql, details)
+
+
+OWNED = Shards(4, (1, 3))
+REMINDER_VALUES = {"now": NOW, "max_lead": 60.0, "early": 5.0, "limit": 100}
+
+
+def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[str, object]]:
+    """The sweep's and start-up's statements for ``shards``, with their parameters."""
+    owned = owned_values(shards)
+    return {
+        statements.games_bot_to_move(shards): owned,
+        statements.overdue_games(shards): (NOW, *owned),
+        statements.any_challenge_due(shards): (NOW, *owned),
+        statements.expire_challenges(shards): (ChallengeStatus.EXPIRED.value, NOW, *owned),
+        ping_statements.reminders_due(shards): REMINDER_VALUES | owned_names(shards),
+        ping_statements.left_behind(shards): (*owned, 100),
+    }
+
+
+async def test_a_sweep_of_some_shards_searches_the_same_indexes(
+    store: Store, db_path: Path
+) -> None:
+    """The ownership condition (bot/store/shards.py) only drops rows the index already
+    found: the plans are those of a sweep of every server."""
+    for i in range(40):
+        game = await store.insert_game(
+            new_game(channel_id=CHANNEL + 1 + i), exclusive=True, **ROOMY
+        )
+        await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
+    whole = sweep_queries(None)
+    some = sweep_queries(OWNED)
+    for (full, full_values), (part, part_values) in zip(whole.items(), some.items(), strict=True):
+        assert "% ?) IN (?, ?)" in part or "% :shard_count) IN (:shard_a, :shard_b)" in part
+        with reader(db_path) as conn:
+            plans = [
+                [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", values)]
+                for sql, values in ((full, full_values), (part, part_values))
+            ]
+        assert plans[0] == plans[1], (part, plans)
 
 
 async def test_a_members_history_merges_two_lookups_in_their_indexes(

@@ -20,6 +20,7 @@ here, independently of ``bot.service.ratings``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import itertools
 import re
@@ -45,6 +46,7 @@ from tests.discord_emulator import (
     Message,
     User,
 )
+from tests.pgtools import new_pg_database
 
 EMPTY = "\u200b"
 """The label of an empty cell: blank to the eye (Discord needs some label)."""
@@ -533,13 +535,23 @@ class Arena:
 # -- fixtures ------------------------------------------------------------------------------
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
 async def shared_arena(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Arena]:
-    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings)."""
+    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings),
+    once on SQLite and once on a new PostgreSQL database."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
     workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    with contextlib.ExitStack() as stack:
+        if request.param == "postgresql":
+            server = request.getfixturevalue("pg_server")
+            env["DATABASE_URL"] = stack.enter_context(new_pg_database(server))
+        async for arena in _arena(env, workdir):
+            yield arena
+
+
+async def _arena(env: dict[str, str], workdir: Path) -> AsyncIterator[Arena]:
     with full_collections_held_back():
         async with Emulator(wait_timeout=WAIT) as emu:
             guild = emu.add_guild("Arcade")

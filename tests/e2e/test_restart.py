@@ -1,4 +1,5 @@
-"""Restarts, end to end: the bot is SIGKILLed mid-game and started again on the same database.
+"""Restarts, end to end: the bot is SIGKILLed mid-game and started again on the same database
+(a SQLite file, then a PostgreSQL database).
 
 The messages and their buttons stay on Discord's side (the emulator), so after the restart
 the very same custom_ids must carry on the games; a turn that ran out while the bot was
@@ -33,14 +34,22 @@ async def kill(bot: BotProcess) -> None:
     assert code == -signal.SIGKILL, code
 
 
-async def test_games_survive_sigkill_and_overdue_turns_are_settled(tmp_path: Path) -> None:
+async def test_games_survive_sigkill_and_overdue_turns_are_settled(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
     async with Emulator(wait_timeout=WAIT) as emu:
         guild = emu.add_guild("Arcade")
         database = tmp_path / "data" / "tictactoe.db"
 
         def launch(**env: str) -> AbstractAsyncContextManager[BotProcess]:
             return BotProcess.launch(
-                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT, **env
+                emu,
+                tmp_path,
+                dev_guild=guild,
+                database=database,
+                ready_timeout=3 * WAIT,
+                **database_env,
+                **env,
             )
 
         # First life, with 2-second turns: a game whose turn will run out while it is down.
@@ -100,12 +109,16 @@ async def test_games_survive_sigkill_and_overdue_turns_are_settled(tmp_path: Pat
             assert_log_clean(log)
 
 
-async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(tmp_path: Path) -> None:
+async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
     async with Emulator(wait_timeout=WAIT) as emu:
         guild = emu.add_guild("Arcade")
 
         def launch() -> AbstractAsyncContextManager[BotProcess]:
-            return BotProcess.launch(emu, tmp_path, dev_guild=guild, ready_timeout=3 * WAIT)
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, ready_timeout=3 * WAIT, **database_env
+            )
 
         async with launch() as bot:
             arena = Arena(emu, guild, bot, tmp_path)

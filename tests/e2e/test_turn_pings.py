@@ -9,16 +9,18 @@ most one sweep before the deadline.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import re
 import signal
-import sqlite3
-from contextlib import AbstractAsyncContextManager, closing
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 
 from tests.bot.e2e_helpers import BotProcess
 from tests.discord_emulator import Channel, Emulator, Message, User
+from tests.pgtools import read_rows
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually
 
@@ -153,14 +155,20 @@ async def test_no_notification_in_games_against_the_bot(arena: Arena) -> None:
     nobody_else(arena, channel, set())
 
 
-def recorded(database: Path) -> list[int]:
-    """The standing notifications' message ids, read from the database as it is."""
-    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)) as db:
-        return [row[0] for row in db.execute("SELECT message_id FROM turn_pings")]
+async def wait_recorded(database: str | Path, message_ids: list[int]) -> None:
+    """Wait until the standing notifications recorded in the database are ``message_ids``."""
+    async with asyncio.timeout(WAIT):
+        for _ in itertools.count():  # polled: no event tells the test of a commit
+            if [r[0] for r in await read_rows(database, RECORDED)] == message_ids:
+                return
+            await asyncio.sleep(0.05)
+
+
+RECORDED = "SELECT message_id FROM turn_pings"
 
 
 async def test_after_a_restart_the_standing_notification_is_still_replaced(
-    tmp_path: Path,
+    tmp_path: Path, database_env: dict[str, str]
 ) -> None:
     async with Emulator(wait_timeout=WAIT) as emu:
         guild = emu.add_guild("Arcade")
@@ -168,7 +176,12 @@ async def test_after_a_restart_the_standing_notification_is_still_replaced(
 
         def launch() -> AbstractAsyncContextManager[BotProcess]:
             return BotProcess.launch(
-                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT
+                emu,
+                tmp_path,
+                dev_guild=guild,
+                database=database,
+                ready_timeout=3 * WAIT,
+                **database_env,
             )
 
         async with launch() as bot:
@@ -178,7 +191,7 @@ async def test_after_a_restart_the_standing_notification_is_still_replaced(
             (first,) = arena.turn_pings(channel)
             # Killed once the notification is recorded (sent, not yet recorded, it would be
             # forgotten: the one window this cannot close).
-            await eventually(emu, lambda: recorded(database) == [first.id], "recorded", WAIT)
+            await wait_recorded(database_env.get("DATABASE_URL", database), [first.id])
             assert await bot.stop(signal.SIGKILL, within=WAIT) == -signal.SIGKILL
         async with launch() as bot:
             arena.bot = bot

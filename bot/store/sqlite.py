@@ -1,5 +1,5 @@
-"""How the store runs its statements: one aiosqlite connection, shared or exclusive
-access to it, and transactions that always end.
+"""The SQLite backend: one aiosqlite connection, shared or exclusive access to it, and
+transactions that always end (the interface is bot/store/backend.py's ``Database``).
 
 aiosqlite runs a connection's statements one at a time on the connection's own thread,
 each awaited call one round trip (a "hop") there and back. Between two awaits of one
@@ -32,6 +32,7 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from bot.errors import StorageError
+from bot.store.backend import Statement, UniqueViolation, log_orphan
 from bot.store.migrate import (
     DEFAULT_MIGRATIONS_DIR,
     apply_migrations,
@@ -41,7 +42,7 @@ from bot.store.migrate import (
 )
 from bot.store.rows import Row
 
-__all__ = ["SYNCHRONOUS_LEVELS", "Access", "Database", "Statement", "Unchanged"]
+__all__ = ["SYNCHRONOUS_LEVELS", "Access", "SqliteDatabase"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -49,22 +50,8 @@ log = logging.getLogger(__name__)
 SYNCHRONOUS_LEVELS = ("NORMAL", "FULL", "EXTRA")
 """The ``synchronous`` settings accepted (weaker ones can corrupt the database on power loss)."""
 
-
-Statement = tuple[str, Any]
-"""SQL and its parameters."""
-
-
-class Unchanged(Exception):
-    """Raised in a transaction whose guard matched no row: roll back, nothing was written."""
-
-
-def _log_orphan(task: asyncio.Task[Any]) -> None:
-    """Log the failure of a transaction whose caller was cancelled (nobody else will)."""
-    if task.cancelled():
-        return
-    error = task.exception()
-    if error is not None and not isinstance(error, Unchanged):
-        log.warning("a transaction failed after its caller was cancelled", exc_info=error)
+_SYNCHRONOUS_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+_SETTINGS = ("journal_mode", "synchronous", "busy_timeout", "foreign_keys", "wal_autocheckpoint")
 
 
 class Access:
@@ -132,18 +119,40 @@ class Access:
             self.release()
 
 
-class Database:
+async def _unique_indexes(db: aiosqlite.Connection) -> dict[str, str]:
+    """Index names by the column list SQLite names when one is violated ("t.a, t.b")."""
+    names: dict[str, str] = {}
+    tables = await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
+    for (table,) in tables:
+        for _, index, unique, *_ in await db.execute_fetchall(f"PRAGMA index_list('{table}')"):
+            if unique:
+                columns = await db.execute_fetchall(f"PRAGMA index_info('{index}')")
+                names[", ".join(f"{table}.{c[2]}" for c in columns)] = index
+    return names
+
+
+class SqliteDatabase:
     """The connection, the access to it, and the transaction runner."""
 
+    engine = "sqlite"
+    row_lock = ""  # a write transaction (BEGIN IMMEDIATE) already has the database alone
+
     def __init__(
-        self, db: aiosqlite.Connection, path: Path, schema_version: int, synchronous: str
+        self,
+        db: aiosqlite.Connection,
+        path: Path,
+        schema_version: int,
+        synchronous: str,
+        unique_indexes: dict[str, str],
     ) -> None:
         self._db = db
         self.access = Access()
         """Every user of the connection goes through it (see the module's doc)."""
         self.path = path
+        self.location = str(path)
         self.schema_version = schema_version
         self.synchronous = synchronous
+        self._unique_indexes = unique_indexes
         self._transactions: set[asyncio.Task[Any]] = set()  # strong references while running
 
     @classmethod
@@ -153,7 +162,7 @@ class Database:
         migrations_dir: str | os.PathLike[str] | None,
         synchronous: str,
         busy_timeout_ms: int,
-    ) -> Database:
+    ) -> SqliteDatabase:
         """Connect, set the PRAGMAs and apply pending migrations (see ``Store.open``)."""
         level = synchronous.upper()
         if level not in SYNCHRONOUS_LEVELS:
@@ -182,13 +191,14 @@ class Database:
                 raise StorageError(f"cannot switch {path} to WAL (journal_mode is {mode})")
             await db.execute_fetchall(f"PRAGMA synchronous = {level}")
             version = await apply_migrations(db, migrations, version)
+            unique_indexes = await _unique_indexes(db)
         except sqlite3.Error as error:
             await db.close()
             raise StorageError(f"cannot use the database {path}: {error}") from error
         except BaseException:
             await db.close()
             raise
-        return cls(db, path, version, level)
+        return cls(db, path, version, level, unique_indexes)
 
     async def close(self) -> None:
         """Close once the current user is done (a transaction always runs to its end)."""
@@ -197,7 +207,17 @@ class Database:
 
     async def run(self, statement: str, parameters: Any = ()) -> list[Row]:
         """Run one statement and fetch its rows: one hop. The caller has ``access``."""
-        return cast("list[Row]", await self._db.execute_fetchall(statement, parameters))
+        try:
+            return cast("list[Row]", await self._db.execute_fetchall(statement, parameters))
+        except sqlite3.IntegrityError as error:
+            prefix = "UNIQUE constraint failed: "
+            if getattr(error, "sqlite_errorcode", None) != sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+                raise
+            columns = str(error).removeprefix(prefix)
+            raise UniqueViolation(self._unique_indexes.get(columns), str(error)) from error
+
+    def shared(self) -> contextlib.AbstractAsyncContextManager[None]:
+        return self.access.shared()
 
     async def run_alone(self, statement: str, parameters: Any = ()) -> list[Row]:
         """``run`` with shared access: one statement in autocommit, atomic without BEGIN.
@@ -211,6 +231,14 @@ class Database:
     async def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
         async with self.access.exclusive():
             await self._db.set_trace_callback(callback)
+
+    async def diagnostics(self) -> dict[str, int | str]:
+        """The PRAGMAs the store manages (journal_mode, synchronous by name, busy_timeout,
+        foreign_keys, wal_autocheckpoint)."""
+        async with self.access.shared():
+            found = {name: (await self.run(f"PRAGMA {name}"))[0][0] for name in _SETTINGS}
+        found["synchronous"] = _SYNCHRONOUS_NAMES.get(found["synchronous"], found["synchronous"])
+        return found
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         """Run ``statements`` in order and fetch their rows, queued together: one round
@@ -232,17 +260,20 @@ class Database:
         body: Callable[[list[list[Row]]], Awaitable[T]],
         *,
         first: Sequence[Statement] = (),
-        begin: str = "BEGIN IMMEDIATE",
+        lock: int | None = None,
+        snapshot: bool = False,
         durable: bool = False,
     ) -> T:
-        """Run ``body`` inside ``begin`` ... COMMIT, rolled back on any exception, which
+        """Run ``body`` inside BEGIN ... COMMIT, rolled back on any exception, which
         then propagates. ``body`` gets the rows of the ``first`` statements, which run in
         the same round trip as BEGIN; its own statements go through ``run`` or ``batch``.
 
-        ``BEGIN IMMEDIATE`` for writes: it takes the write lock before the first read, so
-        what the body reads cannot change before it writes. ``BEGIN`` for reads that must
-        see one snapshot. ``durable`` commits with synchronous = FULL (see ``_run``).
+        ``BEGIN IMMEDIATE`` unless ``snapshot``: it takes the write lock before the first
+        read, so what the body reads cannot change before it writes, which is stronger
+        than any ``lock``. A ``snapshot`` (reads only) is a deferred ``BEGIN``.
+        ``durable`` commits with synchronous = FULL (see ``_run``).
         """
+        begin = "BEGIN" if snapshot else "BEGIN IMMEDIATE"
         await self.access.acquire()  # a caller cancelled here has started nothing
         try:
             task = asyncio.create_task(self._run(body, first, begin, durable))
@@ -255,7 +286,7 @@ class Database:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
             if not task.done():
-                task.add_done_callback(_log_orphan)
+                task.add_done_callback(log_orphan)
             raise
 
     async def _run(
