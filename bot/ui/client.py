@@ -240,6 +240,9 @@ class TicTacToeBot(commands.AutoShardedBot):
             for game in await pings.reminders_due(self.settings.sweep_interval):
                 await self.boards.notify(game, reminder=True)
             for game in await pings.left_behind():
+                # Ended, yet its notification stands: the process that ended it died
+                # before tidying up, and the redraw comes before that, so redraw too.
+                await self.boards.redraw(game)
                 await self.boards.notify(game)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
