@@ -232,6 +232,9 @@ class TicTacToeBot(commands.AutoShardedBot):
         try:
             games, challenges = await self.service.sweep()
             for game in games:
+                # One line per game: with several processes, which one settled what.
+                state = game.result or game.status
+                log.info("Swept game %s of server %s (%s)", game.id, game.guild_id, state)
                 await self.boards.redraw(game)
                 await self.boards.notify(game)
             for challenge in challenges:
