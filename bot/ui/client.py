@@ -232,6 +232,9 @@ class TicTacToeBot(commands.AutoShardedBot):
         try:
             games, challenges = await self.service.sweep()
             for game in games:
+                # One line per game: with several processes, which one settled what.
+                state = game.result or game.status
+                log.info("Swept game %s of server %s (%s)", game.id, game.guild_id, state)
                 await self.boards.redraw(game)
                 await self.boards.notify(game)
             for challenge in challenges:
@@ -240,6 +243,9 @@ class TicTacToeBot(commands.AutoShardedBot):
             for game in await pings.reminders_due(self.settings.sweep_interval):
                 await self.boards.notify(game, reminder=True)
             for game in await pings.left_behind():
+                # Ended, yet its notification stands: the process that ended it died
+                # before tidying up, and the redraw comes before that, so redraw too.
+                await self.boards.redraw(game)
                 await self.boards.notify(game)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")

@@ -370,6 +370,22 @@ class Emulator(World):
             return self.gateway.deliver(event, data, shard_id=shard)
         return self.gateway.dispatch(event, data)
 
+    def forge_guild_create(self, guild: Guild, *, shard: int) -> bool:
+        """Send ``guild``'s GUILD_CREATE, as a new session would get it, to the sessions
+        holding ``shard`` whatever shard the guild is on. Discord never does this: it makes
+        a process believe it is in a server of another shard, so that a click forged to it
+        (``send_raw_interaction(..., shard=)``) gets past its membership check. Returns
+        False when no session holds ``shard``."""
+        if self.bot.id not in guild.members:
+            raise UserActionError(f"the bot is not in {guild.name}")
+        sessions = [
+            s for s in self.gateway.sessions.values() if s.resumable and s.shard_id == shard
+        ]
+        for session in sessions:
+            self.gateway.emit(session, "GUILD_CREATE", self._guild_payload(guild, session.intents))
+        self._changed()
+        return bool(sessions)
+
     def _check_can_act(self, user: User, channel: Channel) -> None:
         if not self.can_view(user, channel):
             raise UserActionError(f"{user.name} cannot see #{channel.name}")

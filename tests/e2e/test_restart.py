@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from bot.models import Result
+from bot.service import GameService, ServiceConfig
+from bot.store import Store
 from tests.bot.e2e_helpers import BotProcess, answered_thinking
 from tests.discord_emulator import CallbackType, Emulator
+from tests.pgtools import read_rows
 
 from .conftest import (
     WAIT,
@@ -157,3 +162,52 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(
         assert not emu.unrouted, emu.unrouted
         assert_log_clean(first_life)
         assert_log_clean(bot.log()[len(first_life) :])
+
+
+async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_redrawn(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
+    """A process that settles a timed-out game and dies before editing its message leaves
+    the board showing a live game. The game's turn notification still stands (it goes after
+    the redraw), so the restarted process's sweep finds it, redraws the board, then deletes
+    the notification."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        database = tmp_path / "data" / "tictactoe.db"
+
+        def launch() -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, database=database, **database_env
+            )
+
+        async with launch() as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+            board = await arena.member_game(alice, bob, channel)
+            await arena.move(alice, board, 4)
+            ping = await arena.turn_ping(bob, channel, after=1)
+            target = database_env.get("DATABASE_URL", database)
+            for _ in range(100):  # the notification is recorded right after it is sent
+                if await read_rows(target, "SELECT message_id FROM turn_pings") == [(ping.id,)]:
+                    break
+                await asyncio.sleep(0.05)
+            await kill(bot)
+
+        # What the dead process did before dying: the sweep's settling write, and no more.
+        store = await Store.open(target)
+        try:
+            late = ServiceConfig().turn_timeout + 60
+            service = GameService(store, clock=lambda: time.time() + late)
+            settled, _ = await service.sweep()
+            assert [game.result for game in settled] == [Result.TIMEOUT]
+        finally:
+            await store.close()
+        assert arena.board(board).live, "the message still shows the game going on"
+
+        async with launch() as bot:
+            arena.bot = bot
+            await emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
+            assert f"<@{bob.id}> ran out of time" in arena.board(board).text
+            await emu.wait_for(lambda: arena.current(ping).deleted)
+            assert await bot.stop() == 0
+        assert_log_clean(bot.log())

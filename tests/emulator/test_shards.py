@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.discord_emulator import Emulator, Guild, Intent
+from tests.discord_emulator import Emulator, Guild, Intent, UserActionError
 
 from .conftest import TIMEOUT
 
@@ -330,3 +330,41 @@ async def test_forged_delivery_to_another_shard(emu: Emulator) -> None:
     by_shard = {s.shard_id: s for s in emu.gateway.sessions.values()}
     assert [d["id"] for d in by_shard[1].dispatched("INTERACTION_CREATE")] == [str(routed.id)]
     assert [d["id"] for d in by_shard[0].dispatched("INTERACTION_CREATE")] == [str(forged.id)]
+
+
+async def test_forged_guild_create_on_another_shard(emu: Emulator) -> None:
+    """``forge_guild_create`` gives a session a guild of another shard, the payload its own
+    shard's session got; nothing else changes, and only when asked."""
+    guilds = two_shard_world(emu)
+    async with aiohttp.ClientSession() as http:
+        zero = await identify(http, emu, [0, 2])
+        await zero.until("READY")
+        one = await identify(http, emu, [1, 2])
+        await one.until("READY")
+        for _ in range(2):
+            await one.until("GUILD_CREATE")
+        while len(zero.seen("GUILD_CREATE")) < 2:
+            await zero.until("GUILD_CREATE")
+        owned = one.seen("GUILD_CREATE")[0]
+        assert owned["id"] == str(guilds["b1"].id)
+
+        assert emu.forge_guild_create(guilds["b1"], shard=0)
+        forged = await zero.until("GUILD_CREATE")
+        # Channels, roles, the bot's member: as on its own shard (joined_at is "now").
+        assert forged.pop("joined_at") and owned.pop("joined_at")
+        assert forged == owned
+        assert not emu.forge_guild_create(guilds["b1"], shard=3)  # nobody holds shard 3
+        stray = emu.add_guild("no bot", bot_member=False)
+        with pytest.raises(UserActionError):
+            emu.forge_guild_create(stray, shard=0)
+        # Routing is unchanged: b1's events still go to shard 1 only.
+        emu.dispatch_event("TYPING_START", {"guild_id": str(guilds["b1"].id)})
+        assert (await one.until("TYPING_START"))["guild_id"] == str(guilds["b1"].id)
+    by_shard = {s.shard_id: s for s in emu.gateway.sessions.values()}
+    assert [d["id"] for d in by_shard[0].dispatched("GUILD_CREATE")] == [
+        str(guilds["a0"].id),
+        str(guilds["c0"].id),
+        str(guilds["b1"].id),
+    ]
+    assert len(by_shard[1].dispatched("GUILD_CREATE")) == 2
+    assert not by_shard[0].dispatched("TYPING_START")
