@@ -25,6 +25,8 @@ from pathlib import Path
 import asyncpg
 import yarl
 
+from bench.procs import parent_pid, process_name
+
 __all__ = [
     "ENGINES",
     "add_database_arguments",
@@ -32,6 +34,7 @@ __all__ = [
     "describe",
     "fresh_database",
     "postgres_server",
+    "server_pid",
 ]
 
 ENGINES = ("sqlite", "postgresql")
@@ -98,6 +101,22 @@ async def database_size(url: str) -> int:
         return int(await conn.fetchval("SELECT pg_database_size(current_database())"))
     finally:
         await conn.close()
+
+
+async def server_pid(url: str) -> int | None:
+    """The pid of the PostgreSQL server (its postmaster) of ``url`` if it runs on this
+    machine (the parent of this connection's backend, named postgres), else None."""
+    conn = await asyncpg.connect(url)
+    try:
+        backend = int(await conn.fetchval("SELECT pg_backend_pid()"))
+        try:
+            parent = parent_pid(backend)
+            name = process_name(parent)
+        except (OSError, IndexError, ValueError):  # a server elsewhere
+            return None
+    finally:
+        await conn.close()
+    return parent if name.startswith("postgres") else None
 
 
 async def describe(engine: str, url: str | None = None) -> str:
