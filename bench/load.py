@@ -65,7 +65,7 @@ from bench.pg import (
     postgres_server,
     server_pid,
 )
-from bench.setups import COMPARED, Cpu, Setup, compare, launch_bots, servers_needed
+from bench.setups import COMPARED, Cpu, Setup, compare, launch_bots, server_of, servers_needed
 from tests.bot.e2e_helpers import answered_thinking, full_collections_held_back
 from tests.discord_emulator import Emulator, InteractionHandle
 
@@ -390,9 +390,7 @@ async def run(
             emulator = Emulator(wait_timeout=60, max_concurrency=setup.shards)
             emu = await stack.enter_async_context(emulator)
             # The bot's default limits hold: a server has at most 25 live games, so the
-            # games are spread over as many servers as that takes, the same number on each
-            # shard, each server a run of consecutive games (every kind of game in each:
-            # game i's kind and level follow i modulo 10 and 4).
+            # games are spread over as many servers as that takes, as many on each shard.
             guilds = [
                 emu.add_guild(f"Load {n}", shard=(n % setup.shards, setup.shards))
                 if setup.shards > 1
@@ -417,7 +415,7 @@ async def run(
                     Game(
                         emu,
                         waits,
-                        guilds[i * len(guilds) // games],
+                        guilds[server_of(i, games, len(guilds))],
                         i,
                         random.Random(rng.random()),
                         big=big,

@@ -245,7 +245,7 @@ async def compare_engines(engines: list[Engine], rounds: int, moves: int) -> Non
                 service = GameService(store, ServiceConfig(ai_workers=1))
                 try:
                     bench = Bench(service)
-                    await bench.sequential(bench.member_game, 300)  # warm-up
+                    await bench.sequential(bench.member_game, min(300, moves))  # warm-up
                     one[engine.name].append(await bench.sequential(bench.member_game, moves))
                     many[engine.name].append(await bench.in_flight(bench.member_game, 100))
                 finally:

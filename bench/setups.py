@@ -22,7 +22,7 @@ from bench.procs import children_cpu_seconds, cpu_seconds, tree_cpu_seconds
 from bot.service.config import ServiceConfig
 from tests.bot.e2e_helpers import BotProcess
 
-__all__ = ["COMPARED", "Cpu", "Setup", "compare", "launch_bots", "servers_needed"]
+__all__ = ["COMPARED", "Cpu", "Setup", "compare", "launch_bots", "server_of", "servers_needed"]
 
 PER_SERVER = ServiceConfig.server_games
 
@@ -67,6 +67,13 @@ COMPARED = (Setup("sqlite", 1, 2), Setup("postgresql", 1, 2), Setup("postgresql"
 def servers_needed(games: int, shards: int) -> int:
     """Servers for ``games`` games under the per-server limit, as many on each shard."""
     return shards * math.ceil(games / (PER_SERVER * shards))
+
+
+def server_of(game: int, games: int, servers: int) -> int:
+    """The server of game number ``game``: each server takes a run of consecutive games,
+    so each gets every kind (a game's kind and level follow its number modulo 10 and 4;
+    in turns, a server would get one level only and the odd ones every 5x5 game)."""
+    return game * servers // games
 
 
 @contextlib.asynccontextmanager
