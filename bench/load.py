@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.pg import (
     add_database_arguments,
+    check_database_arguments,
     database_size,
     describe,
     fresh_database,
@@ -698,6 +699,7 @@ def main() -> None:
         " in turns for --repeat rounds (not --database, --processes, --shards)",
     )
     args = parser.parse_args()
+    check_database_arguments(parser, args, both=args.compare_setups)
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
     bot_env = dict(item.split("=", 1) for item in args.bot_env)

@@ -30,6 +30,7 @@ from bench.procs import parent_pid, process_name
 __all__ = [
     "ENGINES",
     "add_database_arguments",
+    "check_database_arguments",
     "database_size",
     "describe",
     "fresh_database",
@@ -51,6 +52,15 @@ def add_database_arguments(parser: argparse.ArgumentParser) -> None:
         help="postgresql://... of an existing server to use instead of a throwaway pgserver"
         " (its user must be allowed to CREATE DATABASE: each run gets a new one)",
     )
+
+
+def check_database_arguments(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, *, both: bool = False
+) -> None:
+    """Exit with the reason if ``--database-url`` is given for SQLite alone (``both``: the
+    benchmark runs both engines, so the URL is the PostgreSQL one's)."""
+    if args.database_url and args.database == "sqlite" and not both:
+        parser.error("--database-url is a PostgreSQL server's: add --database postgresql")
 
 
 @contextlib.contextmanager

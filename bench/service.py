@@ -41,7 +41,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.pg import add_database_arguments, describe, fresh_database, postgres_server
+from bench.pg import (
+    add_database_arguments,
+    check_database_arguments,
+    describe,
+    fresh_database,
+    postgres_server,
+)
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
@@ -299,4 +305,6 @@ if __name__ == "__main__":
     parser.add_argument(
         "--moves", type=int, default=2000, help="moves one at a time per round (--compare-engines)"
     )
-    asyncio.run(run(parser.parse_args()))
+    arguments = parser.parse_args()
+    check_database_arguments(parser, arguments, both=arguments.compare_engines)
+    asyncio.run(run(arguments))
