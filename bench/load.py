@@ -3,6 +3,19 @@
     python bench/load.py            # 500 games, at least 10,000 clicks
     python bench/load.py --quick    # 60 games, 1,500 clicks
     python bench/load.py --repeat 3 # three runs and their medians (the machine is noisy)
+    python bench/load.py --database postgresql                # a throwaway PostgreSQL 16
+    python bench/load.py --database postgresql --processes 2  # two bot processes
+    python bench/load.py --quick --compare-setups --repeat 3  # three set-ups, in turns
+
+The bot runs on SQLite (a new file per run) or PostgreSQL (``--database postgresql``: a
+new database per run on a throwaway pgserver, or on the server of ``--database-url``);
+the first lines name the engine and its version. ``--processes 2`` runs two bot
+processes sharing the database (SHARD_COUNT=2, SHARD_IDS=0 and 1), with the servers, and
+so the clicks, spread evenly over both shards; ``--shards 2`` alone gives one process
+the same servers on the same two shards (SHARD_IDS=0-1), to compare like for like.
+``--compare-setups`` runs SQLite with one process, PostgreSQL with one and PostgreSQL with
+two, all on two shards, in turns, and prints each one's medians and their ratios to
+SQLite's. Memory and CPU are summed over the bot processes, then given per process.
 
 Games: 3x3 against the bot at every level, 3x3 between members, and some 5x5 against the
 bot (``hard``, plus a few ``impossible`` whose replies search for up to 1.5 s). The load
@@ -30,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -43,13 +57,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.procs import children_cpu_seconds, cpu_seconds
-from bot.service.config import ServiceConfig
-from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
+from bench.pg import (
+    add_database_arguments,
+    check_database_arguments,
+    database_size,
+    describe,
+    fresh_database,
+    postgres_server,
+    server_pid,
+)
+from bench.setups import COMPARED, Cpu, Setup, compare, launch_bots, server_of, servers_needed
+from tests.bot.e2e_helpers import answered_thinking, full_collections_held_back
 from tests.discord_emulator import Emulator, InteractionHandle
 
 LEVELS = ("easy", "medium", "hard", "impossible")
-PER_SERVER = ServiceConfig.server_games
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
 GC = re.compile(r"(\d+) GC runs, ([0-9.]+) ms in all, longest ([0-9.]+) ms")
 
@@ -348,30 +369,42 @@ async def run(
     seed: int,
     big: bool = True,
     bot_env: dict[str, str] | None = None,
+    setup: Setup = Setup(),  # noqa: B008  # frozen
+    server: str | None = None,
 ) -> dict[str, float]:
-    """One run: prints its figures and returns the headline ones."""
+    """One run: prints its figures and returns the headline ones. ``server`` is the
+    PostgreSQL server's URL (a new database on it for this run) if ``setup`` wants it."""
     rng = random.Random(seed)
+    env = {
+        "AI_WORKERS": "1",
+        "LOG_LEVEL": "INFO",
+        "LAG_REPORT_SECONDS": "1",
+        "TURN_TIMEOUT_SECONDS": "3600",
+    } | (bot_env or {})
     with tempfile.TemporaryDirectory(prefix="ttt-load-") as tmp:
         workdir = Path(tmp)
-        database = workdir / "load.db"
-        async with Emulator(wait_timeout=60) as emu:
-            # The bot's default limits hold: a server has at most PER_SERVER live games,
-            # so the games are spread over as many servers as that takes.
-            guilds = [emu.add_guild(f"Load {n}") for n in range(-(-games // PER_SERVER))]
-            async with BotProcess.launch(
-                emu,
-                workdir,
-                database=database,
-                AI_WORKERS="1",
-                LOG_LEVEL="INFO",
-                LAG_REPORT_SECONDS="1",
-                TURN_TIMEOUT_SECONDS="3600",
-                **(bot_env or {}),
-            ) as bot:
-                await bot.wait_until(emu.wait_for_commands("tictactoe"))  # global commands
-                pid = bot.process.pid
+        async with contextlib.AsyncExitStack() as stack:
+            url = None
+            if setup.database == "postgresql":
+                assert server is not None, "PostgreSQL needs a server"
+                url = env["DATABASE_URL"] = await stack.enter_async_context(fresh_database(server))
+            emulator = Emulator(wait_timeout=60, max_concurrency=setup.shards)
+            emu = await stack.enter_async_context(emulator)
+            # The bot's default limits hold: a server has at most 25 live games, so the
+            # games are spread over as many servers as that takes, as many on each shard.
+            guilds = [
+                emu.add_guild(f"Load {n}", shard=(n % setup.shards, setup.shards))
+                if setup.shards > 1
+                else emu.add_guild(f"Load {n}")
+                for n in range(servers_needed(games, setup.shards))
+            ]
+            async with launch_bots(emu, workdir, setup, env) as bots:
+                await bots[0].wait_until(emu.wait_for_commands("tictactoe"))  # global commands
+                pids = [bot.process.pid for bot in bots]
+                database_pid = None if url is None else await server_pid(url)
+                size_before = 0 if url is None else await database_size(url)
                 await asyncio.sleep(1.0)
-                idle = rss_kib(pid)
+                idle = [rss_kib(pid) for pid in pids]
                 waits = Waits(emu)
                 waits.install()
                 stages = Stages()
@@ -381,15 +414,20 @@ async def run(
                 stop_lag = asyncio.Event()
                 tables = [
                     Game(
-                        emu, waits, guilds[i // PER_SERVER], i, random.Random(rng.random()), big=big
+                        emu,
+                        waits,
+                        guilds[server_of(i, games, len(guilds))],
+                        i,
+                        random.Random(rng.random()),
+                        big=big,
                     )
                     for i in range(games)
                 ]
                 began = time.perf_counter()
                 for chunk in range(0, games, 50):
                     await asyncio.gather(*(t.start() for t in tables[chunk : chunk + 50]))
-                setup = time.perf_counter() - began
-                busy = rss_kib(pid)
+                set_up = time.perf_counter() - began
+                busy = [rss_kib(pid) for pid in pids]
                 stats: dict[str, list[float]] = {
                     "3x3": [],
                     "3x3 at": [],
@@ -402,7 +440,7 @@ async def run(
                 done = 0
 
                 reached: list[float] = []
-                cpu_at: list[float] = []
+                cpu_at: list[Cpu] = []
                 ready: asyncio.Queue[Game] = asyncio.Queue()
                 for table in rng.sample(tables, len(tables)):
                     ready.put_nowait(table)
@@ -415,8 +453,7 @@ async def run(
                     done += 1
                     if done == clicks:  # CPU up to here, not the stragglers'
                         reached.append(time.perf_counter())
-                        own = time.process_time()
-                        cpu_at.extend((cpu_seconds(pid), children_cpu_seconds(pid), own))
+                        cpu_at.append(Cpu.now(pids, database_pid))
                     await table.replace_if_over()  # outside the click schedule
                     ready.put_nowait(table)
 
@@ -437,9 +474,8 @@ async def run(
                     while in_flight:
                         await asyncio.gather(*in_flight)
 
-                lag_from = len(bot.log())
-                began, bot_cpu, own_cpu = time.perf_counter(), cpu_seconds(pid), time.process_time()
-                ai_cpu = children_cpu_seconds(pid)
+                lag_from = [len(bot.log()) for bot in bots]
+                began, cpu_from = time.perf_counter(), Cpu.now(pids, database_pid)
                 lag_task = asyncio.create_task(watch_lag(own_lags, stop_lag))
                 # Full collections of this process's growing heap (the emulator keeps every
                 # request and frame) stalled its loop up to 1 s at a time (12 of them, 5.6 s
@@ -447,25 +483,30 @@ async def run(
                 with full_collections_held_back():
                     await schedule()
                 elapsed = (reached[0] if reached else time.perf_counter()) - began
-                if not cpu_at:
-                    cpu_at = [cpu_seconds(pid), children_cpu_seconds(pid), time.process_time()]
-                bot_cpu = cpu_at[0] - bot_cpu
-                ai_cpu = cpu_at[1] - ai_cpu
-                own_cpu = cpu_at[2] - own_cpu
+                cpu = (cpu_at[0] if cpu_at else Cpu.now(pids, database_pid)) - cpu_from
                 stop_lag.set()
                 await lag_task
                 stages.uninstall()
                 waits.uninstall()
-                peak = rss_kib(pid)
-                log = bot.log()
-                lags = [tuple(float(x) for x in found) for found in LAG.findall(log[lag_from:])]
-                pauses = [(int(n), float(t), float(m)) for n, t, m in GC.findall(log[lag_from:])]
+                peak = [rss_kib(pid) for pid in pids]
+                logs = [bot.log()[start:] for bot, start in zip(bots, lag_from, strict=True)]
+                lags_of = [
+                    [tuple(float(x) for x in found) for found in LAG.findall(log)] for log in logs
+                ]
+                lags = [lag for each in lags_of for lag in each]
+                pauses = [
+                    (int(n), float(t), float(m)) for log in logs for n, t, m in GC.findall(log)
+                ]
+                log = "\n".join(bot.log() for bot in bots)
             finished = sum(t.finished for t in tables)
-            size = sum(os.path.getsize(p) for p in map(str, workdir.glob("load.db*")))  # noqa: ASYNC240
+            if url is None:
+                size = sum(os.path.getsize(p) for p in map(str, workdir.glob("load.db*")))  # noqa: ASYNC240
+            else:
+                size = await database_size(url) - size_before
     answered = clicks  # counted up to the moment the target was reached (no stragglers)
     print(
         f"games: {games} live ({sum(t.members for t in tables)} between members, "
-        f"{sum(t.size == '5x5' for t in tables)} 5x5); set up in {setup:.1f} s"
+        f"{sum(t.size == '5x5' for t in tables)} 5x5); set up in {set_up:.1f} s"
     )
     print(
         f"clicks: {answered} answered in {elapsed:.1f} s = {answered / elapsed:.0f} clicks/s"
@@ -496,8 +537,10 @@ async def run(
             f" worst p99 {max(p for _, p, _ in lags):.1f} ms,"
             f" median p50 {statistics.median(q for _, _, q in lags):.1f} ms"
         )
-        each = " ".join(f"{m:.0f}" for m, _, _ in lags)
-        print(f"bot event-loop lag, max of each second (ms, in order): {each}")
+        for process, own in enumerate(lags_of):
+            each = " ".join(f"{m:.0f}" for m, _, _ in own)
+            name = "bot" if len(lags_of) == 1 else f"bot {process}"
+            print(f"{name} event-loop lag, max of each second (ms, in order): {each}")
     if pauses:
         print(
             f"bot garbage collection: {sum(n for n, _, _ in pauses)} runs,"
@@ -518,18 +561,37 @@ async def run(
             f" ms, p99 {percentile(own_lags, 0.99) * 1e3:.1f} ms,"
             f" p50 {percentile(own_lags, 0.5) * 1e3:.1f} ms"
         )
-    print(
-        f"CPU during the clicks: bot {bot_cpu:.1f} s ({bot_cpu / elapsed:.0%} of a core),"
-        f" its AI workers {ai_cpu:.1f} s ({ai_cpu / elapsed:.0%}),"
-        f" emulator + load generator {own_cpu:.1f} s ({own_cpu / elapsed:.0%})"
-        f" of {os.cpu_count()} cores"
+    bot_cpu, ai_cpu = sum(cpu.bots), sum(cpu.workers)
+    server_cpu = (
+        ""
+        if cpu.database is None
+        else (f", PostgreSQL server {cpu.database:.1f} s ({cpu.database / elapsed:.0%})")
     )
+    bots_named = "bot" if len(pids) == 1 else f"{len(pids)} bot processes"
     print(
-        f"bot RSS: idle {idle / 1024:.1f} MiB, with {games} games {busy / 1024:.1f} MiB "
-        f"({(busy - idle) / games:.1f} KiB per game), after the run {peak / 1024:.1f} MiB"
+        f"CPU during the clicks: {bots_named} {bot_cpu:.1f} s ({bot_cpu / elapsed:.0%} of a core),"
+        f" {'its' if len(pids) == 1 else 'their'} AI workers {ai_cpu:.1f} s"
+        f" ({ai_cpu / elapsed:.0%}), emulator + load generator {cpu.own:.1f} s"
+        f" ({cpu.own / elapsed:.0%}){server_cpu} of {os.cpu_count()} cores"
     )
+    if len(pids) > 1:
+        each = ", ".join(
+            f"bot {n} {own:.1f} s ({own / elapsed:.0%}) + AI {ai:.1f} s"
+            for n, (own, ai) in enumerate(zip(cpu.bots, cpu.workers, strict=True))
+        )
+        print(f"CPU per bot process: {each}")
+    rss = "bot RSS" if len(pids) == 1 else f"bot RSS (sum of {len(pids)} processes)"
     print(
-        f"database: {size / 1024:.0f} KiB for {finished} finished games "
+        f"{rss}: idle {sum(idle) / 1024:.1f} MiB, with {games} games {sum(busy) / 1024:.1f} MiB "
+        f"({(sum(busy) - sum(idle)) / games:.1f} KiB per game), after the run"
+        f" {sum(peak) / 1024:.1f} MiB"
+    )
+    if len(pids) > 1:
+        each = ", ".join(f"bot {n} {kib / 1024:.1f} MiB" for n, kib in enumerate(peak))
+        print(f"bot RSS per process after the run: {each}")
+    grown = "" if url is None else " grown (pg_database_size after the run - after start-up)"
+    print(
+        f"database: {size / 1024:.0f} KiB{grown} for {finished} finished games "
         f"(+{games} live) = {size / max(1, finished + games) / 1024:.2f} KiB per game"
     )
     errors = [line for line in log.splitlines() if " ERROR " in line]
@@ -546,7 +608,8 @@ async def run(
         "5x5 reply p50 s": percentile(edits, 0.5),
         "5x5 reply p99 s": percentile(edits, 0.99),
         "bot CPU s": bot_cpu,
-    }
+        "bot RSS MiB": sum(peak) / 1024,
+    } | ({} if cpu.database is None else {"PG server CPU s": cpu.database})
 
 
 def seconds_of(starts: list[float], took: list[float]) -> dict[int, list[float]]:
@@ -619,17 +682,71 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="a setting for the bot, e.g. AI_WORKERS=2 (repeatable)",
     )
+    add_database_arguments(parser)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="bot processes, each on its range of the shards (more than one needs PostgreSQL)",
+    )
+    parser.add_argument(
+        "--shards", type=int, help="shards over all processes (default: one per process)"
+    )
+    parser.add_argument(
+        "--compare-setups",
+        action="store_true",
+        help="SQLite with one process, PostgreSQL with one and with two, all on two shards,"
+        " in turns for --repeat rounds (not --database, --processes, --shards)",
+    )
     args = parser.parse_args()
+    check_database_arguments(parser, args, both=args.compare_setups)
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)
     bot_env = dict(item.split("=", 1) for item in args.bot_env)
-    results = []
-    for index in range(max(1, args.repeat)):
-        if args.repeat > 1:
-            print(f"\n-- run {index + 1} of {args.repeat}")
-        results.append(asyncio.run(run(games, clicks, args.rate, args.seed, args.big, bot_env)))
-    if len(results) > 1:
-        summarise(results)
+    setups = COMPARED if args.compare_setups else (setup_of(parser, args),)
+    repeat = max(1, args.repeat)
+    with contextlib.ExitStack() as stack:
+        server = None
+        if any(setup.database == "postgresql" for setup in setups):
+            server = stack.enter_context(postgres_server(args.database_url))
+        print(f"load benchmark: {games} games, {clicks:,} clicks at {args.rate:.0f}/s")
+        for engine in dict.fromkeys(setup.database for setup in setups):
+            print(f"  {engine}: {asyncio.run(describe(engine, server))}")
+        for setup in setups:
+            servers = servers_needed(games, setup.shards)
+            print(f"  {setup.label}: {setup.describe()}; {servers} servers")
+        print(
+            f"  ({os.cpu_count()} cores here, shared by the bot processes, their AI workers,"
+            " PostgreSQL and the emulator + load generator: a second bot process adds no CPU)"
+        )
+        results: dict[Setup, list[dict[str, float]]] = {setup: [] for setup in setups}
+        for index in range(repeat):
+            turn = setups[index % len(setups) :] + setups[: index % len(setups)]
+            for setup in turn:
+                if repeat > 1 or len(setups) > 1:
+                    print(f"\n-- run {index + 1} of {repeat}: {setup.label}")
+                figures = run(games, clicks, args.rate, args.seed, args.big, bot_env, setup, server)
+                results[setup].append(asyncio.run(figures))
+    if len(setups) > 1:
+        compare(results)
+    elif repeat > 1:
+        summarise(results[setups[0]])
+
+
+def setup_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Setup:
+    """The one setup the arguments ask for (exits with the reason if it cannot run)."""
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    if args.processes > 1 and args.database != "postgresql":
+        parser.error(
+            "--processes 2 and more need --database postgresql: several bot processes share"
+            " one database, and a SQLite file can only be shared by processes on one machine,"
+            " whose writes then take turns on its one write lock by retrying (busy_timeout)"
+        )
+    shards = args.shards or args.processes
+    if shards % args.processes:
+        parser.error("--shards must be a multiple of --processes (each gets an equal range)")
+    return Setup(args.database, args.processes, shards)
 
 
 if __name__ == "__main__":

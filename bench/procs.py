@@ -6,13 +6,30 @@ import contextlib
 import os
 from pathlib import Path
 
-__all__ = ["children_cpu_seconds", "cpu_seconds", "descendants"]
+__all__ = [
+    "children_cpu_seconds",
+    "cpu_seconds",
+    "descendants",
+    "parent_pid",
+    "process_name",
+    "tree_cpu_seconds",
+]
 
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (its children not included)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def parent_pid(pid: int) -> int:
+    """The pid of ``pid``'s parent (OSError if ``pid`` is not running)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def process_name(pid: int) -> str:
+    """The name of ``pid``'s executable, as ps shows it (OSError if not running)."""
+    return Path(f"/proc/{pid}/comm").read_text().strip()
 
 
 def descendants(pid: int) -> list[int]:
@@ -37,3 +54,9 @@ def children_cpu_seconds(pid: int) -> float:
         with contextlib.suppress(OSError):  # it ended meanwhile
             total += cpu_seconds(child)
     return total
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time so far of ``pid`` and its live descendants (a PostgreSQL server's postmaster
+    and its backends, say): a child that ended meanwhile takes its time with it."""
+    return cpu_seconds(pid) + children_cpu_seconds(pid)

@@ -1,36 +1,60 @@
-"""How fast the game service plays moves on a real SQLite file.
+"""How fast the game service plays moves on a real database.
 
-Run as ``python bench/service.py``. Measures ``GameService.play`` (load, check, one
-conditional write; plus the AI reply in the process pool for bot games) on 3x3 boards:
-member games and bot games at every level, one game at a time and with 100 games in
-flight at once. Every figure comes from the same run, so the ratios are the numbers to
-compare between machines. Takes about a minute.
+    python bench/service.py                          # SQLite file (WAL), about 20 s
+    python bench/service.py --database postgresql    # a throwaway PostgreSQL 16 (pgserver)
+    python bench/service.py --database postgresql --database-url postgresql://...
+    python bench/service.py --compare-engines        # SQLite and PostgreSQL, in turns
+
+Measures ``GameService.play`` (load, check, one conditional write; plus the AI reply in
+the process pool for bot games) on 3x3 boards: member games and bot games at every level,
+one game at a time and with 100 games in flight at once (over four servers: a server has
+at most 25 live games by default). Every figure comes from the same run, so the ratios
+are the numbers to compare between machines. The first lines say which engine (and
+version) it runs on.
 
 It ends with the price of durability: member games played one at a time with the
-store's default (``synchronous = NORMAL``, and FULL for the transaction that ends a
-game) against ``synchronous = FULL`` for every commit, in alternating rounds.
+store's default against every commit durable, in alternating rounds. SQLite's default is
+``synchronous = NORMAL`` with FULL for the transaction that ends a game; PostgreSQL's is
+``synchronous_commit = off`` with it on for that transaction; ``Store.open(...,
+synchronous="FULL")`` makes every commit durable on either.
+
+``--compare-engines`` plays member games only, one at a time and 100 in flight, in rounds
+that alternate SQLite and PostgreSQL (a new database each), and prints each engine's
+member moves per second, p50 and p99, and PostgreSQL's figures as ratios of SQLite's. The
+PostgreSQL server's processes run beside this one on the same cores.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.pg import (
+    add_database_arguments,
+    check_database_arguments,
+    describe,
+    fresh_database,
+    postgres_server,
+)
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from engine.levels import LEVELS
 
-GUILD = 1
+# 100 games in flight need four servers: a server has at most 25 live games by default.
+SERVERS = -(-100 // ServiceConfig.server_games)
 
 
 @dataclass
@@ -65,18 +89,24 @@ class Bench:
         self.channel += 1
         return self.channel
 
+    def guild(self) -> int:
+        """The server of the next game (of ``SERVERS``, in turns), chosen after its channel."""
+        return 1 + self.channel % SERVERS
+
     async def member_game(self) -> Game:
         a, b = self.rng.getrandbits(40) + 1, self.rng.getrandbits(40) + 1
+        channel = self.next_channel()
         challenge = await self.service.challenges.create(
-            GUILD, self.next_channel(), a, b, first=First.ME
+            self.guild(), channel, a, b, first=First.ME
         )
         return await self.service.challenges.accept(challenge.id, b)
 
     def bot_game_maker(self, level: str) -> Callable[[], Awaitable[Game]]:
         async def make() -> Game:
             player = self.rng.getrandbits(40) + 1
+            channel = self.next_channel()
             return await self.service.start_bot_game(
-                GUILD, self.next_channel(), player, level=level, first=First.ME
+                self.guild(), channel, player, level=level, first=First.ME
             )
 
         return make
@@ -105,13 +135,38 @@ class Bench:
         return Figures(latencies, time.perf_counter() - start)
 
 
-async def main() -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        store = await Store.open(Path(directory) / "bench.db")
+@dataclass
+class Engine:
+    """Where new stores come from: SQLite files in ``directory``, or new databases on the
+    PostgreSQL server of ``server`` (its URL)."""
+
+    name: str  # "sqlite" or "postgresql"
+    directory: Path
+    server: str | None = None
+
+    @contextlib.asynccontextmanager
+    async def store(self, synchronous: str = "NORMAL") -> AsyncIterator[Store]:
+        """A store on a new, empty database, closed (and dropped, on PostgreSQL) on exit."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self.name == "sqlite":
+                target: str | Path = self.directory / f"bench-{uuid.uuid4().hex[:8]}.db"
+            else:
+                assert self.server is not None
+                target = await stack.enter_async_context(fresh_database(self.server))
+            store = await Store.open(target, synchronous=synchronous)
+            stack.push_async_callback(store.close)
+            yield store
+
+    async def describe(self) -> str:
+        return await describe(self.name, self.server)
+
+
+async def main(engine: Engine) -> None:
+    async with engine.store() as store:
         service = GameService(store, ServiceConfig(ai_workers=1))
         started = time.perf_counter()
         await service.start()
-        print("game service benchmark: GameService.play on 3x3, real SQLite file (WAL)")
+        print(f"game service benchmark: GameService.play on 3x3, {await engine.describe()}")
         print("  (in bot games each play includes the bot's reply, computed in the pool)")
         warm = time.perf_counter() - started
         print(f"  (process pool of 1 worker started and warmed up in {warm:.2f} s)\n")
@@ -143,36 +198,113 @@ async def main() -> None:
                 f"{bots[level].pct(0.5) / member.pct(0.5):.1f}x one at a time, "
                 f"{bots_many[level].pct(0.5) / member_many.pct(0.5):.1f}x with 100 in flight"
             )
+        writers = "one writer" if engine.name == "sqlite" else "a pool of connections"
         print(
             f"  100 in flight vs one at a time, member plays/s: "
-            f"{member_many.rate / member.rate:.2f}x (one connection, one writer)"
+            f"{member_many.rate / member.rate:.2f}x ({writers})"
         )
         await service.close()
-        await store.close()
-        await durability(Path(directory))
+    await durability(engine)
 
 
-async def durability(directory: Path, rounds: int = 3, moves: int = 1500) -> None:
-    """Member plays/s with FULL only where a game ends vs FULL at every commit."""
+DURABILITY_LABELS = {
+    "sqlite": ("FULL at game ends only", "FULL at every commit"),
+    "postgresql": ("sync commit at game ends", "sync commit every commit"),
+}
+
+
+async def durability(engine: Engine, rounds: int = 3, moves: int = 1500) -> None:
+    """Member plays/s with durable commits where a game ends only vs at every commit."""
     print("\ndurability: member vs member, one game at a time, alternating rounds")
+    if engine.name == "postgresql":
+        print("  (store default: synchronous_commit = off, on for the commit that ends a game)")
     rates: dict[str, list[float]] = {"NORMAL": [], "FULL": []}
-    for round_no in range(rounds):
+    for _ in range(rounds):
         for level in ("NORMAL", "FULL"):
-            store = await Store.open(directory / f"sync-{level}-{round_no}.db", synchronous=level)
-            service = GameService(store, ServiceConfig(ai_workers=1))
-            try:
-                bench = Bench(service)
-                await bench.sequential(bench.member_game, 200)  # warm-up
-                rates[level].append((await bench.sequential(bench.member_game, moves)).rate)
-            finally:
-                await service.close()
-                await store.close()
-    for level, label in (("NORMAL", "FULL at game ends only"), ("FULL", "FULL at every commit")):
+            async with engine.store(synchronous=level) as store:
+                service = GameService(store, ServiceConfig(ai_workers=1))
+                try:
+                    bench = Bench(service)
+                    await bench.sequential(bench.member_game, 200)  # warm-up
+                    rates[level].append((await bench.sequential(bench.member_game, moves)).rate)
+                finally:
+                    await service.close()
+    for level, label in zip(("NORMAL", "FULL"), DURABILITY_LABELS[engine.name], strict=True):
         figures = ", ".join(f"{r:,.0f}" for r in rates[level])
         print(f"  {label:<24} plays/s: {figures} (median {statistics.median(rates[level]):,.0f})")
     ratio = statistics.median(rates["FULL"]) / statistics.median(rates["NORMAL"])
-    print(f"  every commit FULL vs game ends only: {ratio:.2f}x the plays/s")
+    print(f"  every commit durable vs game ends only: {ratio:.2f}x the plays/s")
+
+
+async def compare_engines(engines: list[Engine], rounds: int, moves: int) -> None:
+    """Member games on each engine in alternating rounds (the order flips every round, so
+    neither always runs second): one game at a time, then 100 in flight."""
+    print("engines compared: GameService.play, member vs member on 3x3, a new database each round")
+    for engine in engines:
+        print(f"  {engine.name}: {await engine.describe()}")
+    print(f"  {rounds} rounds, each {moves:,} moves one game at a time then 100 games in flight")
+    one: dict[str, list[Figures]] = {engine.name: [] for engine in engines}
+    many: dict[str, list[Figures]] = {engine.name: [] for engine in engines}
+    for round_no in range(rounds):
+        for engine in engines if round_no % 2 == 0 else engines[::-1]:
+            async with engine.store() as store:
+                service = GameService(store, ServiceConfig(ai_workers=1))
+                try:
+                    bench = Bench(service)
+                    await bench.sequential(bench.member_game, min(300, moves))  # warm-up
+                    one[engine.name].append(await bench.sequential(bench.member_game, moves))
+                    many[engine.name].append(await bench.in_flight(bench.member_game, 100))
+                finally:
+                    await service.close()
+    base, other = (engine.name for engine in engines)
+    for title, runs in (("one game at a time", one), ("100 games in flight at once", many)):
+        print(f"\n{title}")
+        summary = {name: summarise(figures) for name, figures in runs.items()}
+        for name, (rates, p50, p99) in summary.items():
+            each = ", ".join(f"{rate:,.0f}" for rate in rates)
+            print(
+                f"  {name:<10} member moves/s {statistics.median(rates):>7,.0f} (rounds: {each})"
+                f"  p50 {p50 * 1e3:6.2f} ms  p99 {p99 * 1e3:6.2f} ms"
+            )
+        (rates_a, p50_a, p99_a), (rates_b, p50_b, p99_b) = summary[base], summary[other]
+        rate_ratio = statistics.median(rates_b) / statistics.median(rates_a)
+        print(
+            f"  {other} / {base}: moves/s {rate_ratio:.2f}x,"
+            f" p50 {p50_b / p50_a:.2f}x, p99 {p99_b / p99_a:.2f}x"
+        )
+
+
+def summarise(runs: list[Figures]) -> tuple[list[float], float, float]:
+    """Each round's moves/s, and p50 and p99 of every round's moves together."""
+    pooled = Figures([latency for run in runs for latency in run.latencies], 1.0)
+    return [run.rate for run in runs], pooled.pct(0.5), pooled.pct(0.99)
+
+
+async def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
+        directory = Path(folder)
+        server = None
+        if args.database == "postgresql" or args.compare_engines:
+            server = stack.enter_context(postgres_server(args.database_url))
+        if args.compare_engines:
+            engines = [Engine("sqlite", directory), Engine("postgresql", directory, server)]
+            await compare_engines(engines, args.rounds, args.moves)
+        else:
+            await main(Engine(args.database, directory, server))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_database_arguments(parser)
+    parser.add_argument(
+        "--compare-engines",
+        action="store_true",
+        help="member games on SQLite and on PostgreSQL in alternating rounds (not --database)",
+    )
+    parser.add_argument("--rounds", type=int, default=6, help="rounds with --compare-engines")
+    parser.add_argument(
+        "--moves", type=int, default=2000, help="moves one at a time per round (--compare-engines)"
+    )
+    arguments = parser.parse_args()
+    check_database_arguments(parser, arguments, both=arguments.compare_engines)
+    asyncio.run(run(arguments))

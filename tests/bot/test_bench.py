@@ -1,0 +1,90 @@
+"""The benchmarks' helpers, and a small run of the engine comparison: a benchmark that no
+longer runs is found here, not when someone needs its figures (bench/service.py's 100
+games in flight in one server had been refused by the 25-per-server limit).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bench.pg import database_size, describe, fresh_database, server_pid
+from bench.procs import process_name
+from bench.setups import PER_SERVER, Setup, server_of, servers_needed
+from bot.store import Store
+from tests.bot.e2e_helpers import REPO
+from tests.pgtools import database_url
+
+
+def test_processes_split_the_shards_and_one_process_can_run_them_all() -> None:
+    assert Setup().shards_of(0) is None  # no SHARD_* settings, as most hosts run it
+    assert Setup("postgresql", 1, 2).shards_of(0) == (2, [0, 1])
+    two = Setup("postgresql", 2, 2)
+    assert [two.shards_of(n) for n in (0, 1)] == [(2, [0]), (2, [1])]
+    assert two.describe() == "2 bot processes, SHARD_COUNT=2 and SHARD_IDS=0, SHARD_IDS=1"
+    assert Setup("postgresql", 2, 4).shards_of(1) == (4, [2, 3])
+
+
+@pytest.mark.parametrize(("games", "shards"), [(60, 1), (60, 2), (500, 1), (500, 2), (7, 2)])
+def test_servers_take_games_under_the_limit_and_every_kind(games: int, shards: int) -> None:
+    servers = servers_needed(games, shards)
+    assert servers % shards == 0  # as many servers on each shard
+    per_server = Counter(server_of(game, games, servers) for game in range(games))
+    assert set(per_server) == set(range(servers))
+    assert max(per_server.values()) <= PER_SERVER
+    fives = Counter(server_of(game, games, servers) % shards for game in range(9, games, 10))
+    if games >= 20 * shards:  # bench/load.py's 5x5 games (numbers ending in 9): each shard
+        assert len(fives) == shards
+
+
+@pytest.mark.postgresql
+async def test_each_run_gets_a_new_database_dropped_afterwards(pg_server: Any) -> None:
+    server = database_url(pg_server, "postgres")
+    assert (await describe("postgresql", server)).startswith("PostgreSQL 16.")
+    async with fresh_database(server) as url:
+        store = await Store.open(url)
+        await store.close()
+        assert await database_size(url) > 0
+        pid = await server_pid(url)
+        assert pid is not None and process_name(pid).startswith("postgres")
+        name = url.split("?")[0].rsplit("/", 1)[1]
+    conn = await asyncpg.connect(server)
+    try:
+        assert not await conn.fetchval("SELECT count(*) FROM pg_database WHERE datname = $1", name)
+    finally:
+        await conn.close()
+
+
+def test_two_bot_processes_on_sqlite_are_refused_with_the_reason() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/load.py", "--processes", "2"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "need --database postgresql" in done.stderr and "one write lock" in done.stderr
+
+
+@pytest.mark.postgresql
+def test_the_engine_comparison_runs_and_prints_both(pg_server: Any) -> None:
+    small = ["--rounds", "1", "--moves", "50"]
+    server = ["--database-url", database_url(pg_server, "postgres")]
+    done = subprocess.run(
+        [sys.executable, "bench/service.py", "--compare-engines", *small, *server],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("  sqlite: SQLite 3.") and "PostgreSQL 16." in lines[2]
+    ratios = [line for line in lines if line.startswith("  postgresql / sqlite: moves/s ")]
+    assert len(ratios) == 2  # one at a time, and 100 games in flight
