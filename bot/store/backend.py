@@ -35,7 +35,7 @@ __all__ = [
     "Statement",
     "Unchanged",
     "UniqueViolation",
-    "log_orphan",
+    "to_the_end",
 ]
 
 T = TypeVar("T")
@@ -59,13 +59,27 @@ class UniqueViolation(Exception):
         self.index = index
 
 
-def log_orphan(task: asyncio.Task[Any]) -> None:
+def _log_orphan(task: asyncio.Task[Any]) -> None:
     """Log the failure of a transaction whose caller was cancelled (nobody else will)."""
     if task.cancelled():
         return
     error = task.exception()
     if error is not None and not isinstance(error, Unchanged):
         log.warning("a transaction failed after its caller was cancelled", exc_info=error)
+
+
+async def to_the_end(task: asyncio.Task[T], running: set[asyncio.Task[Any]]) -> T:
+    """``task``'s result, the task shielded from its caller: a cancelled caller stops
+    waiting, but the transaction still commits or rolls back (a failure is then logged).
+    ``running`` holds it meanwhile (the event loop keeps only weak references)."""
+    running.add(task)
+    task.add_done_callback(running.discard)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        if not task.done():
+            task.add_done_callback(_log_orphan)
+        raise
 
 
 class Database(Protocol):

@@ -38,7 +38,7 @@ import asyncpg
 import yarl
 
 from bot.errors import StorageError
-from bot.store.backend import Statement, UniqueViolation, log_orphan
+from bot.store.backend import Statement, UniqueViolation, to_the_end
 from bot.store.dialect import parameters, translate
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
 from bot.store.pg_migrate import apply_pg_migrations, pg_schema_version
@@ -179,14 +179,7 @@ class PostgresDatabase:
         durable: bool = False,
     ) -> T:
         task = asyncio.create_task(self._run(body, first, lock, snapshot, durable))
-        self._transactions.add(task)
-        task.add_done_callback(self._transactions.discard)
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if not task.done():
-                task.add_done_callback(log_orphan)
-            raise
+        return await to_the_end(task, self._transactions)
 
     async def _run(
         self,

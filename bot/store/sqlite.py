@@ -32,7 +32,7 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from bot.errors import StorageError
-from bot.store.backend import Statement, UniqueViolation, log_orphan
+from bot.store.backend import Statement, UniqueViolation, to_the_end
 from bot.store.migrate import (
     DEFAULT_MIGRATIONS_DIR,
     apply_migrations,
@@ -280,14 +280,7 @@ class SqliteDatabase:
         except BaseException:
             self.access.release()
             raise
-        self._transactions.add(task)
-        task.add_done_callback(self._transactions.discard)
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if not task.done():
-                task.add_done_callback(log_orphan)
-            raise
+        return await to_the_end(task, self._transactions)
 
     async def _run(
         self,
