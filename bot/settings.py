@@ -132,10 +132,7 @@ def _database_url(raw: str | None) -> str | None:
     """A ``postgresql://`` URL naming a host (``host=`` in its query for a unix socket)."""
     if raw is None:
         return None
-    try:
-        url = yarl.URL(raw)
-    except (TypeError, ValueError):
-        url = None
+    url = _parsed(raw)
     if url is None or url.scheme not in ("postgresql", "postgres"):
         raise SettingsError(
             "DATABASE_URL",
@@ -145,6 +142,13 @@ def _database_url(raw: str | None) -> str | None:
     if not url.host and "host" not in url.query:
         raise SettingsError("DATABASE_URL", "names no server: postgresql://user@HOST/database")
     return raw
+
+
+def _parsed(raw: str) -> yarl.URL | None:
+    try:
+        return yarl.URL(raw)
+    except (TypeError, ValueError):
+        return None
 
 
 def _snowflake(name: str, raw: str | None) -> int | None:
@@ -163,10 +167,7 @@ def _url(name: str, raw: str | None, secure: str, plain: str) -> str | None:
     """
     if raw is None:
         return None
-    try:
-        url = yarl.URL(raw)
-    except (TypeError, ValueError):
-        url = None
+    url = _parsed(raw)
     if url is None or url.scheme not in (secure, plain) or not url.host:
         raise SettingsError(
             name, f"must be an absolute {secure}:// (or {plain}://) URL, not {raw!r}"
