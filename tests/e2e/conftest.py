@@ -543,16 +543,10 @@ async def shared_arena(
     once on SQLite and once on a new PostgreSQL database."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
     workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
-    with contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack, full_collections_held_back():
         if request.param == "postgresql":
             server = request.getfixturevalue("pg_server")
             env["DATABASE_URL"] = stack.enter_context(new_pg_database(server))
-        async for arena in _arena(env, workdir):
-            yield arena
-
-
-async def _arena(env: dict[str, str], workdir: Path) -> AsyncIterator[Arena]:
-    with full_collections_held_back():
         async with Emulator(wait_timeout=WAIT) as emu:
             guild = emu.add_guild("Arcade")
             async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
