@@ -40,10 +40,10 @@ from pathlib import Path
 
 import aiosqlite
 import asyncpg
-import yarl
 
 from bot.errors import StorageError
 from bot.store.backend import POSTGRES_SCHEMES
+from bot.store.postgres import without_password
 from bot.store.store import Store
 
 __all__ = ["CopyRefused", "CopyReport", "copy_database", "main"]
@@ -101,13 +101,6 @@ class CopyReport:
 
 def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def without_password(url: str) -> str:
-    try:
-        return str(yarl.URL(url).with_password(None))
-    except (TypeError, ValueError):
-        return "the database URL"  # unparsable: never echoed, it may hold a password
 
 
 def check_sqlite_file(path: Path) -> None:

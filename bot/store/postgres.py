@@ -44,7 +44,7 @@ from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
 from bot.store.pg_migrate import apply_pg_migrations, pg_schema_version
 from bot.store.rows import Row
 
-__all__ = ["PostgresDatabase"]
+__all__ = ["PostgresDatabase", "without_password"]
 
 T = TypeVar("T")
 
@@ -58,8 +58,12 @@ _SETTINGS = (
 )
 
 
-def _without_password(url: str) -> str:
-    return str(yarl.URL(url).with_password(None))
+def without_password(url: str) -> str:
+    """``url`` fit for a log line or an error message."""
+    try:
+        return str(yarl.URL(url).with_password(None))
+    except (TypeError, ValueError):
+        return "the database URL"  # unparsable: never echoed, it may hold a password
 
 
 class PostgresDatabase:
@@ -93,7 +97,7 @@ class PostgresDatabase:
         migrations = find_migrations(base / "postgresql")
         latest = migrations[-1][0] if migrations else 0
         durable = synchronous.upper() != "NORMAL"
-        location = _without_password(url)
+        location = without_password(url)
         server_settings = {
             "lock_timeout": str(int(lock_timeout_ms)),
             "synchronous_commit": "on" if durable else "off",
