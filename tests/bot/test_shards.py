@@ -30,9 +30,9 @@ from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
 
 from .conftest import ALICE, BOB, CHANNEL, FakeClock, make_service
+from .test_storage import NOW, ROOMY
+from .test_storage import new_game as stored_game
 
-NOW = 1_700_000_000.0
-ROOMY = {"per_member": 50, "per_server": 100}
 HIGHS = range(8)
 """Each server's id >> 22: servers 0-3 and 4-7 hold shards 0-3 of four."""
 
@@ -59,27 +59,9 @@ SHARDINGS = [
 
 
 def new_game(high: int, **changes: object) -> Game:
-    game = Game(
-        id=0,
-        guild_id=server(high),
-        channel_id=CHANNEL,
-        message_id=None,
-        x_id=ALICE,
-        o_id=BOB,
-        bot_level=None,
-        width=3,
-        height=3,
-        k=3,
-        moves=(),
-        status=GameStatus.ACTIVE,
-        result=None,
-        winner_id=None,
-        winner_mark=None,
-        created_at=NOW - 250,
-        updated_at=NOW - 250,
-        turn_deadline=NOW + 300,
-    )
-    return dataclasses.replace(game, **changes)  # type: ignore[arg-type]
+    """test_storage's new game, in server ``high``, started 250 s ago."""
+    started = {"guild_id": server(high), "created_at": NOW - 250, "updated_at": NOW - 250}
+    return stored_game(**{**started, **changes})
 
 
 def due_challenge(high: int) -> Challenge:
