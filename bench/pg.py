@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import shutil
 import sqlite3
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import asyncpg
 import yarl
 
 from bench.procs import parent_pid, process_name
+from tests.pgtools import throwaway_pg_server
 
 __all__ = [
     "ENGINES",
@@ -70,18 +67,8 @@ def postgres_server(url: str | None = None) -> Iterator[str]:
     if url is not None:
         yield url
         return
-    folder = Path(tempfile.mkdtemp(prefix="ttt-bench-pg-"))
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(folder))  # platformdirs' lock files
-    import pgserver  # the test extra's; only needed without a URL
-
-    try:
-        server = pgserver.get_server(folder / "data", cleanup_mode="delete")
-        try:
-            yield str(server.get_uri("postgres"))
-        finally:
-            server.cleanup()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with throwaway_pg_server("ttt-bench-pg-") as server:
+        yield str(server.get_uri("postgres"))
 
 
 @contextlib.asynccontextmanager

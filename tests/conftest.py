@@ -10,36 +10,23 @@ databases with ``fresh_pg_database``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.pgtools import database_url, empty_database, new_pg_database
+from tests.pgtools import database_url, empty_database, new_pg_database, throwaway_pg_server
 
 PG_DATABASE = "tictactoe"
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def pg_server() -> Iterator[Any]:
     """A PostgreSQL server for the session (its URI: ``.get_uri()``)."""
-    pgserver = pytest.importorskip("pgserver", reason="the test extra installs pgserver")
-    runtime = tmp_path_factory.mktemp("xdg-runtime")
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))  # platformdirs' lock files
-    # Not under pytest's temporary folder: run as root, pgserver starts PostgreSQL as a
-    # user of its own, and any pytest starting meanwhile makes that folder root-only.
-    folder = Path(tempfile.mkdtemp(prefix="tictactoe-pg-"))
-    try:
-        server = pgserver.get_server(folder / "data", cleanup_mode="delete")
+    pytest.importorskip("pgserver", reason="the test extra installs pgserver")
+    with throwaway_pg_server("tictactoe-pg-") as server:
         server.psql(f"CREATE DATABASE {PG_DATABASE};")
         yield server
-        server.cleanup()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -4,7 +4,10 @@ database between tests, and reading rows from either engine without the store.""
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import sqlite3
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +30,28 @@ def new_pg_database(server: Any) -> Iterator[str]:
         yield database_url(server, name)
     finally:
         server.psql(f"DROP DATABASE {name} WITH (FORCE);")
+
+
+@contextlib.contextmanager
+def throwaway_pg_server(prefix: str) -> Iterator[Any]:
+    """A PostgreSQL server from the ``pgserver`` wheel (its URI: ``.get_uri(database)``),
+    listening on a unix socket only, in a new folder of /tmp that is deleted afterwards.
+
+    Not under pytest's temporary folder: run as root, pgserver starts PostgreSQL as a user
+    of its own, and any pytest starting meanwhile makes that folder root-only.
+    """
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(folder))  # platformdirs' lock files
+    import pgserver  # the test extra's; imported once XDG_RUNTIME_DIR is set
+
+    try:
+        server = pgserver.get_server(folder / "data", cleanup_mode="delete")
+        try:
+            yield server
+        finally:
+            server.cleanup()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def empty_database(url: str) -> None:
