@@ -59,17 +59,22 @@ def executor() -> Iterator[concurrent.futures.Executor]:
         yield pool
 
 
+def sqlite_file(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "tictactoe.db"
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "tictactoe.db"
+    return sqlite_file(tmp_path)
 
 
 @pytest.fixture
 def db_target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str | Path:
-    """What ``Store.open`` takes for this test's engine: a file path, or a database URL."""
+    """What ``Store.open`` takes for this test's engine: a file path, or a database URL.
+    (Not through ``db_path``: asking for that keeps a test to SQLite, tests/conftest.py.)"""
     if backend == "postgresql":
         return str(request.getfixturevalue("pg_url"))
-    return tmp_path / "data" / "tictactoe.db"
+    return sqlite_file(tmp_path)
 
 
 @pytest.fixture
