@@ -164,6 +164,9 @@ class RateLimiter:
         self._banned_until: float | None = None
         self.reset_counts()
 
+    def now(self) -> float:
+        return self._now()
+
     def reset_counts(self) -> None:
         """Zero the counts (not the windows nor a ban in force), e.g. between bench phases."""
         self.by_route: Counter[str] = Counter()

@@ -35,7 +35,7 @@ class RecordedRequest:
     ``path`` is relative to the API base (``/channels/1/messages``), or the whole URL path
     for a request outside it. ``fault`` names the injected fault that answered, if any
     (``"cloudflare"`` for a refusal during an invalid-request ban); ``scope`` is a 429's
-    ``X-RateLimit-Scope``.
+    ``X-RateLimit-Scope``; ``at`` is when it was answered, on the emulator clock.
     """
 
     method: str
@@ -46,6 +46,7 @@ class RecordedRequest:
     response: Any
     fault: str | None = None
     scope: str | None = None
+    at: float = 0.0
 
 
 @dataclass
@@ -234,7 +235,13 @@ class ApiServer:
 
         if route is None:
             record = RecordedRequest(
-                method, path, query, body, 404, {"code": 0, "message": "404: Not Found"}
+                method,
+                path,
+                query,
+                body,
+                404,
+                {"code": 0, "message": "404: Not Found"},
+                at=self.limiter.now(),
             )
             self.unrouted.append(record)
             self.requests.append(record)
@@ -273,7 +280,11 @@ class ApiServer:
         fault: str | None = None,
         scope: str | None = None,
     ) -> None:
-        self.requests.append(RecordedRequest(method, path, query, body, status, out, fault, scope))
+        self.requests.append(
+            RecordedRequest(
+                method, path, query, body, status, out, fault, scope, self.limiter.now()
+            )
+        )
         self.limiter.observe(status, scope)
         self._changed()
 
