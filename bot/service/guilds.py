@@ -54,6 +54,7 @@ class Guilds:
             review_cooldown=c.review_cooldown,
             reviews=True,
             challenge_reach=c.challenge_reach,
+            ping_grace=c.ping_grace,
         )
 
     async def get(self, guild_id: int) -> GuildSettings:

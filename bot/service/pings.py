@@ -96,8 +96,11 @@ def wants_pings(state: TurnState, member: int) -> bool:
     return state.server_default is not False
 
 
-def due(state: TurnState, now: float, early: float) -> Due | None:
-    """The ping ``state``'s game is due at ``now`` (``early``: the sweep interval), if any."""
+def due(
+    state: TurnState, now: float, early: float, default_grace: float | None = None
+) -> Due | None:
+    """The ping ``state``'s game is due at ``now`` (``early``: the sweep interval), if any;
+    ``default_grace``: the host's, for servers that did not choose."""
     game = state.game
     player = game.current_player_id
     deadline = game.turn_deadline
@@ -114,7 +117,8 @@ def due(state: TurnState, now: float, early: float) -> Due | None:
         if this_turn is None or not this_turn.reminder:
             return Due(game, Kind.REMINDER, standing)
         return None
-    if this_turn is None and now >= start + grace(deadline - start, state.server_grace):
+    chosen = state.server_grace if state.server_grace is not None else default_grace
+    if this_turn is None and now >= start + grace(deadline - start, chosen):
         return Due(game, Kind.PING, standing)
     return None
 
@@ -130,7 +134,8 @@ class TurnPings:
         ``shards``), oldest turn first."""
         now = self._clock()
         waiting = await self._store.pings.waiting(now, now - MIN_GRACE, shards=self._config.shards)
-        found = (due(state, now, sweep_interval) for state in waiting)
+        default = self._config.ping_grace
+        found = (due(state, now, sweep_interval, default) for state in waiting)
         return [item for item in found if item is not None]
 
     async def still_due(self, item: Due) -> bool:

@@ -163,6 +163,8 @@ class TicTacToeBot(commands.AutoShardedBot):
             server_games=self.settings.server_games,
             challenge_cooldown=self.settings.challenge_cooldown,
             review_cooldown=self.settings.review_cooldown,
+            ping_grace=self.settings.ping_grace,
+            challenge_reach=self.settings.challenge_reach,
             shards=owned_shards(self.settings),
         )
         self.service = GameService(self.store, config)

@@ -113,6 +113,11 @@ class Answer:
         return self.response.ephemeral
 
 
+def is_calloff(message: Message) -> bool:
+    """Whether ``message`` is a proposal to call a game off (its Agree / Play on)."""
+    return any(b.custom_id.startswith("ttt:calloff-") for b in message.buttons())
+
+
 async def refusal(answer: Answer) -> str:
     """The text of the private reply a refused action got: the response itself, or after a
     deferral its follow-up. Fails unless the reply is ephemeral and the only answer."""
@@ -470,15 +475,14 @@ class Arena:
     async def member_game(
         self, x: User, o: User, channel: Channel, *, side: int = 3, **options: Any
     ) -> Message:
-        """A started game between two members, ``x`` (the challenger) to move and told so."""
+        """A started game between two members, ``x`` (the challenger) to move. Nobody is
+        pinged by the start: ``x`` only if they let their turn wait (the sweep's)."""
         size = {"size": f"{side}x{side}"} if side != 3 else {}
         challenge = await self.challenge(x, o, channel, first="me", **size, **options)
-        sent = len(self.turn_pings(channel, deleted=True))
         state = await self.accept(o, challenge, side)
         assert f"<@{x.id}>, your move" in state.text
         # The challenge notified ``o`` when posted; the board (its edit) notifies nobody.
         assert state.message.pings.users <= {o.id} and state.message.mentions.nobody
-        await self.turn_ping(x, channel, after=sent)
         return state.message
 
     # -- turn notifications --------------------------------------------------------------
@@ -578,7 +582,9 @@ async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
     for handle in new:
         if handle.type is not InteractionType.MESSAGE_COMPONENT:
             continue
-        public = [m for m in handle.followups if not m.ephemeral]
+        # A call-off proposal is the one public follow-up, by design: the message that
+        # asks the other player (it may be deleted since, once it lapsed).
+        public = [m for m in handle.followups if not m.ephemeral and not is_calloff(m)]
         assert not public, f"{handle!r} was answered twice: {public!r}"
         if handle.callback_type is CallbackType.UPDATE_MESSAGE:
             # One edit follows an update that showed the bot thinking: its reply.
