@@ -155,7 +155,7 @@ async def test_the_reminder_replaces_the_first_ping_once_per_turn(
 ) -> None:
     pings = service.pings
     turn = service.config.turn_timeout  # 300 s: the reminder comes 60-65 s before
-    game = await member_game(service)
+    await member_game(service)
     clock.advance(GRACE)
     (first,) = await pings.due(5.0)
     await pings.record(first, 1)

@@ -257,8 +257,9 @@ class ServerSettings(commands.Cog):
         chosen = await self.pings.choice(guild, user)
         notified = chosen if chosen is not None else (await self.guilds.get(guild)).turn_pings
         t = reader(interaction)
+        title = t(N_("Your choices on this server:"))
         lines = [
-            f"**{t(N_('Your choices on this server:'))}**",
+            f"**{title}**",
             t(N_("Turn notifications: {state}", state=_on_off(notified, t))),
             t(
                 N_(
