@@ -70,10 +70,12 @@ def waiting(shards: Shards | None = None) -> str:
 
 def stale(shards: Shards | None = None) -> str:
     """Pings standing for a turn that is over (the game moved on or ended), in
-    ``shards``' servers if given (parameters: ``owned_values``, then the limit)."""
+    ``shards``' servers if given (parameters: ``owned_values``, then the limit). The few
+    pings lead, each looking up its game (a LEFT JOIN keeps SQLite from scanning games
+    instead; the WHERE drops the rows without one, so it means the inner join)."""
     return (
         f"SELECT p.game_id, p.channel_id, p.message_id, g.guild_id FROM turn_pings AS p"
-        " JOIN games AS g ON g.id = p.game_id"
+        " LEFT JOIN games AS g ON g.id = p.game_id"
         f" WHERE (p.move_no <> g.move_no OR NOT g.{IS_ACTIVE}){owned(shards, 'g.guild_id')}"
         " LIMIT ?"
     )
