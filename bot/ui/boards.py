@@ -123,11 +123,11 @@ class Boards:
             await self.notify(game)
             drawn = state
 
-    async def notify(self, game: Game) -> None:
-        """After ``game`` changed: delete its turn notification if that turn is over
-        (``bot.ui.notices``; pings themselves are the sweep's)."""
+    async def notify(self, game: Game, click: discord.Interaction | None = None) -> None:
+        """After ``game`` changed (by ``click``, if a click did it): delete its turn
+        notification if that turn is over (``bot.ui.notices``; the sweep sends them)."""
         if not game.is_bot_game:
-            await self.notices.tidy(game)
+            await self.notices.tidy(game, click)
 
     def queue_redraw(self, item: Game | Challenge) -> None:
         """Redraw through the outbox: a later redraw of the same message supersedes it."""

@@ -142,11 +142,11 @@ class Buttons:
                 await self._boards.answer(interaction, game)
                 game = await reply
                 await self._boards.edit_answer(interaction, game)
-                await self._boards.notify(game)
+                await self._boards.notify(game, interaction)
                 return
             game = reply.result()
         await self._boards.answer(interaction, game)
-        await self._boards.notify(game)  # after the answer: the last turn's ping goes
+        await self._boards.notify(game, interaction)  # after the answer: the last ping goes
 
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
@@ -255,6 +255,7 @@ class Buttons:
         await self._boards.answer(interaction, game)
         if interaction.message is not None and game.message_id != interaction.message.id:
             await self._service.set_game_message(game.id, interaction.message.id)
+        await self._boards.notify(game, interaction)
         # Nobody is pinged now: whoever clicked Accept is looking at the board, and the
         # other player is pinged by the sweep only if they let their turn wait.
 

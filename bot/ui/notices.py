@@ -7,6 +7,13 @@ standing one of its game is deleted; a ping's row is forgotten only once Discord
 its message (or says it is unknown), so a delete refused or rate-limited is retried by a
 later sweep and none is left standing after a game's end.
 
+A ping is a follow-up of the click that began the turn (the opponent's move, the
+Accept), while that click's token lives (``TOKEN_MARGIN`` short of Discord's 15
+minutes): follow-ups and their deletes go through the interaction's webhook, which
+Discord's global limit does not count, and need no channel permission. Without such a
+click (after a restart, on a turn clock near 15 minutes, a reminder late in a long turn)
+the ping goes to the channel, through the outbox's pace, and is deleted the same way.
+
 A 403 on a ping (Missing Access, Missing Permissions) is recorded, so that turn is not
 tried again, and its channel is backed off: nothing goes to it for ``BACKOFF`` seconds,
 doubled at each further refusal up to ``MAX_BACKOFF``. The log gets at most one warning
@@ -29,10 +36,12 @@ from bot.store import CallOff, StandingPing
 from bot.ui import render
 from bot.ui.outbox import Outbox
 
-__all__ = ["BACKOFF", "MAX_BACKOFF", "WARN_EVERY", "Notices"]
+__all__ = ["BACKOFF", "MAX_BACKOFF", "TOKEN_MARGIN", "WARN_EVERY", "Notices"]
 
 log = logging.getLogger(__name__)
 
+TOKEN_MARGIN = 60.0
+"""Seconds before a click's token expires from which it is no longer used."""
 BACKOFF = 600.0
 MAX_BACKOFF = 6 * 3600.0
 WARN_EVERY = 3600.0
@@ -58,11 +67,20 @@ class Notices:
         self._clock = clock
         self._backoff: dict[int, tuple[float, float]] = {}  # channel: (until, length)
         self._warned: dict[int, float] = {}  # channel: when its last warning was logged
+        # The click that began each game's turn (game: (move, click)), and the click
+        # whose follow-up each ping is (message: click): their tokens send and delete.
+        self._clicks: dict[int, tuple[int, discord.Interaction]] = {}
+        self._senders: dict[int, discord.Interaction] = {}
 
     # -- what the bot asks for ------------------------------------------------------------
 
-    async def tidy(self, game: Game) -> None:
-        """Delete ``game``'s ping once its turn is over (a move, or the game's end)."""
+    async def tidy(self, game: Game, click: discord.Interaction | None = None) -> None:
+        """Delete ``game``'s ping once its turn is over (a move, or the game's end);
+        ``click``: the click that made ``game`` what it is (its token may ping next)."""
+        if click is not None and game.is_live:
+            self._clicks[game.id] = (game.move_no, click)
+        elif not game.is_live:
+            self._clicks.pop(game.id, None)
         ping = await self._service.pings.standing(game)
         if ping is not None:
             self._queue_delete(ping.game_id, ping.channel_id, ping.message_id, game.guild_id)
@@ -70,6 +88,7 @@ class Notices:
     async def sweep(self, sweep_interval: float) -> None:
         """Delete what is stale, then send the pings due."""
         pings = self._service.pings
+        self._forget_expired()
         for game_id, channel_id, message_id, guild_id in await pings.stale():
             self._queue_delete(game_id, channel_id, message_id, guild_id)
         for proposal, channel_id in await self._service.endings.lapsed_calloffs():
@@ -81,20 +100,37 @@ class Notices:
         """Delete a lapsed call-off proposal's message (replaced by a new proposal)."""
         self._queue_lapsed(proposal, channel_id)
 
+    # -- clicks' tokens ---------------------------------------------------------------------
+
+    def _usable(self, click: discord.Interaction | None) -> discord.Interaction | None:
+        if click is None:
+            return None
+        left = (click.expires_at - discord.utils.utcnow()).total_seconds()
+        return click if left > TOKEN_MARGIN else None
+
+    def _forget_expired(self) -> None:
+        for game_id, (_move, click) in list(self._clicks.items()):
+            if self._usable(click) is None:
+                del self._clicks[game_id]
+        for message_id, click in list(self._senders.items()):
+            if self._usable(click) is None:
+                del self._senders[message_id]
+
     # -- the queue --------------------------------------------------------------------------
 
-    def _reachable(self, guild_id: int | None, channel_id: int) -> bool:
-        """Whether anything may go to the channel: not backed off, and a server the bot
-        is still in (once the guilds are known)."""
+    def _backed_off(self, channel_id: int) -> bool:
         until = self._backoff.get(channel_id)
-        if until is not None and self._clock() < until[0]:
-            return False
+        return until is not None and self._clock() < until[0]
+
+    def _reachable(self, guild_id: int | None) -> bool:
+        """Whether anything may go to the server: one the bot is still in (once the
+        guilds are known). A channel backed off is the channel route's to check."""
         client = self._client
         gone = guild_id is not None and client.is_ready() and client.get_guild(guild_id) is None
         return not gone
 
     def _queue_delete(self, game_id: int, channel_id: int, message_id: int, guild_id: int) -> None:
-        if not self._reachable(guild_id, channel_id):
+        if not self._reachable(guild_id):
             return
         key = ("unping", message_id)
         if self._outbox.waiting(key):
@@ -109,7 +145,7 @@ class Notices:
         key = ("calloff", proposal.game_id, proposal.move_no)
         if proposal.message_id is None:
             return
-        if self._outbox.waiting(key) or not self._reachable(None, channel_id):
+        if self._outbox.waiting(key):
             return
         message_id = proposal.message_id
 
@@ -122,13 +158,11 @@ class Notices:
     def _queue_ping(self, item: Due) -> None:
         game = item.game
         key = ("ping", game.id)
-        if self._outbox.waiting(key) or not self._reachable(game.guild_id, game.channel_id):
+        if self._outbox.waiting(key) or not self._reachable(game.guild_id):
             return
 
         async def fresh() -> bool:
-            return self._reachable(game.guild_id, game.channel_id) and (
-                await self._service.pings.still_due(item)
-            )
+            return self._reachable(game.guild_id) and await self._service.pings.still_due(item)
 
         async def work() -> None:
             await self._ping(item)
@@ -147,10 +181,20 @@ class Notices:
         ):
             return  # delete first: never two at once; the next sweep tries again
         text = render.turn_ping_text(game, translator(game.locale), reminder=item.reminder)
-        channel = self._client.get_partial_messageable(game.channel_id)
-        await self._outbox.slot()
+        move, click = self._clicks.get(game.id, (-1, None))
+        click = self._usable(click) if move == game.move_no else None
+        if click is None and self._backed_off(game.channel_id):
+            return
         try:
-            sent = await channel.send(text, allowed_mentions=_only(player))
+            if click is not None:  # the webhook: outside the global limit
+                sent: discord.Message = await click.followup.send(
+                    text, allowed_mentions=_only(player), wait=True
+                )
+                self._senders[sent.id] = click
+            else:
+                await self._outbox.slot()
+                channel = self._client.get_partial_messageable(game.channel_id)
+                sent = await channel.send(text, allowed_mentions=_only(player))
         except discord.Forbidden as exc:
             await self._service.pings.refused(game)
             self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)
@@ -173,15 +217,21 @@ class Notices:
         return False
 
     async def _delete_message(self, channel_id: int, message_id: int, what: str) -> bool:
-        """Whether the message is gone now."""
-        until = self._backoff.get(channel_id)
-        if until is not None and self._clock() < until[0]:
+        """Whether the message is gone now: through the webhook of the click it follows
+        up while its token lives, else through the channel (paced, not while backed off)."""
+        click = self._usable(self._senders.get(message_id))
+        if click is None and self._backed_off(channel_id):
             return False
-        await self._outbox.slot()
-        message = self._client.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
-            await message.delete()
+            if click is not None:
+                await click.followup.delete_message(message_id)
+            else:
+                await self._outbox.slot()
+                channel = self._client.get_partial_messageable(channel_id)
+                await channel.get_partial_message(message_id).delete()
+            self._senders.pop(message_id, None)
         except discord.NotFound:
+            self._senders.pop(message_id, None)
             return True  # Unknown Message or Unknown Channel: nothing stands
         except discord.Forbidden as exc:
             self._refused(channel_id, f"deleting the {what} {message_id}", exc)

@@ -113,6 +113,18 @@ class Answer:
         return self.response.ephemeral
 
 
+def is_turn_ping(message: Message) -> bool:
+    """Whether ``message`` is a turn notification: the bot's plain message (no components,
+    never edited), public, sent to the channel or as a click's follow-up (type 0)."""
+    return (
+        not message.components
+        and not message.ephemeral
+        and message.type == 0
+        and message.edits == 0
+        and message.content.startswith("<@")
+    )
+
+
 def is_calloff(message: Message) -> bool:
     """Whether ``message`` is a proposal to call a game off (its Agree / Play on)."""
     return any(b.custom_id.startswith("ttt:calloff-") for b in message.buttons())
@@ -488,15 +500,13 @@ class Arena:
     # -- turn notifications --------------------------------------------------------------
 
     def turn_pings(self, channel: Channel, *, deleted: bool = False) -> list[Message]:
-        """The bot's turn notifications in ``channel``, oldest first: its plain messages
-        (no components, not an interaction's); only those still standing unless ``deleted``."""
+        """The bot's turn notifications in ``channel``, oldest first (``is_turn_ping``:
+        sent to the channel, or as a click's follow-up); only those still standing
+        unless ``deleted``."""
         return [
             message
             for message in self.emu.messages(channel, include_deleted=deleted)
-            if message.author is self.emu.bot
-            and not message.components
-            and message.interaction_metadata is None
-            and not message.ephemeral
+            if message.author is self.emu.bot and is_turn_ping(message)
         ]
 
     async def turn_ping(self, user: User, channel: Channel, *, after: int) -> Message:
@@ -584,7 +594,12 @@ async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
             continue
         # A call-off proposal is the one public follow-up, by design: the message that
         # asks the other player (it may be deleted since, once it lapsed).
-        public = [m for m in handle.followups if not m.ephemeral and not is_calloff(m)]
+        # So is a turn notification, a follow-up of the click that began the turn.
+        public = [
+            m
+            for m in handle.followups
+            if not m.ephemeral and not is_calloff(m) and not is_turn_ping(m)
+        ]
         assert not public, f"{handle!r} was answered twice: {public!r}"
         if handle.callback_type is CallbackType.UPDATE_MESSAGE:
             # One edit follows an update that showed the bot thinking: its reply.
