@@ -44,7 +44,7 @@ class Boards:
         self._client = client
         self._service = service
         self._outbox = outbox
-        self.notices = Notices(client, service, outbox)
+        self.notices = Notices(client, service, outbox, self.queue_redraw)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -80,14 +80,16 @@ class Boards:
         else:
             await self._service.challenges.set_message(item.id, message_id)
 
-    async def redraw(self, item: Game | Challenge) -> None:
-        """Edit a game's or challenge's message through its channel (no token needed)."""
+    async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> None:
+        """Edit a game's or challenge's message through its channel (no token needed),
+        in the outbox's pace (``paced`` False: the caller took the slot already)."""
         if item.message_id is None:
             return
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
-        await self._outbox.slot()  # not an interaction answer: within the global limit
+        if paced:
+            await self._outbox.slot()  # not an interaction answer: within the global limit
         try:
             await channel.get_partial_message(item.message_id).edit(
                 view=view, allowed_mentions=_QUIET
@@ -110,6 +112,8 @@ class Boards:
             return
         drawn: tuple[int, GameStatus] | None = None
         for _attempt in range(3):
+            # The slot first, then the read: what is drawn is as fresh as the edit.
+            await self._outbox.slot()
             try:
                 game = await self._service.get_game(game_id, interaction.guild_id)
             except GameError:
@@ -119,7 +123,7 @@ class Boards:
                 return
             if game.message_id != interaction.message.id:
                 return  # a click on some other message: leave it alone
-            await self.redraw(game)
+            await self.redraw(game, paced=False)
             await self.notify(game)
             drawn = state
 

@@ -59,9 +59,12 @@ class Notices:
         client: discord.Client,
         service: GameService,
         outbox: Outbox,
+        redraw: Callable[[Game], None],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
+        self._redraw = redraw
+        self._redrawn: set[int] = set()  # ended games this process redrew for their ping
         self._service = service
         self._outbox = outbox
         self._clock = clock
@@ -91,6 +94,13 @@ class Notices:
         self._forget_expired()
         for game_id, channel_id, message_id, guild_id in await pings.stale():
             self._queue_delete(game_id, channel_id, message_id, guild_id)
+            if game_id not in self._redrawn:
+                # Perhaps the process that ended it died before its redraw (which comes
+                # before the ping's delete): redraw it once, if it has ended.
+                self._redrawn.add(game_id)
+                game = await self._service.get_game(game_id)
+                if not game.is_live:
+                    self._redraw(game)
         for proposal, channel_id in await self._service.endings.lapsed_calloffs():
             self._queue_lapsed(proposal, channel_id)
         for item in await pings.due(sweep_interval):
