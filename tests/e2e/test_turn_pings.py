@@ -177,7 +177,9 @@ async def test_rate_limited_and_failed_deletes_are_retried_until_none_stands(
         for r in arena.emu.requests
         if r.method == "DELETE" and r.path.endswith(f"/messages/{ping.id}")
     ]
-    assert deletes == [429] * 10 + [204], deletes
+    # (The injected 429s count toward the route's bucket too: it may answer a few more.)
+    assert deletes[:10] == [429] * 10 and deletes[-1] == 204, deletes
+    assert set(deletes[10:-1]) <= {429}, deletes
     assert most_standing(arena, channel) == 1
 
 
