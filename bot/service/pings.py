@@ -133,7 +133,14 @@ class TurnPings:
         """The pings due now in this process's servers (all if the config has no
         ``shards``), oldest turn first."""
         now = self._clock()
-        waiting = await self._store.pings.waiting(now, now - MIN_GRACE, shards=self._config.shards)
+        # Coarse bounds, to keep the rows few: no grace is under MIN_GRACE, and no
+        # reminder comes more than REMINDER_LEAD plus a sweep before its deadline.
+        waiting = await self._store.pings.waiting(
+            now,
+            now - MIN_GRACE,
+            now + REMINDER_LEAD + sweep_interval,
+            shards=self._config.shards,
+        )
         default = self._config.ping_grace
         found = (due(state, now, sweep_interval, default) for state in waiting)
         return [item for item in found if item is not None]

@@ -48,8 +48,9 @@ def waiting(shards: Shards | None = None) -> str:
     """Active member games on a clock whose turn began at or before ``:started``, with
     what the rules need: the standing ping, the move whose ping was refused, the member
     whose Accept started the game, the server's choices and both players' choices. Games
-    whose ping was refused at this move, or whose reminder stands, are left out: nothing
-    more is sent in their turn."""
+    whose ping was refused at this move, or whose reminder stands, are left out (nothing
+    more is sent in their turn), and so are those pinged at this move whose deadline is
+    after ``:remind_by`` (their reminder cannot be due yet)."""
     return (
         f"SELECT {_G}, p.message_id, p.user_id, p.move_no, p.reminder, c.opponent_id,"
         " s.turn_pings, s.ping_grace, mx.turn_pings, mo.turn_pings"
@@ -63,7 +64,8 @@ def waiting(shards: Shards | None = None) -> str:
         f" WHERE g.{IS_ACTIVE} AND g.bot_level IS NULL AND g.turn_deadline IS NOT NULL"
         " AND g.updated_at <= :started AND :now < g.turn_deadline"
         " AND (r.game_id IS NULL OR r.move_no <> g.move_no)"
-        " AND (p.game_id IS NULL OR p.move_no <> g.move_no OR p.reminder = 0)"
+        " AND (p.game_id IS NULL OR p.move_no <> g.move_no"
+        " OR (p.reminder = 0 AND g.turn_deadline <= :remind_by))"
         f"{owned_named(shards, 'g.guild_id')} ORDER BY g.updated_at LIMIT :limit"
     )
 
@@ -182,11 +184,18 @@ class PingStore:
         await self._db.run_alone(REFUSE, (game_id, move_no))
 
     async def waiting(
-        self, now: float, started: float, *, limit: int = 500, shards: Shards | None = None
+        self,
+        now: float,
+        started: float,
+        remind_by: float,
+        *,
+        limit: int = 500,
+        shards: Shards | None = None,
     ) -> list[TurnState]:
         """The member games waiting for a move since ``started`` or before (see
         ``waiting``), oldest turn first, in ``shards``' servers only if given."""
-        parameters = {"now": now, "started": started, "limit": limit} | owned_names(shards)
+        parameters = {"now": now, "started": started, "remind_by": remind_by, "limit": limit}
+        parameters |= owned_names(shards)
         rows = await self._db.run_alone(waiting(shards), parameters)
         return [_turn_state(row) for row in rows]
 

@@ -145,7 +145,7 @@ async def test_each_once_only_query_finds_exactly_the_owned_servers(
     assert {g.id for g in await store.overdue_games(NOW, shards)} == ids_in(world.overdue, mine)
     owed = await store.games_bot_to_move(shards)
     assert {g.id for g in owed} == ids_in(world.bot_to_move, mine)
-    waiting = await store.pings.waiting(NOW, NOW - 1.0, shards=shards)
+    waiting = await store.pings.waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
     assert {s.game.id for s in waiting} == ids_in(world.reminder, mine)
     stale = await store.pings.stale(shards=shards)
     assert {row[0] for row in stale} == ids_in(world.left_behind, mine)

@@ -761,7 +761,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
 
 
 OWNED = Shards(4, (1, 3))
-WAITING_VALUES = {"now": NOW, "started": NOW - 1.0, "limit": 100}
+WAITING_VALUES = {"now": NOW, "started": NOW - 1.0, "remind_by": NOW + 65.0, "limit": 100}
 
 
 def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[str, object]]:
