@@ -6,10 +6,10 @@
 
 Each game is a 3 x 3 game between two new members (the challenger, X, plays first and
 wins in five moves), whose player on move waits ``--move-seconds`` before every click,
-Accept included; the games start spread over one move's time, so the clicks come
-evenly. The bot runs with its own defaults (a 300 s turn clock: a ping once a turn
-waited 30 s, a sweep every 5 s), every time multiplied by ``--scale`` when given (the
-sweep no shorter than the bot's 1 s minimum).
+Accept included; the games start spread over one move's time (and at most 20 a second),
+so the clicks come evenly. The bot runs with its own defaults (a 300 s turn clock: a
+ping once a turn waited 30 s, a sweep every 5 s), every time multiplied by ``--scale``
+when given (the sweep no shorter than the bot's 1 s minimum).
 
 Prints, from the emulator's record of what the bot sent: the turns that waited past
 the grace and the pings sent for them (the goal: exactly one per such turn, none in
@@ -24,9 +24,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -66,16 +68,21 @@ class Table:
         for user in self.players:
             emu.add_member(guild, user)
         self.turns: list[tuple[float, float]] = []  # each turn's (start, end) on this clock
+        self.failed = 0  # clicks answered "This interaction failed" (the game stops there)
 
     async def play(self, delay: float, wait: float) -> None:
         emu, x, o = self.emu, *self.players
         await asyncio.sleep(delay)
         handle = await emu.run_command(x, self.channel, "tictactoe", opponent=o, first="me")
         challenge = (await handle.response()).message
-        assert challenge is not None and not challenge.ephemeral, challenge
+        if challenge is None or challenge.ephemeral:  # failed, or refused
+            self.failed += 1
+            return
         await asyncio.sleep(wait)
         accepted = await (await emu.click(o, challenge, label="Accept")).response()
-        assert not accepted.failed
+        if accepted.failed:
+            self.failed += 1
+            return
         began = time.monotonic()
         for n, cell in enumerate(X_WINS):
             await asyncio.sleep(wait)
@@ -85,7 +92,9 @@ class Table:
             ids = [b.custom_id for b in board.buttons() if b.custom_id.startswith("ttt:cell:")]
             custom_id = next(i for i in ids if i.split(":")[3] == str(cell))
             answer = await (await emu.click(user, board, custom_id=custom_id)).response()
-            assert not answer.failed
+            if answer.failed:
+                self.failed += 1
+                return
             ended = time.monotonic()
             self.turns.append((began, ended))
             began = ended
@@ -116,7 +125,10 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
             await bots[0].wait_until(emu.wait_for_commands("tictactoe"))
             first = len(emu.requests)
             started = time.monotonic()
-            await asyncio.gather(*(t.play(wait * i / games, wait) for i, t in enumerate(tables)))
+            # Starts spread over a move's time, and at most 20 a second (each start is a
+            # command and an Accept, on a machine the bot shares with the emulator).
+            spread = max(wait, games / 20)
+            await asyncio.gather(*(t.play(spread * i / games, wait) for i, t in enumerate(tables)))
             played = time.monotonic() - started
             # Let the last turns' pings go, then two sweeps more for the deletes.
             await asyncio.sleep(2 * max(1.0, SWEEP * factor) + 2.0)
@@ -131,6 +143,7 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
     figures = {
         "games": games,
         "member moves": moves,
+        "failed interactions": sum(t.failed for t in tables),
         "turns past the grace": slow_turns,
         "pings sent": len(sent),
         "pings standing after the end": len(standing),
@@ -148,6 +161,9 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
         print(
             f"  {name:42} {value:10.3f}" if isinstance(value, float) else f"  {name:42} {value:10}"
         )
+    kinds = Counter(f"{r.method} {re.sub(r'[0-9]+', '{id}', r.path)}" for r in limited)
+    for kind, count in kinds.most_common():
+        print(f"    {count:6} {kind}")
     errors = [line for line in log.splitlines() if " ERROR " in line or "Traceback" in line]
     if errors:
         print("  the bot logged errors:", *errors[:5], sep="\n    ")

@@ -93,6 +93,8 @@ class Notices:
         pings = self._service.pings
         self._forget_expired()
         for game_id, channel_id, message_id, guild_id in await pings.stale():
+            if self._outbox.waiting(("unping", message_id)):
+                continue  # its delete is under way: the game's end was seen here
             self._queue_delete(game_id, channel_id, message_id, guild_id)
             if game_id not in self._redrawn:
                 # Perhaps the process that ended it died before its redraw (which comes
