@@ -167,6 +167,9 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
     errors = [line for line in log.splitlines() if " ERROR " in line or "Traceback" in line]
     if errors:
         print("  the bot logged errors:", *errors[:5], sep="\n    ")
+    warnings = [line for line in log.splitlines() if " WARNING " in line]
+    if warnings:
+        print(f"  the bot logged {len(warnings)} warnings, such as:", *warnings[:3], sep="\n    ")
     return figures
 
 
