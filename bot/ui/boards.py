@@ -44,6 +44,7 @@ class Boards:
         self._client = client
         self._service = service
         self._outbox = outbox
+        self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self.notices = Notices(client, service, outbox, self.queue_redraw)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
@@ -110,6 +111,16 @@ class Boards:
         """
         if interaction.message is None or interaction.channel_id is None:
             return
+        if game_id in self._refreshing:
+            return  # the refresh under way reads the game again after each edit
+        self._refreshing.add(game_id)
+        try:
+            await self._refresh(game_id, interaction)
+        finally:
+            self._refreshing.discard(game_id)
+
+    async def _refresh(self, game_id: int, interaction: discord.Interaction) -> None:
+        assert interaction.message is not None
         drawn: tuple[int, GameStatus] | None = None
         for _attempt in range(3):
             # The slot first, then the read: what is drawn is as fresh as the edit.
