@@ -120,6 +120,7 @@ ERASE_GUILD = (
     "DELETE FROM game_channels WHERE guild_id = :guild",
     "DELETE FROM cooldowns WHERE guild_id = :guild",
     "DELETE FROM challenge_blocks WHERE guild_id = :guild",
+    "DELETE FROM left_guilds WHERE guild_id = :guild",
 )
 """Every table with a guild_id; challenges before the games they point to."""
 
