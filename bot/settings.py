@@ -56,6 +56,8 @@ class Settings:
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
+    left_server_days: float = 30.0  # LEFT_SERVER_DAYS: a server the bot left is erased then
+    history_days: float | None = None  # HISTORY_DAYS: finished games are deleted then (None: kept)
     # Sharding: None and None lets discord.py ask Discord for the count and run every
     # shard; a count alone runs all of its shards; ids (sorted) run only those.
     shard_count: int | None = None
@@ -114,6 +116,8 @@ class Settings:
                 "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
             ),
             lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
+            left_server_days=_days("LEFT_SERVER_DAYS", get("LEFT_SERVER_DAYS"), 30.0),
+            history_days=_days("HISTORY_DAYS", get("HISTORY_DAYS"), None),
             shard_count=count,
             shard_ids=None if shard_ids is None else _shard_ids("SHARD_IDS", shard_ids, count),
         )
@@ -209,6 +213,19 @@ def _optional_seconds(name: str, raw: str | None) -> float | None:
     if raw is None or raw == "0":
         return None
     return _seconds(name, raw, 0.0, high=3600.0)
+
+
+def _days(name: str, raw: str | None, default: float | None) -> float | None:
+    """Days from 1 to 36500; ``default`` when unset (for HISTORY_DAYS, 0 is off too)."""
+    if raw is None or (default is None and raw == "0"):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(name, f"must be a number of days, not {raw!r}") from None
+    if not 1.0 <= value <= 36_500.0:  # also rejects nan and inf
+        raise SettingsError(name, f"must be from 1 to 36500 days, not {raw}")
+    return value
 
 
 def _count(name: str, raw: str | None, default: int, *, low: int, high: int) -> int:

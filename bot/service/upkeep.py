@@ -142,24 +142,31 @@ class Upkeep:
         return games, challenges
 
     async def channel_gone(
-        self, guild_id: int, channel_id: int
+        self, guild_id: int, channel_id: int, ended: tuple[int, ...] = ()
     ) -> tuple[list[Game], list[Challenge]]:
         """The channel was deleted: its live games end unrated and its pending challenges
-        are withdrawn. Their turn notifications are forgotten, not deleted: they went
-        with the channel, and nothing is sent to a channel that no longer exists."""
+        are withdrawn. Their turn notifications (and those of the ``ended`` games, which
+        were in it) are forgotten, not deleted: they went with the channel, and nothing
+        is sent to a channel that no longer exists."""
         games, challenges = await self._close_down(guild_id, channel_id)
-        for game in games:
-            await self._store.pings.take_ended(game.id)
+        for game_id in (*ended, *(game.id for game in games)):
+            await self._store.pings.take_ended(game_id)
         return games, challenges
 
     async def message_gone(
         self, guild_id: int, channel_id: int, message_id: int
     ) -> tuple[list[Game], list[Challenge]]:
         """A message was deleted: the live game it showed ends unrated, the pending
-        challenge it showed is withdrawn (usually neither: most messages are not ours)."""
-        live = await self._store.upkeep.live_games(guild_id, channel_id)
-        games = await self.end_unrated([g for g in live if g.message_id == message_id])
-        challenges = await self._store.upkeep.withdraw(guild_id, channel_id, message_id)
+        challenge it showed is withdrawn. Most messages are not ours: that costs one read
+        of the channel's live games and pending challenges, and no write."""
+        view = await self._store.channel_view(guild_id, channel_id, 0.0)
+        shown = [g for g in view.games if g.message_id == message_id]
+        games = await self.end_unrated(shown)
+        for game in shown:
+            await self._store.upkeep.forget_message(game.id, message_id)
+        challenges: list[Challenge] = []
+        if any(c.message_id == message_id for c in view.challenges):
+            challenges = await self._store.upkeep.withdraw(guild_id, channel_id, message_id)
         return games, challenges
 
     # -- pruning --------------------------------------------------------------------------

@@ -63,6 +63,7 @@ def shift_expiries(shards: Shards | None) -> str:
 LEAVE = (
     "INSERT INTO left_guilds (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
 )
+HAS_LEFT = "SELECT 1 FROM left_guilds WHERE guild_id = ?"
 BACK = "DELETE FROM left_guilds WHERE guild_id = ? RETURNING guild_id"
 
 
@@ -88,9 +89,12 @@ WITHDRAW_CHANNEL = (
     f" AND {IS_PENDING} RETURNING {CHALLENGE_COLUMNS}"
 )
 WITHDRAW_MESSAGE = (
-    "UPDATE challenges SET status = 'withdrawn' WHERE guild_id = ? AND channel_id = ?"
-    f" AND {IS_PENDING} AND message_id = ? RETURNING {CHALLENGE_COLUMNS}"
+    "UPDATE challenges SET status = 'withdrawn', message_id = NULL WHERE guild_id = ?"
+    f" AND channel_id = ? AND {IS_PENDING} AND message_id = ? RETURNING {CHALLENGE_COLUMNS}"
 )
+"""Its message is forgotten too, so that nothing tries to redraw it."""
+FORGET_MESSAGE = "UPDATE games SET message_id = NULL WHERE id = ? AND message_id = ?"
+"""A deleted board: nothing should try to redraw it."""
 
 # -- pruning ------------------------------------------------------------------------------
 
@@ -187,7 +191,10 @@ class UpkeepStore:
         await self._db.run_alone(LEAVE, (guild_id, now))
 
     async def back(self, guild_id: int) -> bool:
-        """The bot is in the server again: forget that it left. Whether it had."""
+        """The bot is in the server again: forget that it left. Whether it had. A read
+        first: this is asked for every server at every start, and almost none has left."""
+        if not await self._db.run_alone(HAS_LEFT, (guild_id,)):
+            return False
         return bool(await self._db.run_alone(BACK, (guild_id,)))
 
     async def left_before(self, when: float, shards: Shards | None, limit: int) -> list[int]:
@@ -202,6 +209,10 @@ class UpkeepStore:
         else:
             rows = await self._db.run_alone(CHANNEL_LIVE, (guild_id, channel_id))
         return [game_from_row(row) for row in rows]
+
+    async def forget_message(self, game_id: int, message_id: int) -> None:
+        """The game's board was deleted: forget it (its buttons went with it)."""
+        await self._db.run_alone(FORGET_MESSAGE, (game_id, message_id))
 
     async def withdraw(
         self, guild_id: int, channel_id: int | None = None, message_id: int | None = None

@@ -30,6 +30,10 @@ __all__ = ["Boards"]
 
 log = logging.getLogger(__name__)
 
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+"""Discord's JSON error codes for a channel or message that does not exist (any more)."""
+
 _QUIET = discord.AllowedMentions.none()
 
 
@@ -87,10 +91,13 @@ class Boards:
         else:
             await self._service.challenges.set_message(item.id, message_id)
 
-    async def redraw(self, item: Game | Challenge) -> None:
-        """Edit a game's or challenge's message through its channel (no token needed)."""
+    async def redraw(self, item: Game | Challenge) -> bool:
+        """Edit a game's or challenge's message through its channel (no token needed).
+        False if the message or its channel is gone: what it showed was then ended
+        (``gone``); in a deleted channel, the turn notifications of the games there are
+        forgotten too, so that a ``notify`` after this sends nothing."""
         if item.message_id is None:
-            return
+            return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
@@ -98,10 +105,30 @@ class Boards:
             await channel.get_partial_message(item.message_id).edit(
                 view=view, allowed_mentions=_QUIET
             )
-        except (discord.NotFound, discord.Forbidden) as exc:
+        except discord.NotFound as exc:
+            log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
+            if exc.code in (UNKNOWN_CHANNEL, UNKNOWN_MESSAGE):
+                await self.gone(item, channel=exc.code == UNKNOWN_CHANNEL)
+                return False
+        except discord.Forbidden as exc:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
         except discord.HTTPException as exc:
             log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+        return True
+
+    async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
+        """``item``'s message (``channel``: its whole channel) no longer exists: end its
+        live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
+        message's standing turn notification is deleted; in a deleted channel nothing is."""
+        upkeep = self._service.upkeep
+        if channel:
+            ended = (item.id,) if isinstance(item, Game) else ()
+            await upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            return
+        assert item.message_id is not None
+        games, _ = await upkeep.message_gone(item.guild_id, item.channel_id, item.message_id)
+        for game in games:
+            await self.notify(game)
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
@@ -164,6 +191,10 @@ class Boards:
             elif claim.replaced is not None and claim.replaced != standing:
                 # Sent by a racing answer after our look: it is ours to delete now.
                 await self._delete(claim.replaced.channel_id, claim.replaced.message_id)
+        except discord.NotFound as exc:
+            log.warning("The turn notification of game %s failed: %s", game.id, exc)
+            if exc.code == UNKNOWN_CHANNEL:
+                await self._service.upkeep.channel_gone(game.guild_id, game.channel_id)
         except discord.HTTPException as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
 
