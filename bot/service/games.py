@@ -75,6 +75,7 @@ class GameService:
         clock: Callable[[], float] = time.time,
         executor: concurrent.futures.Executor | None = None,
         rng: random.Random | None = None,
+        monotonic: Callable[[], float] | None = None,
     ) -> None:
         config = config if config is not None else ServiceConfig()
         self._store = store
@@ -94,7 +95,8 @@ class GameService:
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock, self._pool)
         self.privacy = Privacy(store, config, clock)
-        self.upkeep = Upkeep(store, config, clock, monotonic_for(clock), self._writer, self._locks)
+        ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
+        self.upkeep = Upkeep(store, config, clock, ticks, self._writer, self._locks)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
     # -- life cycle ---------------------------------------------------------------------
