@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yarl
 
-__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError"]
+__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError", "database_secrets"]
 
 DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
 
@@ -23,6 +23,8 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _MAX_SNOWFLAKE = 2**63 - 1
 _MAX_SHARDS = 100_000
 """More shards than any bot needs (Discord asks for one per 2,500 servers at most)."""
+_SECRET_PARAMETERS = ("password", "sslpassword")
+"""Query parameters of a libpq URL that hold a secret (asyncpg reads both)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
 
 
@@ -146,6 +148,53 @@ def _database_url(raw: str | None) -> str | None:
     if not url.host and "host" not in url.query:
         raise SettingsError("DATABASE_URL", "names no server: postgresql://user@HOST/database")
     return raw
+
+
+def database_secrets(url: str | None, environ: Mapping[str, str]) -> set[str]:
+    """Every password the connection to ``url`` may use, to redact wherever it shows: the
+    URL's own (user part, ``password`` and ``sslpassword`` parameters), PGPASSWORD, and
+    the passwords of the passfile (the URL's ``passfile``, PGPASSFILE or ~/.pgpass)."""
+    found: set[str] = set()
+    passfile = environ.get("PGPASSFILE") or str(Path.home() / ".pgpass")
+    if url is not None:
+        try:
+            parsed = yarl.URL(url)
+        except (TypeError, ValueError):
+            parsed = None
+        if parsed is not None:
+            found.add(parsed.password or "")
+            found.update(v for k, v in parsed.query.items() if k.lower() in _SECRET_PARAMETERS)
+            passfile = parsed.query.get("passfile", passfile)
+    found.add(environ.get("PGPASSWORD", ""))
+    found.update(_passfile_passwords(Path(passfile).expanduser()))
+    return {secret for secret in found if secret}
+
+
+def _passfile_passwords(path: Path) -> list[str]:
+    """The password field of each line of a libpq passfile (``host:port:db:user:password``,
+    with ``\\:`` and ``\\\\`` escaped); none if it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields, field, escaped = [], "", False
+        for char in line:
+            if escaped:
+                field, escaped = field + char, False
+            elif char == "\\":
+                escaped = True
+            elif char == ":" and len(fields) < 4:
+                fields.append(field)
+                field = ""
+            else:
+                field += char
+        if len(fields) == 4 and field:
+            found.append(field)
+    return found
 
 
 def _parsed(raw: str) -> yarl.URL | None:
