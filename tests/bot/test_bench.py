@@ -88,3 +88,20 @@ def test_the_engine_comparison_runs_and_prints_both(pg_server: Any) -> None:
     assert lines[1].startswith("  sqlite: SQLite 3.") and "PostgreSQL 16." in lines[2]
     ratios = [line for line in lines if line.startswith("  postgresql / sqlite: moves/s ")]
     assert len(ratios) == 2  # one at a time, and 100 games in flight
+
+
+def test_the_churn_bench_runs_and_prints_its_ratios() -> None:
+    """A short run of bench/churn.py (the figures are for 100,000 games: README)."""
+    done = subprocess.run(
+        [sys.executable, "bench/churn.py", "--games", "200", "--every", "100"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("SQLite 3.")
+    assert any(line.startswith("pruned: bytes per ended game, last / first: ") for line in lines)
+    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
+    assert [int(row[0]) for row in rows] == [150, 300], lines
