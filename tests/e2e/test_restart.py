@@ -18,7 +18,7 @@ from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from tests.bot.e2e_helpers import BotProcess, answered_thinking
-from tests.discord_emulator import CallbackType, Emulator
+from tests.discord_emulator import CallbackType, Emulator, Permission, User
 from tests.pgtools import read_rows
 
 from .conftest import (
@@ -220,3 +220,70 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
             await emu.wait_for(lambda: arena.current(ping).deleted)
             assert await bot.stop() == 0
         assert_log_clean(bot.log())
+
+
+async def test_a_board_or_channel_deleted_while_the_bot_was_down_ends_its_game_unrated(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
+    """The bot is killed while it thinks on two 5x5 games; meanwhile a moderator deletes
+    one's board and the other's channel, events it never gets. At the restart it makes
+    the owed moves and redraws them: Discord answers Unknown Message and Unknown Channel,
+    and each game ends unrated; nothing more is sent to the deleted channel."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        database = tmp_path / "data" / "tictactoe.db"
+
+        def launch() -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT,
+                **database_env,
+            )  # fmt: skip
+
+        async with launch() as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, bob = arena.member("alice"), arena.member("bob")
+            moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+            boards = []
+            for player in (alice, bob):
+                board = await arena.start_bot_game(
+                    player, arena.channel(), size="5x5", difficulty="impossible", first="me"
+                )
+                state = arena.board(board, 5)
+                answer = await arena.click(player, state.message, custom_id=state.cell_id(12))
+                assert answered_thinking(answer.handle), answer.handle.callback_data
+                boards.append(board)
+            await kill(bot)
+        first_life = bot.log()
+        emu.delete_message(moderator, arena.current(boards[0]))
+        gone = boards[1].channel
+        emu.delete_channel(gone)
+        since = len(emu.requests)
+
+        async with launch() as bot:
+            arena.bot = bot
+            target = database_env.get("DATABASE_URL", database)
+            query = "SELECT status, result, rated, message_id FROM games ORDER BY id"
+            for _ in range(200):
+                rows = await read_rows(target, query)
+                if all(status == "abandoned" for status, *_ in rows):
+                    break
+                await asyncio.sleep(0.05)
+            assert [row[:3] for row in rows] == [("abandoned", "abandoned", 0)] * 2, rows
+            assert rows[0][3] is None, "the deleted board is forgotten: nothing redraws it"
+            await asyncio.sleep(1.5)  # a sweep or more
+            prefix = f"/channels/{gone.id}/"
+            tried = [r for r in emu.requests[since:] if r.path.startswith(prefix)]
+            assert len(tried) == 1 and tried[0].status == 404, tried
+            await can_play(arena, alice, bob)
+            assert await bot.stop() == 0, bot.log()
+        assert_log_clean(first_life)
+        assert_log_clean(bot.log()[len(first_life) :])
+
+
+async def can_play(arena: Arena, *players: User) -> None:
+    """Each player holds no seat: a new game starts (and is stopped)."""
+    for player in players:
+        channel = arena.channel()
+        board = await arena.start_bot_game(player, channel, difficulty="easy", first="me")
+        assert arena.board(board).live
+        await arena.command(player, channel, "tictactoe-stop")
