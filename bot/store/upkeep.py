@@ -109,9 +109,12 @@ PRUNE_CHALLENGES = (
 """An ended challenge ended at its expiry at the latest (answered before, or expired)."""
 PRUNE_PINGS = (
     "DELETE FROM turn_pings WHERE game_id IN (SELECT p.game_id FROM turn_pings AS p"
-    f" JOIN games AS g ON g.id = p.game_id WHERE g.{IS_ENDED} AND g.updated_at < ? LIMIT ?)"
+    " CROSS JOIN games AS g WHERE g.id = p.game_id"
+    f" AND g.{IS_ENDED} AND g.updated_at < ? LIMIT ?)"
 )
-"""Rows of games that ended long ago (the sweep removes a fresh one with its message)."""
+"""Rows of games that ended long ago (the sweep removes a fresh one with its message).
+CROSS JOIN keeps SQLite reading the small table first (PostgreSQL plans it as a join):
+else it walked every ended game older than the cut-off, a list that only grows."""
 PRUNE_CALLOFFS = (
     "DELETE FROM calloffs WHERE game_id IN (SELECT c.game_id FROM calloffs AS c"
     " JOIN games AS g ON g.id = c.game_id"
@@ -119,9 +122,13 @@ PRUNE_CALLOFFS = (
 )
 """Proposals that can no longer be accepted: their game ended or moved on."""
 PRUNE_REVIEWS = (
-    "DELETE FROM reviews WHERE game_id IN (SELECT r.game_id FROM reviews AS r"
-    " JOIN games AS g ON g.id = r.game_id WHERE g.updated_at < ? LIMIT ?)"
+    "DELETE FROM reviews WHERE game_id IN (SELECT game_id FROM (SELECT r.game_id, g.updated_at"
+    " FROM reviews AS r JOIN games AS g ON g.id = r.game_id ORDER BY r.game_id LIMIT :batch)"
+    " AS oldest WHERE updated_at < :before)"
 )
+"""Among the ``batch`` reviews of the oldest games (ids grow with time): a look at the
+head of the table, however many reviews of recent games it holds (looking for old ones
+among all of them read every review at every round)."""
 PRUNE_GAMES = (
     "DELETE FROM games WHERE id IN"
     f" (SELECT id FROM games WHERE {IS_ENDED} AND updated_at < ? LIMIT ?)"
@@ -260,5 +267,6 @@ class UpkeepStore:
         return Pruned(*counts)
 
     async def _delete(self, statement: str, before: float, batch: int) -> int:
-        rows = await self._db.run_alone(statement + " RETURNING 1", (before, batch))
+        values = {"before": before, "batch": batch} if ":batch" in statement else (before, batch)
+        rows = await self._db.run_alone(statement + " RETURNING 1", values)
         return len(rows)

@@ -5,6 +5,7 @@ channels, and the pruning of what nobody needs any more."""
 from __future__ import annotations
 
 import concurrent.futures
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from bot.models import ChallengeStatus, GameStatus, Result, Shards
 from bot.service import GameService
 from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
 from bot.store import StandingPing, Store
+from bot.store import upkeep as upkeep_sql
 from tests.pgtools import read_rows
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
@@ -245,3 +247,19 @@ async def test_pruning_in_batches(
     assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 0
     clock.advance(PRUNE_EVERY)
     assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 2  # two cooldowns
+
+
+async def test_each_pruning_statement_reads_an_index_or_a_small_table(db_path: Path) -> None:
+    """No round of pruning reads what grows without bound (games, challenges, cooldowns)
+    beyond its batch: SQLite's query plans. Reviews are read from the head of the table
+    in id order (SCAN r, stopped by its LIMIT)."""
+    await (await Store.open(db_path)).close()
+    grows = {"games", "challenges", "cooldowns", "g"}
+    with sqlite3.connect(db_path) as conn:
+        for name in ("COOLDOWNS", "CHALLENGES", "PINGS", "CALLOFFS", "REVIEWS", "GAMES"):
+            statement = getattr(upkeep_sql, f"PRUNE_{name}")
+            values = {"before": 1.0, "batch": 5} if ":batch" in statement else (1.0, 5)
+            plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {statement}", values)]
+            scanned = {step.split()[1] for step in plan if step.startswith("SCAN ")}
+            assert not scanned & grows, (name, plan)
+    conn.close()
