@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.models import ChallengeStatus, GameStatus, Result, Shards
+from bot.errors import ChallengeNotFound, GameNotFound
+from bot.models import ChallengeStatus, First, GameStatus, Result, Shards
 from bot.service import GameService
 from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
+from bot.settings import Settings, SettingsError
 from bot.store import StandingPing, Store
 from bot.store import upkeep as upkeep_sql
 from tests.pgtools import read_rows
@@ -263,3 +265,38 @@ async def test_each_pruning_statement_reads_an_index_or_a_small_table(db_path: P
             scanned = {step.split()[1] for step in plan if step.startswith("SCAN ")}
             assert not scanned & grows, (name, plan)
     conn.close()
+
+
+def test_the_hosts_settings_for_data_kept() -> None:
+    base = {"DISCORD_TOKEN": "x.y.z"}
+    default = Settings.from_env(base)
+    assert (default.left_server_days, default.history_days) == (30.0, None)
+    chosen = Settings.from_env(base | {"LEFT_SERVER_DAYS": "7", "HISTORY_DAYS": "365"})
+    assert (chosen.left_server_days, chosen.history_days) == (7.0, 365.0)
+    assert Settings.from_env(base | {"HISTORY_DAYS": "0"}).history_days is None  # off
+    for name, raw in (("LEFT_SERVER_DAYS", "0"), ("HISTORY_DAYS", "-1"), ("HISTORY_DAYS", "x")):
+        with pytest.raises(SettingsError, match=name):
+            Settings.from_env(base | {name: raw})
+
+
+async def test_a_click_on_another_message_than_the_recorded_one_changes_nothing(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    service = make_service(store, clock, executor)
+    challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.ME)
+    await service.challenges.set_message(challenge.id, 500)
+    with pytest.raises(ChallengeNotFound):
+        await service.challenges.accept(challenge.id, BOB, GUILD, message_id=501)
+    with pytest.raises(ChallengeNotFound):
+        await service.challenges.refuse(challenge.id, BOB, GUILD, message_id=501)
+    game = await service.challenges.accept(challenge.id, BOB, GUILD, message_id=500)
+    assert game.message_id == 500  # the challenge's message became the board
+    with pytest.raises(GameNotFound):
+        await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=501)
+    with pytest.raises(GameNotFound):
+        await service.endings.forfeit(game.id, ALICE, guild_id=GUILD, message_id=501)
+    assert await store.get_game(game.id) == game
+    played = await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=500)
+    assert played.move_no == 1
+    # A click from no message at all (there is always one from Discord) goes by the id.
+    assert (await service.play(game.id, BOB, 0, 1, guild_id=GUILD)).move_no == 2
