@@ -128,7 +128,10 @@ class Upkeep:
         unless the bot comes back. Returns what ended (nothing to redraw: the bot can no
         longer reach the server)."""
         await self._store.upkeep.leave(guild_id, self._clock())
-        return await self._close_down(guild_id)
+        games, challenges = await self._close_down(guild_id)
+        for game in games:  # their messages are out of reach: nothing is sent to delete them
+            await self._store.pings.take_ended(game.id)
+        return games, challenges
 
     async def guild_back(self, guild_id: int) -> bool:
         """The bot is in the server (again): its data stays. Whether it had left."""

@@ -10,10 +10,12 @@ so it runs last here.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from tests.discord_emulator import Channel, Permission, User
+from tests.pgtools import read_rows
 
 from .conftest import WAIT, Arena, eventually, refusal, snapshot
 
@@ -44,6 +46,19 @@ async def logged(arena: Arena, text: str) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"the bot did not log {text!r}:\n{arena.bot.log()[-3000:]}")
+
+
+async def recorded(arena: Arena, table: str, message_id: int) -> None:
+    """Wait until the bot has recorded ``message_id`` as its game's or challenge's (it
+    does right after posting it; a deletion before that finds nothing to end)."""
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT 1 FROM {table} WHERE message_id = {mark}"
+    for _ in range(int(WAIT / 0.05)):
+        if await read_rows(arena.database, query, message_id):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"message {message_id} was never recorded in {table}")
 
 
 def requests_to(arena: Arena, channel: Channel, since: int) -> list[str]:
@@ -79,6 +94,7 @@ async def test_a_deleted_challenge_is_withdrawn(arena: Arena) -> None:
     moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
     challenge = await arena.challenge(alice, bob, channel)
     before = snapshot(challenge)
+    await recorded(arena, "challenges", challenge.id)
 
     arena.emu.delete_message(moderator, arena.current(challenge))
     await logged(arena, "was deleted: withdrawn")
@@ -160,6 +176,7 @@ async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> N
         f"Removed from server {arena.guild.id}: 1 live game(s) ended unrated,"
         " 1 challenge(s) withdrawn; its data is erased in 30 days",
     )
+    await asyncio.sleep(1.5)  # a sweep or more: nothing is sent to the server it left
     assert not [r for r in arena.emu.requests[since:] if r.path.startswith("/channels/")]
 
     arena.emu.add_bot(arena.guild)
