@@ -22,7 +22,7 @@ import discord
 from bot.errors import GameError
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
-from bot.ui.notices import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Notices
+from bot.ui.notices import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Notices, reachable
 from bot.ui.outbox import Outbox
 from bot.ui.views import board_view, challenge_mentions, challenge_view
 
@@ -94,6 +94,8 @@ class Boards:
         kind = type(item).__name__.lower()
         if paced:
             await self._outbox.slot()  # not an interaction answer: within the global limit
+        if not reachable(self._client, item.guild_id):
+            return True  # the bot left the server meanwhile: a request would be refused
         try:
             await channel.get_partial_message(item.message_id).edit(
                 view=view, allowed_mentions=_QUIET

@@ -44,6 +44,7 @@ __all__ = [
     "UNKNOWN_MESSAGE",
     "WARN_EVERY",
     "Notices",
+    "reachable",
 ]
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,14 @@ log = logging.getLogger(__name__)
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
 """Discord's JSON error codes for a channel or message that does not exist (any more)."""
+
+
+def reachable(client: discord.Client, guild_id: int | None) -> bool:
+    """Whether anything may go to the server: one the bot is still in (once the guilds
+    are known). A channel backed off is the channel route's to check."""
+    gone = guild_id is not None and client.is_ready() and client.get_guild(guild_id) is None
+    return not gone
+
 
 TOKEN_MARGIN = 60.0
 """Seconds before a click's token expires from which it is no longer used."""
@@ -147,11 +156,7 @@ class Notices:
         return until is not None and self._clock() < until[0]
 
     def _reachable(self, guild_id: int | None) -> bool:
-        """Whether anything may go to the server: one the bot is still in (once the
-        guilds are known). A channel backed off is the channel route's to check."""
-        client = self._client
-        gone = guild_id is not None and client.is_ready() and client.get_guild(guild_id) is None
-        return not gone
+        return reachable(self._client, guild_id)
 
     def _queue_delete(self, game_id: int, channel_id: int, message_id: int, guild_id: int) -> None:
         if not self._reachable(guild_id):

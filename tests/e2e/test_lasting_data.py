@@ -21,6 +21,8 @@ from .conftest import WAIT, Arena, eventually, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+# A player is pinged once their turn waited a second (the sweep's every second).
+BOT_ENV = {"PING_GRACE_SECONDS": "1", "SWEEP_INTERVAL_SECONDS": "1"}
 GONE = "doesn't exist any more"
 CLOSED = "no longer open"
 
@@ -71,7 +73,7 @@ async def test_a_deleted_board_ends_its_game_unrated(arena: Arena) -> None:
     moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    ping = await arena.turn_ping(bob, channel, after=1)
+    ping = await arena.turn_ping(bob, channel, after=0)
     before = snapshot(arena.current(board))
     game_id = arena.board(board).game_id
 
@@ -111,7 +113,7 @@ async def test_a_deleted_channel_ends_its_games_and_withdraws_its_challenges(
     channel, other, elsewhere = arena.channel(), arena.channel(), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 0)
-    await arena.turn_ping(bob, channel, after=1)
+    await arena.turn_ping(bob, channel, after=0)
     await arena.challenge(carol, dave, other)  # a channel holds a game or a challenge
     since = len(arena.emu.requests)
 
@@ -177,7 +179,9 @@ async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> N
         " 1 challenge(s) withdrawn; its data is erased in 30 days",
     )
     await asyncio.sleep(1.5)  # a sweep or more: nothing is sent to the server it left
-    assert not [r for r in arena.emu.requests[since:] if r.path.startswith("/channels/")]
+    assert not [r for r in arena.emu.requests[since:] if r.path.startswith("/channels/")], (
+        arena.bot.log()[-4000:]
+    )
 
     arena.emu.add_bot(arena.guild)
     await logged(arena, f"Back in server {arena.guild.id}: its data is kept")
