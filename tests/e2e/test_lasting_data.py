@@ -167,9 +167,9 @@ async def test_old_buttons_after_forget_server_act_on_nothing_new(arena: Arena) 
 
 async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> None:
     alice, bob, carol, dave = (arena.member(n) for n in ("alice", "bob", "carol", "dave"))
-    channel = arena.channel()
+    channel, other = arena.channel(), arena.channel()
     await arena.member_game(alice, bob, channel)
-    await arena.challenge(carol, dave, arena.channel())
+    await arena.challenge(carol, dave, other)
     since = len(arena.emu.requests)
 
     arena.emu.remove_bot(arena.guild)
@@ -179,9 +179,8 @@ async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> N
         " 1 challenge(s) withdrawn; its data is erased in 30 days",
     )
     await asyncio.sleep(1.5)  # a sweep or more: nothing is sent to the server it left
-    assert not [r for r in arena.emu.requests[since:] if r.path.startswith("/channels/")], (
-        arena.bot.log()[-4000:]
-    )
+    # (Redraws the module's earlier tests queued may still reach their own channels.)
+    assert not requests_to(arena, channel, since) + requests_to(arena, other, since)
 
     arena.emu.add_bot(arena.guild)
     await logged(arena, f"Back in server {arena.guild.id}: its data is kept")
