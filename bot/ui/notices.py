@@ -85,7 +85,8 @@ class Notices:
     ) -> None:
         self._client = client
         self._redraw = redraw
-        self._redrawn: set[int] = set()  # ended games this process redrew for their ping
+        # Ended games whose end this process drew while their ping still stood.
+        self._redrawn: set[int] = set()
         self._service = service
         self._outbox = outbox
         self._clock = clock
@@ -107,6 +108,8 @@ class Notices:
             self._clicks.pop(game.id, None)
         ping = await self._service.pings.standing(game)
         if ping is not None:
+            if not game.is_live:  # whoever calls this has drawn the end: never again
+                self._redrawn.add(game.id)
             self._queue_delete(ping.game_id, ping.channel_id, ping.message_id, game.guild_id)
 
     async def sweep(self, sweep_interval: float) -> None:
@@ -247,6 +250,7 @@ class Notices:
         """Delete a ping and forget it, once Discord deleted it (or did not know it)."""
         if await self._delete_message(channel_id, message_id, "turn notification"):
             await self._service.pings.forget(game_id, message_id)
+            self._redrawn.discard(game_id)
             return True
         return False
 
