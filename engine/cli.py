@@ -176,26 +176,23 @@ def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def _move(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer each line as soon as it is read, flushed, so that a program can drive the
+    engine one position at a time (and time each answer)."""
     player = _player_from_args(args)
     rng = _seeded(args.seed)
     k = args.k
-    out: list[str] = []
-    status = 0
-    for number, line in enumerate(stdin, start=1):
+    for number, line in enumerate(iter(stdin.readline, ""), start=1):
         try:
             board = Board.from_text(line.strip(), k=k)
             if board.is_over:
                 raise IllegalMoveError("the game is over")
-            out.append(f"{board.cell_number(player(board, rng))}\n")
+            cell = player(board, rng)
         except EngineError as error:
             stderr.write(f"line {number}: {line.strip()!r}: {error}\n")
-            status = 1
-            break
-        if len(out) >= 1024:
-            stdout.write("".join(out))
-            out.clear()
-    stdout.write("".join(out))
-    return status
+            return 1
+        stdout.write(f"{board.cell_number(cell)}\n")
+        stdout.flush()
+    return 0
 
 
 # -- analyse ---------------------------------------------------------------------------
