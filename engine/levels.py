@@ -37,6 +37,7 @@ import random
 from dataclasses import dataclass
 
 from engine.board import Board
+from engine.book import CAP_NODES, book_move, uses_book
 from engine.strategies import (
     WIN_SCORE,
     Strategy,
@@ -263,6 +264,10 @@ def choose_move(
     seconds = policy.budget if budget is None else _checked_budget(budget)
     moves = board.legal_moves()
     if not moves or policy.is_perfect:
+        if moves and uses_book(board):
+            cell = book_move(board, cap=None if board.size <= EXACT_CELLS else CAP_NODES)
+            if cell is not None:
+                return cell
         return _perfect_player(seconds)(board, rng)  # also rejects a finished board
     rates = policy.rates(board)
     if policy.random_opening and not board.ply and board.size <= EXACT_CELLS:
