@@ -294,7 +294,13 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
     sides = (Mark.X, Mark.O) if args.side == "both" else (Mark(args.side),)
     wrong = 0
     for bot in sides:
-        report = prove(shape, bot, max_ply=args.max_ply, limit=args.limit)
+        report = prove(
+            shape,
+            bot,
+            max_ply=args.max_ply,
+            limit=args.limit,
+            progress=lambda r: (stdout.write(f"  ... {r.positions:,} positions\n"), stdout.flush()),
+        )
         depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
         stdout.write(report.line() + depth + "\n")
         for failure in report.failures[:20]:

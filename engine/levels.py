@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass
 
 from engine.board import Board
-from engine.book import CAP_NODES, book_move, uses_book
+from engine.book import CAP_NODES, INSTANT_NODES, book_move, uses_book
 from engine.strategies import (
     WIN_SCORE,
     Strategy,
@@ -57,6 +57,7 @@ __all__ = [
     "UnknownLevelError",
     "choose_move",
     "get_level",
+    "instant_move",
     "level_strategy",
     "levels",
 ]
@@ -295,6 +296,16 @@ def choose_move(
         if worse:
             return _pick(worse, rng)
     return _perfect_player(seconds)(board, rng)
+
+
+def instant_move(board: Board, level: str) -> int | None:
+    """``choose_move``'s cell at ``level`` if it takes no search (a book move, the 5x5 k=5
+    pairing, or an exact choice of at most INSTANT_NODES nodes: about 25 ms), else
+    None. Only ``impossible`` on the book's boards (engine.book) has such moves."""
+    policy = get_level(level)
+    if not policy.is_perfect or board.is_over or not uses_book(board):
+        return None
+    return book_move(board, cap=INSTANT_NODES)
 
 
 class LevelStrategy:

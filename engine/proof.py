@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from engine.board import Board, Mark, geometry
 from engine.book import BOOK_NODES, CAP_NODES, book_move, exact_choice, pairing_holds
-from engine.solver import _Solver, solve
+from engine.solver import _Abort, _Solver, _solver, solve
 
 __all__ = ["ProofReport", "build_book", "prove", "sound_choice", "walk"]
 
@@ -69,15 +69,23 @@ def walk(
     move: Callable[[Board], int | None],
     *,
     max_ply: int | None = None,
+    ended: Callable[[Board], None] | None = None,
+    start: Board | None = None,
 ) -> Iterator[tuple[Board, int | None]]:
     """Every distinct position ``bot`` is to move in, with the move ``move`` makes there
-    (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it."""
+    (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it.
+    ``ended`` sees every finished game the walk reaches; ``start`` replaces the empty
+    board as the walk's root."""
     symmetric = _symmetric(shape)
     seen: set[int] = set()
-    stack = [Board(*shape)]
+    stack = [Board(*shape) if start is None else start]
     while stack:
         board = stack.pop()
-        if board.is_over or (max_ply is not None and board.ply > max_ply):
+        if board.is_over:
+            if ended is not None:
+                ended(board)
+            continue
+        if max_ply is not None and board.ply > max_ply:
             continue
         key, board = _node_key(board, symmetric)
         if key in seen:
@@ -194,46 +202,69 @@ def prove(
     *,
     max_ply: int | None = None,
     limit: int | None = None,
-    max_nodes: int = 1 << 60,
+    max_nodes: int | None = None,
+    progress: Callable[[ProofReport], None] | None = None,
+    start: Board | None = None,
 ) -> ProofReport:
     """Walk the positions the level reaches as ``bot`` (to ``max_ply`` marks, at most
-    ``limit`` of them) and check each of its moves exactly (``max_nodes`` caps each
-    check's search: a check that runs out counts as a failure)."""
+    ``limit`` of them) and check each of its moves with the exact solver.
+
+    Where the level can win, its move must keep the win by the shortest forced line.
+    Elsewhere its move must leave the opponent no forced win, which on 5x5 k=5 the
+    pairing already shows while it holds (the walk then reaches every game's end and
+    checks that the opponent never completed a line). ``max_nodes`` caps each check's
+    search (one that runs out is a failure); ``progress`` sees the report every 10,000
+    positions. ``start`` walks from that position instead of the empty board."""
     report = ProofReport(shape, bot)
-    start = time.process_time()
+    began = time.process_time()
     five = shape == (5, 5, 5)
 
     def check(board: Board) -> int | None:
         cell = book_move(board, cap=CAP_NODES)
         report.positions += 1
         report.by_ply[board.ply] = report.by_ply.get(board.ply, 0) + 1
+        if progress is not None and report.positions % 10_000 == 0:
+            progress(report)
         if cell is None:
             report.searched += 1
             return None
+        after = board.play(cell)
+        solver = _solver(board)
+        solver.limit(max_nodes, math.inf)
+        x, o = board.x_bits, board.o_bits
+        me, opp = (x, o) if board.turn is Mark.X else (o, x)
+        keys = solver.keys_of(x, o)
         try:
-            before = solve(board, max_nodes=max_nodes)
-            after = board.play(cell)
-            score = -solve(after, max_nodes=max_nodes) if not after.is_over else before
-        except Exception as error:  # UnsolvableError: the check itself ran out
-            report.failures.append(f"{board.text}: check ran out ({error})")
-            return cell
-        if after.is_over and after.winner is not None:
-            score = board.size - board.ply
-        if before > 0:
-            report.wins += 1
-        if score != before:
-            report.failures.append(
-                f"{board.text}: {board.cell_number(cell)} scores {score}, best {before}"
-            )
-        if five and before <= 0:
-            me = after.x_bits if bot is Mark.X else after.o_bits
-            them = after.o_bits if bot is Mark.X else after.x_bits
-            if not pairing_holds(me, them):
-                report.failures.append(f"{board.text}: the pairing is broken")
+            if solver.value(me, opp, keys, board.ply, 0, 1) >= 1:
+                # A win: the move must keep it, by the shortest forced line.
+                report.wins += 1
+                best = solve(board, max_nodes=max_nodes)
+                score = board.size - board.ply if after.is_over else -solve(after)
+                if score != best:
+                    report.failures.append(
+                        f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
+                    )
+            elif five and pairing_holds(me | 1 << cell, opp):
+                pass  # the opponent can never complete a line: see the walk's ends
+            elif not after.is_over:
+                child = solver.child_keys(keys, cell, board.ply)
+                if solver.value(opp, me | 1 << cell, child, board.ply + 1, 0, 1) >= 1:
+                    report.failures.append(
+                        f"{board.text}: {board.cell_number(cell)} lets the opponent win"
+                    )
+        except _Abort:
+            report.failures.append(f"{board.text}: the check ran out of nodes")
+        finally:
+            solver.limit(None, math.inf)
         return cell
 
-    for count, _ in enumerate(walk(shape, bot, check, max_ply=max_ply), start=1):
+    def ended(board: Board) -> None:
+        if board.winner is not None and board.winner is not bot:
+            report.failures.append(f"{board.text}: the opponent won")
+
+    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start)
+    for count, _ in enumerate(positions, start=1):
         if limit is not None and count >= limit:
             break
-    report.seconds = time.process_time() - start
+    report.seconds = time.process_time() - began
     return report
