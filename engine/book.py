@@ -12,7 +12,7 @@ the first of these steps that applies:
    other cell keeps every line out of the opponent's reach, so the level never loses;
 4. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
    those that leave the opponent most replies that worsen its result) within
-   ``CAP_NODES`` nodes.
+   ``INSTANT_NODES`` nodes.
 
 Every step decides from the position alone, the same in every orientation of the board
 (except the pairing, which is tied to cells), so ``python -m engine prove`` can walk the
@@ -36,7 +36,6 @@ from engine.solver import _Abort, _Solver, _solver
 __all__ = [
     "BOOK_NODES",
     "BOOK_SHAPES",
-    "CAP_NODES",
     "INSTANT_NODES",
     "PAIRS",
     "Choice",
@@ -62,13 +61,9 @@ BOOK_NODES = 4_000
 the book; cheaper ones are searched when they come (about 10 ms)."""
 
 INSTANT_NODES = 12_000
-"""Node cap of the searches behind a move the bot makes on its event loop
-(``engine.levels.instant_move``): about 25 ms. On 5x5 k=4 the exact choice fits it from
-about 14 marks on (10 marks: about 400,000 nodes)."""
-
-CAP_NODES = 4 * INSTANT_NODES
-"""Node cap of the searches ``book_move`` makes by default, in a worker: room for its
-caches making a search take a different path, before it falls back to a search."""
+"""Node cap of the searches behind ``book_move`` (about 25 ms): past it the level
+searches instead. On 5x5 k=4 the exact choice fits from about 14 marks on (10 marks:
+about 400,000 nodes); on 4x4 the book leaves only positions of at most BOOK_NODES."""
 
 WIN_PROBE_NODES = 3_000
 """Node cap of the 5x5 k=5 probe for a forced win before the pairing move."""
@@ -205,7 +200,7 @@ def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None
     return pairing_move(board)
 
 
-def book_move(board: Board, cap: int | None = CAP_NODES) -> int | None:
+def book_move(board: Board, cap: int | None = INSTANT_NODES) -> int | None:
     """``impossible``'s cell on a BOOK_SHAPES board (see the module docstring), or None
     when a search of at most ``cap`` nodes does not find it (None: no cap). The board
     must not be over."""

@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass
 
 from engine.board import Board
-from engine.book import CAP_NODES, INSTANT_NODES, book_move, uses_book
+from engine.book import INSTANT_NODES, book_move, uses_book
 from engine.strategies import (
     WIN_SCORE,
     Strategy,
@@ -271,7 +271,7 @@ def choose_move(
     moves = board.legal_moves()
     if not moves or policy.is_perfect:
         if moves and uses_book(board):
-            cell = book_move(board, cap=None if board.size <= EXACT_CELLS else CAP_NODES)
+            cell = book_move(board, cap=None if board.size <= EXACT_CELLS else INSTANT_NODES)
             if cell is not None:
                 return cell
         return _perfect_player(seconds)(board, rng)  # also rejects a finished board

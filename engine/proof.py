@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine.board import Board, Mark, geometry
-from engine.book import BOOK_NODES, CAP_NODES, book_move, exact_choice, pairing_holds
+from engine.book import BOOK_NODES, INSTANT_NODES, book_move, exact_choice, pairing_holds
 from engine.solver import _Abort, _Solver, _solver, solve
 
 __all__ = ["ProofReport", "build_book", "prove", "sound_choice", "walk"]
@@ -220,7 +220,7 @@ def prove(
     five = shape == (5, 5, 5)
 
     def check(board: Board) -> int | None:
-        cell = book_move(board, cap=CAP_NODES)
+        cell = book_move(board, cap=INSTANT_NODES)
         report.positions += 1
         report.by_ply[board.ply] = report.by_ply.get(board.ply, 0) + 1
         if progress is not None and report.positions % 10_000 == 0:
