@@ -15,18 +15,26 @@ boards); the first step that applies decides the move:
    ``EXACT_CELLS`` cells; on bigger ones, worse as far as depth-``big_depth`` minimax
    sees (a forced loss within its horizon < unclear < a forced win);
 5. otherwise the best move: ``engine.solver.Perfect`` up to ``EXACT_CELLS`` cells;
-   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation, or
-   Perfect on its time ``budget`` where ``big_depth`` is None.
+   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation (at
+   most three plies in the first ``OPENING_PLIES`` moves), or Perfect on its time
+   ``budget`` where ``big_depth`` is None.
+
+``impossible`` on 4x4 k=4, 5x5 k=4 and 5x5 k=5 first asks ``engine.book.book_move``
+(its book, the 5x5 k=5 pairing, capped exact choices): one move per position, the same
+in every orientation, proven by ``python -m engine prove``; only where that has no
+answer does it search (on 4x4 exactly, on 5x5 k=4 to its time budget).
+``instant_move`` tells a caller whether a move needs no search.
 
 All chances and ties are drawn from the ``rng`` in that order, so a seed replays a game
 exactly (except where Perfect searches to a time budget: boards over 16 cells at
-``impossible``). ``choose_move``'s ``budget`` overrides that time budget for one call,
-so a caller that has already waited can search for less. ``impossible`` is Perfect
-itself. The 3x3 and 4x4 numbers were tuned by measurement: bench/calibrate.py plays
-each level against ``random`` and ``perfect`` and writes docs/levels.md. The bigger
-boards' numbers are not held to that table (no exact opponent exists there): ``easy`` to
-``hard`` answer in well under a second (``hard`` on 5x5 k=4: about 20 ms), ``impossible``
-searches for its ``budget`` (1.5 s).
+``impossible``, past its book). ``choose_move``'s ``budget`` overrides that time budget
+for one call, so a caller that has already waited can search for less. ``impossible`` is
+Perfect itself, with its book. The 3x3 and 4x4 numbers were tuned by measurement:
+bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` and
+writes docs/levels.md. The bigger boards' numbers are measured there too (against
+``impossible`` as the exact opponent on 5x5 k=5 and k=4) but not tuned to the 10-point
+rule: ``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: p99 about 35 ms),
+``impossible`` in milliseconds from its book, else searching for its ``budget`` (1.5 s).
 """
 
 from __future__ import annotations
