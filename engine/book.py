@@ -8,8 +8,10 @@ the first of these steps that applies:
    engine book`` from the exact solver: the move for every position the level reaches
    whose exact choice costs more than ``BOOK_NODES`` nodes;
 3. on 5x5 k=5, the pairing strategy (``PAIRS``: two cells of every line, disjoint), unless
-   a capped exact search proves a win: answering the opponent's cell of a pair with the
-   other cell keeps every line out of the opponent's reach, so the level never loses;
+   a capped exact search proves a win, or at most ``K5_EXACT_EMPTY`` cells are empty
+   (then the exact choice below, which sets traps the pairing never would): answering
+   the opponent's cell of a pair with the other cell keeps every line out of the
+   opponent's reach, so the level never loses;
 4. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
    those that leave the opponent most replies that worsen its result) within
    ``INSTANT_NODES`` nodes.
@@ -64,6 +66,10 @@ INSTANT_NODES = 12_000
 """Node cap of the searches behind ``book_move`` (about 25 ms): past it the level
 searches instead. On 5x5 k=4 the exact choice fits from about 14 marks on (10 marks:
 about 400,000 nodes); on 4x4 the book leaves only positions of at most BOOK_NODES."""
+
+K5_EXACT_EMPTY = 11
+"""5x5 k=5 with at most this many empty cells: the exact choice (about 10,000 nodes at
+most), which sets the opponent traps, instead of the pairing move."""
 
 WIN_PROBE_NODES = 3_000
 """Node cap of the 5x5 k=5 probe for a forced win before the pairing move."""
@@ -183,8 +189,9 @@ def pairing_move(board: Board) -> int:
 
 
 def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None:
-    """The pairing move, unless a probe finds a forced win: then the exact choice, or
-    None if it does not fit ``cap``."""
+    """The pairing move, unless a probe finds a forced win or few cells are empty: then
+    the exact choice. None if a win needs more than ``cap`` nodes, or if the pairing no
+    longer holds (after exact moves) and the exact choice does not fit ``cap``."""
     me, opp, ply = _sides(board.x_bits, board.o_bits)
     keys = solver.keys_of(board.x_bits, board.o_bits)
     solver.limit(WIN_PROBE_NODES, math.inf)
@@ -194,10 +201,13 @@ def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None
         wins = False
     finally:
         solver.limit(None, math.inf)
-    if wins:
+    if wins or board.size - ply <= K5_EXACT_EMPTY:
         choice = exact_choice(solver, board.x_bits, board.o_bits, cap)
-        return None if choice is None else choice[0]
-    return pairing_move(board)
+        if choice is not None or wins:
+            return None if choice is None else choice[0]
+    cell = pairing_move(board)
+    # After exact moves the pairing may no longer hold: then it is no defence.
+    return cell if pairing_holds(me | 1 << cell, opp) else None
 
 
 def book_move(board: Board, cap: int | None = INSTANT_NODES) -> int | None:

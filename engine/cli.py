@@ -299,7 +299,10 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
             bot,
             max_ply=args.max_ply,
             limit=args.limit,
-            progress=lambda r: (stdout.write(f"  ... {r.positions:,} positions\n"), stdout.flush()),
+            progress=lambda r: (
+                stdout.write(f"  ... {r.positions:,} positions, {len(r.failures)} wrong\n"),
+                stdout.flush(),
+            ),
         )
         depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
         stdout.write(report.line() + depth + "\n")
