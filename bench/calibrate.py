@@ -1,13 +1,16 @@
 """Measure the difficulty levels and publish the table in docs/levels.md.
 
-Plays every level against ``random`` and against ``perfect``, as X and as O, on 3x3 and
-on 4x4 with k = 4, then plays and times a few games against ``rules`` on 5x5 boards.
+Plays every level against ``random``, ``medium`` and ``perfect``, as X and as O, on 3x3,
+on 4x4 with k = 4 and on 5x5 with k = 5 and k = 4 (where ``perfect`` is the
+``impossible`` level: its book, pairing and exact play, searching only past its book on
+5x5 k=4, so that board gets few games), then plays and times a few games against
+``rules`` on 5x5 boards.
 Games are split into fixed chunks, each with its own seed, so the figures do not depend
 on ``--jobs``.
 
     python bench/calibrate.py                 # print the table
     python bench/calibrate.py --write         # and rewrite docs/levels.md
-    python bench/calibrate.py --games3 500 --games4 100 --games5 0   # quick look
+    python bench/calibrate.py --games3 500 --games4 100 --games5k5 20 --games5k4 0 --games5 0
 
 Exits 1 if a published constraint fails: levels strictly ordered with neighbours at
 least 10 points apart in losses against perfect (as X and as O), ``impossible``
@@ -37,9 +40,10 @@ from engine.strategies import Strategy, make_strategy  # noqa: E402
 
 DOC = ROOT / "docs" / "levels.md"
 CHUNK = 250
-OPPONENTS = ("random", "perfect")
+OPPONENTS = ("random", "medium", "perfect")
 SIDES = (Mark.X, Mark.O)
 MIN_GAP = 10.0
+BEFORE = "## Before impossible's book"
 IMPOSSIBLE_TIMED = 4
 
 Shape = tuple[int, int, int]
@@ -94,7 +98,8 @@ def run_task(task: Task) -> tuple[Task, Tally]:
     """Play one chunk of games in a worker process."""
     rng = random.Random(task.seed)
     me = _player(task.level)
-    them = _player(task.opponent)
+    big = task.shape[0] * task.shape[1] > EXACT_CELLS
+    them = _player("impossible" if big and task.opponent == "perfect" else task.opponent)
     mark = Mark(task.side)
     x, o = (me, them) if mark is Mark.X else (them, me)
     tally = Tally()
@@ -274,8 +279,10 @@ def render(
             "",
             f"{games:,} games per cell, each cell the level's win / draw / loss percentages.",
             "",
-            "| level | vs random, as X | vs random, as O | vs perfect, as X | vs perfect, as O |",
-            "|---|---|---|---|---|",
+            "| level | "
+            + " | ".join(f"vs {o}, as {side.value}" for o in OPPONENTS for side in SIDES)
+            + " |",
+            "|---|" + "---|" * (len(OPPONENTS) * len(SIDES)),
         ]
         for level in LEVELS:
             cells = [
@@ -323,7 +330,7 @@ def render(
         lines += [f"- FAILED: {problem}" for problem in problems]
     else:
         lines.append(
-            "All hold: on 3x3 and on 4x4, as X and as O, each level loses to `perfect` at "
+            "All hold: on every board above, as X and as O, each level loses to `perfect` at "
             f"least {MIN_GAP:.0f} points more often than the next level up, and "
             "`impossible` lost no game there."
         )
@@ -335,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games3", type=int, default=5000, help="games per cell on 3x3")
     parser.add_argument("--games4", type=int, default=1000, help="games per cell on 4x4 k=4")
+    parser.add_argument("--games5k5", type=int, default=200, help="games per cell, 5x5 k=5")
+    parser.add_argument("--games5k4", type=int, default=8, help="games per cell, 5x5 k=4")
     parser.add_argument(
         "--games5", type=int, default=20, help="games per level on each 5x5 board, timed"
     )
@@ -348,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
         shapes[(3, 3, 3)] = args.games3
     if args.games4 > 0:
         shapes[(4, 4, 4)] = args.games4
+    if args.games5k5 > 0:
+        shapes[(5, 5, 5)] = args.games5k5
+    if args.games5k4 > 0:
+        shapes[(5, 5, 4)] = args.games5k4
     started = time.perf_counter()
     results = measure(shapes, args.seed, args.jobs)
     print(f"played in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -361,6 +374,10 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.write:
         DOC.parent.mkdir(parents=True, exist_ok=True)
+        # An earlier table kept for comparison (written by hand under BEFORE) stays.
+        old = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
+        if BEFORE in old:
+            text += "\n" + old[old.index(BEFORE) :]
         DOC.write_text(text, encoding="utf-8")
         print(f"wrote {DOC}", file=sys.stderr)
     return 1 if problems else 0

@@ -1,13 +1,17 @@
-"""How fast the exact solver and the ``perfect`` strategy are, next to a naive minimax.
+"""How fast the exact solver and the ``perfect`` strategy are, next to a naive minimax,
+and what ``impossible`` costs a move on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
-Run as ``python bench/engine.py``; every figure below is measured in the same run (well
-under a minute). Times are wall-clock on whatever machine runs it, so the ratios are the
-figures to compare between machines.
+Run as ``python bench/engine.py``; every figure below is measured in the same run (about
+a minute; ``--impossible-only`` skips the rest). Times are wall-clock on whatever machine
+runs it, except ``impossible``'s, which are CPU seconds of a fresh process per board (its
+start-up reported apart), so the ratios are the figures to compare between machines.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -124,10 +128,78 @@ def random_positions(shape: tuple[int, int, int], count: int, rng: random.Random
     return out
 
 
+# -- impossible's moves, in a fresh process per board ------------------------------------
+
+IMPOSSIBLE_GAMES = {(4, 4, 4): 60, (5, 5, 4): 16, (5, 5, 5): 16}
+
+
+def impossible_child(shape: tuple[int, int, int], games: int, seed: int) -> None:
+    """In a fresh process: CPU seconds of the imports and of each ``impossible`` move the
+    engine makes without a search, in games as X and as O against random moves and
+    ``hard``; prints JSON. A move that needs a search is counted, not timed (it runs
+    to its time budget), and played at a short budget to go on."""
+    from engine.levels import choose_move, instant_move
+
+    startup = time.process_time()  # the process's CPU so far: interpreter and imports
+    rng = random.Random(seed)
+    times: list[float] = []
+    searched = 0
+    for game in range(games):
+        bot = game % 2
+        opponent = "random" if game % 4 < 2 else "hard"
+        board = Board(*shape)
+        while not board.is_over:
+            if board.ply % 2 == bot:
+                began = time.process_time()
+                cell = instant_move(board, "impossible")
+                if cell is None:
+                    searched += 1
+                    cell = choose_move(board, "impossible", rng, budget=0.1)
+                else:
+                    times.append(time.process_time() - began)
+            elif opponent == "random":
+                cell = rng.choice(board.legal_moves())
+            else:
+                cell = choose_move(board, opponent, rng)
+            board = board.play(cell)
+    print(json.dumps({"startup": startup, "times": times, "searched": searched}))
+
+
+def impossible_section(rng: random.Random) -> None:
+    print("\nimpossible on the book's boards: CPU per move, a fresh process per board")
+    empty = Board(5, 5, 4)
+    cold()
+    baseline = time.process_time()
+    solver.Perfect(budget=1.5).search(empty.play(12), rng)
+    baseline = time.process_time() - baseline
+    print(f"  baseline: the 1.5 s search impossible made before its book: {ms(baseline)} CPU")
+    for shape, games in IMPOSSIBLE_GAMES.items():
+        args = [sys.executable, __file__, "--impossible-child", *map(str, shape), str(games)]
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        result = json.loads(out)
+        times = sorted(result["times"])
+        p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
+        total = len(times) + result["searched"]
+        print(
+            f"  {shape[0]}x{shape[1]} k={shape[2]}: start-up (interpreter, imports) "
+            f"{ms(result['startup'])}; {len(times):,} of {total:,} moves without a search: "
+            f"first {ms(result['times'][0])}, p50 {ms(p50)}, p99 {ms(p99)}, "
+            f"max {ms(times[-1])} ({baseline / p50:,.0f}x under the baseline at p50)"
+        )
+
+
 # -- the benchmark --------------------------------------------------------------------------
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--impossible-child"]:
+        width, height, k, games = map(int, sys.argv[2:6])
+        impossible_child((width, height, k), games, 7)
+        return
+    rng = random.Random(2024)
+    if sys.argv[1:2] == ["--impossible-only"]:
+        impossible_section(rng)
+        return
     rng = random.Random(2024)
     print("engine benchmark (pure Python; wall-clock times, same run)\n")
 
@@ -193,6 +265,7 @@ def main() -> None:
             f"({r.nodes / elapsed:,.0f} nodes/s), cell {r.cell + 1}, proven {r.proven}"
         )
 
+    impossible_section(rng)
     print("\nnaive minimax's first move was cell", naive_cell + 1)
 
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine play|move|analyse|selfplay``.
+"""Command line: ``python -m engine play|move|analyse|selfplay|book|prove``.
 
 The one place in ``engine`` that reads stdin and writes stdout. A "player" on the
 command line is a level name (``easy`` ... ``impossible``) or a strategy spec: a
@@ -176,26 +176,23 @@ def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def _move(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer each line as soon as it is read, flushed, so that a program can drive the
+    engine one position at a time (and time each answer)."""
     player = _player_from_args(args)
     rng = _seeded(args.seed)
     k = args.k
-    out: list[str] = []
-    status = 0
-    for number, line in enumerate(stdin, start=1):
+    for number, line in enumerate(iter(stdin.readline, ""), start=1):
         try:
             board = Board.from_text(line.strip(), k=k)
             if board.is_over:
                 raise IllegalMoveError("the game is over")
-            out.append(f"{board.cell_number(player(board, rng))}\n")
+            cell = player(board, rng)
         except EngineError as error:
             stderr.write(f"line {number}: {line.strip()!r}: {error}\n")
-            status = 1
-            break
-        if len(out) >= 1024:
-            stdout.write("".join(out))
-            out.clear()
-    stdout.write("".join(out))
-    return status
+            return 1
+        stdout.write(f"{board.cell_number(cell)}\n")
+        stdout.flush()
+    return 0
 
 
 # -- analyse ---------------------------------------------------------------------------
@@ -255,6 +252,67 @@ def _selfplay(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+# -- book and prove --------------------------------------------------------------------
+
+
+def _shape(args: argparse.Namespace) -> tuple[int, int, int]:
+    from engine.book import BOOK_SHAPES
+
+    width, height = args.size
+    shape = (width, height, min(width, height) if args.k is None else args.k)
+    if shape not in BOOK_SHAPES:
+        names = ", ".join(f"{w}x{h} --k {k}" for w, h, k in sorted(BOOK_SHAPES))
+        raise InvalidMoveError(f"impossible has a book only on {names}")
+    return shape
+
+
+def _book(args: argparse.Namespace, stdout: TextIO) -> int:
+    from pathlib import Path
+
+    from engine.book import book_file, write_book
+    from engine.proof import build_book
+
+    shape = _shape(args)
+
+    def log(text: str) -> None:
+        stdout.write(text + "\n")
+        stdout.flush()
+
+    entries = build_book(shape, max_ply=args.max_ply, log=log)
+    data = write_book(entries)
+    target = Path(args.out or Path(__file__).parent / "data") / book_file(shape)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    log(f"{len(entries):,} entries, {len(data):,} bytes: {target}")
+    return 0
+
+
+def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
+    from engine.proof import prove
+
+    shape = _shape(args)
+    sides = (Mark.X, Mark.O) if args.side == "both" else (Mark(args.side),)
+    wrong = 0
+    for bot in sides:
+        report = prove(
+            shape,
+            bot,
+            max_ply=args.max_ply,
+            limit=args.limit,
+            progress=lambda r: (
+                stdout.write(f"  ... {r.positions:,} positions, {len(r.failures)} wrong\n"),
+                stdout.flush(),
+            ),
+        )
+        depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
+        stdout.write(report.line() + depth + "\n")
+        for failure in report.failures[:20]:
+            stdout.write(f"  {failure}\n")
+        stdout.flush()
+        wrong += len(report.failures)
+    return 1 if wrong else 0
+
+
 # -- entry point -----------------------------------------------------------------------
 
 
@@ -289,6 +347,21 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--games", type=int, default=100, help="number of games (100)")
     _add_shape_options(selfplay)
     selfplay.add_argument("--seed", type=int, default=0, help="seed (0)")
+
+    book = commands.add_parser(
+        "book", help="rebuild impossible's book for a board from the exact solver"
+    )
+    _add_shape_options(book)
+    book.add_argument("--max-ply", type=int, default=None, help="boards over 16 cells: depth")
+    book.add_argument("--out", default=None, help="folder to write to (the engine's data)")
+
+    prove = commands.add_parser(
+        "prove", help="check impossible's every move in every position it reaches"
+    )
+    _add_shape_options(prove)
+    prove.add_argument("--side", choices=("X", "O", "both"), default="both")
+    prove.add_argument("--max-ply", type=int, default=None, help="stop at this many marks")
+    prove.add_argument("--limit", type=int, default=None, help="stop after this many positions")
     return parser
 
 
@@ -315,6 +388,10 @@ def main(
             return _move(args, stdin, stdout, stderr)
         if args.command == "analyse":
             return _analyse(args, stdout, stderr)
+        if args.command == "book":
+            return _book(args, stdout)
+        if args.command == "prove":
+            return _prove(args, stdout)
         return _selfplay(args, stdout)
     except (UnknownLevelError, UnknownStrategyError) as error:
         parser.error(str(error))

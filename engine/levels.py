@@ -15,18 +15,26 @@ boards); the first step that applies decides the move:
    ``EXACT_CELLS`` cells; on bigger ones, worse as far as depth-``big_depth`` minimax
    sees (a forced loss within its horizon < unclear < a forced win);
 5. otherwise the best move: ``engine.solver.Perfect`` up to ``EXACT_CELLS`` cells;
-   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation, or
-   Perfect on its time ``budget`` where ``big_depth`` is None.
+   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation (at
+   most three plies in the first ``OPENING_PLIES`` moves), or Perfect on its time
+   ``budget`` where ``big_depth`` is None.
+
+``impossible`` on 4x4 k=4, 5x5 k=4 and 5x5 k=5 first asks ``engine.book.book_move``
+(its book, the 5x5 k=5 pairing, capped exact choices): one move per position, the same
+in every orientation, proven by ``python -m engine prove``; only where that has no
+answer does it search (on 4x4 exactly, on 5x5 k=4 to its time budget).
+``instant_move`` tells a caller whether a move needs no search.
 
 All chances and ties are drawn from the ``rng`` in that order, so a seed replays a game
 exactly (except where Perfect searches to a time budget: boards over 16 cells at
-``impossible``). ``choose_move``'s ``budget`` overrides that time budget for one call,
-so a caller that has already waited can search for less. ``impossible`` is Perfect
-itself. The 3x3 and 4x4 numbers were tuned by measurement: bench/calibrate.py plays
-each level against ``random`` and ``perfect`` and writes docs/levels.md. The bigger
-boards' numbers are not held to that table (no exact opponent exists there): ``easy`` to
-``hard`` answer in well under a second (``hard`` on 5x5 k=4: about 20 ms), ``impossible``
-searches for its ``budget`` (1.5 s).
+``impossible``, past its book). ``choose_move``'s ``budget`` overrides that time budget
+for one call, so a caller that has already waited can search for less. ``impossible`` is
+Perfect itself, with its book. The 3x3 and 4x4 numbers were tuned by measurement:
+bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` and
+writes docs/levels.md. The bigger boards' numbers are measured there too (against
+``impossible`` as the exact opponent on 5x5 k=5 and k=4) but not tuned to the 10-point
+rule: ``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: p99 about 35 ms),
+``impossible`` in milliseconds from its book, else searching for its ``budget`` (1.5 s).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import random
 from dataclasses import dataclass
 
 from engine.board import Board
+from engine.book import INSTANT_NODES, book_move, uses_book
 from engine.strategies import (
     WIN_SCORE,
     Strategy,
@@ -56,6 +65,7 @@ __all__ = [
     "UnknownLevelError",
     "choose_move",
     "get_level",
+    "instant_move",
     "level_strategy",
     "levels",
 ]
@@ -64,6 +74,11 @@ EXACT_CELLS = 16
 """Boards with at most this many cells (3x3 up to 4x4) are played from exact values."""
 
 _RESULT_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+OPENING_PLIES = 6
+"""On boards over EXACT_CELLS cells, moves with fewer marks on the board than this search
+at most three plies deep (two on an empty or one-mark board): there deeper searches cost
+the most (hard on 5x5: up to 0.15 s at depth 4) and see the least."""
 
 
 class UnknownLevelError(ValueError):
@@ -263,6 +278,10 @@ def choose_move(
     seconds = policy.budget if budget is None else _checked_budget(budget)
     moves = board.legal_moves()
     if not moves or policy.is_perfect:
+        if moves and uses_book(board):
+            cell = book_move(board, cap=None if board.size <= EXACT_CELLS else INSTANT_NODES)
+            if cell is not None:
+                return cell
         return _perfect_player(seconds)(board, rng)  # also rejects a finished board
     rates = policy.rates(board)
     if policy.random_opening and not board.ply and board.size <= EXACT_CELLS:
@@ -279,17 +298,30 @@ def choose_move(
         return _pick(list(moves), rng)
     mistake = rates.mistake > 0 and rng.random() < rates.mistake
     if board.size > EXACT_CELLS and policy.big_depth is not None:
+        depth = policy.big_depth
+        if board.ply < OPENING_PLIES:
+            depth = min(depth, 2 if board.ply < 2 else 3)
         if mistake:
-            worse = _searched_mistakes(board, policy.big_depth)
+            worse = _searched_mistakes(board, depth)
             if worse:
                 return _pick(worse, rng)
-        result = minimax_search(board, policy.big_depth, "weighted")
+        result = minimax_search(board, depth, "weighted")
         return _pick(list(result.best_cells), rng)
     if mistake and board.size <= EXACT_CELLS:
         worse = _exact_mistakes(board)
         if worse:
             return _pick(worse, rng)
     return _perfect_player(seconds)(board, rng)
+
+
+def instant_move(board: Board, level: str) -> int | None:
+    """``choose_move``'s cell at ``level`` if it takes no search (a book move, the 5x5 k=5
+    pairing, or an exact choice of at most INSTANT_NODES nodes: about 25 ms), else
+    None. Only ``impossible`` on the book's boards (engine.book) has such moves."""
+    policy = get_level(level)
+    if not policy.is_perfect or board.is_over or not uses_book(board):
+        return None
+    return book_move(board, cap=INSTANT_NODES)
 
 
 class LevelStrategy:

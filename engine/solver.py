@@ -207,6 +207,16 @@ class _Solver:
             wins[bits] = found
             return found
 
+        shut: dict[int, bool] = {}
+        shut_get = shut.get
+        self.shut = shut
+
+        def shuts(bits: int) -> bool:
+            """Whether ``bits`` hold a cell of every line (the other side cannot win)."""
+            found = all(mask & bits for mask in masks)
+            shut[bits] = found
+            return found
+
         def age() -> None:
             """Make the table the old generation (read, never written) and start afresh."""
             old_tt.clear()
@@ -222,6 +232,8 @@ class _Solver:
                 age()  # only caches: the search stays correct, just slower
             if len(wins) > _WINS_LIMIT:
                 wins.clear()
+            if len(shut) > _WINS_LIMIT:
+                shut.clear()
             stop = min(nodes + _CHECK_EVERY, node_limit)
 
         def limit(max_nodes: int | None, until: float) -> None:
@@ -263,14 +275,21 @@ class _Solver:
                 return -search(opp, me | theirs, child, ply + 1, -beta, -alpha)
             # No win next move for either side: the best is a win three plies on, the
             # worst a loss four plies on.
-            high = size - 2 - ply
+            # A side whose every line holds a mark of the other can no longer win.
+            shut = shut_get(opp)
+            if shut is None:
+                shut = shuts(opp)
+            high = 0 if shut else size - 2 - ply
             if high < 0:
                 high = 0
             if beta > high:
                 beta = high
                 if alpha >= beta:
                     return high
-            low = ply + 3 - size
+            shut = shut_get(me)
+            if shut is None:
+                shut = shuts(me)
+            low = 0 if shut else ply + 3 - size
             if low > 0:
                 low = 0
             if alpha < low:
@@ -541,6 +560,8 @@ class _Solver:
             self.wins.clear()
         if len(self.choices) > _CHOICE_LIMIT:
             self.choices.clear()
+        if len(self.shut) > _WINS_LIMIT:
+            self.shut.clear()
         if len(self.near) > _WINS_LIMIT:
             self.near.clear()
 

@@ -2,9 +2,11 @@
 whether a click should be answered before it arrives.
 
 This is the one place that knows how long a reply may take. 3 x 3 replies are table
-lookups, made on the spot (``ServiceConfig.inline_cells``); everything else goes to the
-search pool, and the Discord layer asks ``is_slow`` whether to show the player's move
-with "My move…" first and edit the reply in when it comes.
+lookups, made on the spot (``ServiceConfig.inline_cells``), and so are the replies the
+engine has without a search (``engine.levels.instant_move``: ``impossible``'s book on
+4 x 4 and 5 x 5, a few milliseconds at most); everything else goes to the search pool,
+and the Discord layer asks ``is_slow`` whether to show the player's move with "My move…"
+first and edit the reply in when it comes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from bot.models import Game
 from bot.service import ai
 from bot.service.config import INLINE_CELLS
 from bot.service.pool import Cost, SearchPool
-from engine.levels import LEVELS
+from engine.levels import LEVELS, instant_move
 
 __all__ = ["EXACT_CELLS", "BotReplies"]
 
@@ -30,10 +32,23 @@ class BotReplies:
         self._pool = pool
         self._inline_cells = inline_cells
         self._reply_seconds = reply_seconds
+        self._instant: dict[tuple[object, ...], int | None] = {}
+
+    def _instant_move(self, game: Game) -> int | None:
+        """The engine's reply without a search, if it has one (remembered for the
+        position, since the checks before writing and the write both ask)."""
+        if self._inline_cells <= 0 or game.bot_level not in LEVELS or not game.is_bot_game:
+            return None
+        key = (game.bot_level, game.width, game.height, game.k, tuple(game.moves))
+        if key not in self._instant:
+            if len(self._instant) >= 256:
+                self._instant.clear()
+            self._instant[key] = instant_move(game.board, game.bot_level)
+        return self._instant[key]
 
     def is_inline(self, game: Game) -> bool:
         """Whether the bot's reply in ``game`` is computed on the event loop, at once."""
-        return game.cells <= self._inline_cells
+        return game.cells <= self._inline_cells or self._instant_move(game) is not None
 
     def may_be_slow(self, width: int, height: int) -> bool:
         """Whether the bot's first move on such a board might outlast Discord's 3 seconds
@@ -51,6 +66,8 @@ class BotReplies:
         """
         if not game.is_bot_game or not game.is_live or game.cells <= INLINE_CELLS:
             return False
+        if self._instant_move(game) is not None:
+            return False
         strength = LEVELS.index(game.bot_level) if game.bot_level in LEVELS else len(LEVELS)
         if game.cells > EXACT_CELLS:
             return strength > 0
@@ -65,6 +82,10 @@ class BotReplies:
     def inline(self, game: Game) -> int:
         """The owed reply, computed here; the move ``ai.compute_move`` would give."""
         assert game.bot_level is not None
+        if game.cells > self._inline_cells:
+            cell = self._instant_move(game)
+            assert cell is not None, "inline() is only for replies is_inline() accepts"
+            return cell
         return ai.compute_move_on(game.board, game.bot_level, ai.move_seed(game.id, game.move_no))
 
     async def compute(self, game: Game) -> int:

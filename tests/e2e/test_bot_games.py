@@ -421,13 +421,20 @@ async def test_a_quick_reply_stuck_behind_a_search_still_answers_in_time(arena: 
     the player's move and "My move…", and the reply follows as an edit."""
     alice, bob = arena.member("alice"), arena.member("bob")
     big = await arena.start_bot_game(
-        alice, arena.channel("deep"), size="5x5", difficulty="impossible", first="me"
+        alice,
+        arena.channel("deep"),
+        size="5x5",
+        win_length=4,
+        difficulty="impossible",
+        first="me",
     )
     small = await arena.start_bot_game(
         bob, arena.channel("quick"), size="4x4", difficulty="medium", first="me"
     )
-    search = await arena.click(alice, arena.current(big), custom_id=arena.board(big, 5).cell_id(12))
-    assert answered_thinking(search.handle)  # the 5x5 search is now running
+    await arena.move(alice, big, 12, side=5)  # the opening's reply is a book move, instant
+    cell = arena.board(big, 5).cell_id(arena.board(big, 5).free()[0])
+    search = await arena.click(alice, arena.current(big), custom_id=cell)
+    assert answered_thinking(search.handle)  # past the book: the 5x5 search is now running
     state = arena.board(small, 4)
     answer = await arena.click(bob, state.message, custom_id=state.cell_id(state.free()[0]))
     assert answer.type is CallbackType.UPDATE_MESSAGE and not answer.handle.failed

@@ -138,12 +138,14 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(
             arena = Arena(emu, guild, bot, tmp_path)
             alice, channel = arena.member("alice"), arena.channel()
             board = await arena.start_bot_game(
-                alice, channel, size="5x5", difficulty="impossible", first="me"
+                alice, channel, size="5x5", win_length=4, difficulty="impossible", first="me"
             )
+            await arena.move(alice, board, 12, side=5)  # the opening's reply: from the book
             state = arena.board(board, 5)
-            # The strongest level thinks for a while on 5x5: the click is answered with
-            # the move saved and shown, and the bot dies while it is still thinking.
-            answer = await arena.click(alice, state.message, custom_id=state.cell_id(12))
+            # Past its book the strongest level thinks for a while on 5x5 k=4: the click
+            # is answered with the move saved and shown, and the bot dies while it is
+            # still thinking.
+            answer = await arena.click(alice, state.message, custom_id=state.cell_id(0))
             assert answered_thinking(answer.handle), answer.handle.callback_data
             await asyncio.sleep(0.5)
             assert answer.handle.original_edits == 0, "the reply came too soon to be cut short"
@@ -154,16 +156,16 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(
             arena.bot = bot
             await eventually(
                 emu,
-                lambda: arena.board(board, 5).move_no == 2,
+                lambda: arena.board(board, 5).move_no == 4,
                 "the restarted bot makes its owed reply and shows it",
                 WAIT,
             )
             state = arena.board(board, 5)
-            assert state.live and state.marks[12] == "X" and state.marks.count("O") == 1
+            assert state.live and state.marks[0] == "X" and state.marks.count("O") == 2
             assert f"<@{alice.id}>, your move" in state.text
             assert edited_through_channel(emu, board)
             await arena.move(alice, board, state.free()[0], side=5, thinking=True)
-            assert arena.board(board, 5).move_no == 4
+            assert arena.board(board, 5).move_no == 6
             await arena.forfeit(alice, board, side=5)
             assert await bot.stop() == 0, bot.log()
 

@@ -96,6 +96,30 @@ def test_move_rejects_a_bad_line(bad: str, message: str) -> None:
     assert result.stdout.split() == ["5"]  # the first line was answered
 
 
+def test_move_answers_a_line_before_the_next_is_written() -> None:
+    """A program can drive ``move`` one position at a time: each answer is flushed as
+    soon as its line is read, with stdin still open."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine", "move", "--level", "impossible", "--k", "4"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        board = Board(4, 4, 4)
+        for _ in range(3):
+            process.stdin.write(board.text + "\n")
+            process.stdin.flush()
+            cell = board.parse_cell(process.stdout.readline())
+            board = board.play(cell)
+            board = board.play(board.legal_moves()[0])
+    finally:
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+
+
 def test_move_is_fast_in_process() -> None:
     boards = _positions(3000, 2)
     stdin = io.StringIO("".join(b.text + "\n" for b in boards))

@@ -344,6 +344,7 @@ class Table:
     level: str = "medium"
     size: str = "3x3"
     rng_seed: int = 0
+    win_length: int | None = None  # None: the command's default (the board's side)
     board: int | None = None  # the id of the message showing this table's game
     clicks: int = 0
     _rng: Any = None
@@ -419,6 +420,8 @@ class Table:
     async def new_game(self) -> None:
         emu, first = self.emu, self.players[0]
         options: dict[str, Any] = {"size": self.size, "first": "me"}
+        if self.win_length is not None:
+            options["win_length"] = self.win_length
         if len(self.players) == 1:
             options["difficulty"] = self.level
         else:

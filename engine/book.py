@@ -1,0 +1,237 @@
+"""``impossible`` without a search on 4x4 k=4, 5x5 k=4 and 5x5 k=5: book, pairing, proof.
+
+On these boards (``BOOK_SHAPES``) the strongest level plays ``book_move``, which takes
+the first of these steps that applies:
+
+1. a winning cell (the shortest win there is);
+2. the shipped book (``engine/data/book-*.bin``), computed offline by ``python -m
+   engine book`` from the exact solver: the move for every position the level reaches
+   whose exact choice costs more than ``BOOK_NODES`` nodes;
+3. on 5x5 k=5, the pairing strategy (``PAIRS``: two cells of every line, disjoint), unless
+   a capped exact search proves a win, or at most ``K5_EXACT_EMPTY`` cells are empty
+   (then the exact choice below, which sets traps the pairing never would): answering
+   the opponent's cell of a pair with the other cell keeps every line out of the
+   opponent's reach, so the level never loses;
+4. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
+   those that leave the opponent most replies that worsen its result) within
+   ``INSTANT_NODES`` nodes.
+
+Every step decides from the position alone, the same in every orientation of the board
+(except the pairing, which is tied to cells), so ``python -m engine prove`` can walk the
+positions the level reaches and check them once. ``book_move`` returns None when no step
+applies within its caps: then the caller searches (``engine.solver.Perfect``).
+
+The book is read on first use only (a few milliseconds), so importing the engine and the
+3x3 path never pay for it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from importlib import resources
+
+from engine.board import Board
+from engine.solver import _Abort, _Solver, _solver
+
+__all__ = [
+    "BOOK_NODES",
+    "BOOK_SHAPES",
+    "INSTANT_NODES",
+    "PAIRS",
+    "Choice",
+    "book_file",
+    "book_move",
+    "canonical",
+    "exact_choice",
+    "load_book",
+    "pairing_holds",
+    "pairing_move",
+    "read_book",
+    "uses_book",
+    "write_book",
+]
+
+Shape = tuple[int, int, int]
+
+BOOK_SHAPES: frozenset[Shape] = frozenset({(4, 4, 4), (5, 5, 4), (5, 5, 5)})
+"""Boards where ``impossible`` plays from the book (width, height, k)."""
+
+BOOK_NODES = 4_000
+"""A position whose exact choice costs more nodes than this (from a cold start) goes into
+the book; cheaper ones are searched when they come (about 10 ms)."""
+
+INSTANT_NODES = 12_000
+"""Node cap of the searches behind ``book_move`` (about 25 ms): past it the level
+searches instead. On 5x5 k=4 the exact choice fits from about 14 marks on (10 marks:
+about 400,000 nodes); on 4x4 the book leaves only positions of at most BOOK_NODES."""
+
+K5_EXACT_EMPTY = 11
+"""5x5 k=5 with at most this many empty cells: the exact choice (about 10,000 nodes at
+most), which sets the opponent traps, instead of the pairing move."""
+
+WIN_PROBE_NODES = 3_000
+"""Node cap of the 5x5 k=5 probe for a forced win before the pairing move."""
+
+PAIRS: tuple[tuple[int, int], ...] = (
+    (0, 1), (5, 10), (6, 18), (11, 16), (2, 7), (3, 23),
+    (4, 20), (19, 24), (8, 9), (13, 14), (15, 17), (21, 22),
+)  # fmt: skip
+"""5x5 k=5: one pair of cells in each of the 12 lines (the centre is in none). Found by
+a search over the lines in order; ``tests/engine/test_book.py`` checks that it covers
+every line with disjoint pairs."""
+
+_PARTNER = {a: b for a, b in PAIRS} | {b: a for a, b in PAIRS}
+
+_MAGIC = b"TTTB1"
+_ENTRY = struct.Struct("<QB")
+
+Choice = tuple[int, int]
+"""(cell, exact score for the mover) of an exact choice."""
+
+_books: dict[Shape, dict[int, int]] = {}
+
+
+def book_file(shape: Shape) -> str:
+    width, height, k = shape
+    return f"book-{width}x{height}k{k}.bin"
+
+
+def write_book(entries: dict[int, int]) -> bytes:
+    """The file form of a book: canonical position key -> canonical cell."""
+    body = b"".join(_ENTRY.pack(key, cell) for key, cell in sorted(entries.items()))
+    return _MAGIC + zlib.compress(body, 9)
+
+
+def read_book(data: bytes) -> dict[int, int]:
+    """A book from its file form (``write_book``)."""
+    if not data.startswith(_MAGIC):
+        raise ValueError("not a book file")
+    body = zlib.decompress(data[len(_MAGIC) :])
+    return {key: cell for key, cell in _ENTRY.iter_unpack(body)}
+
+
+def load_book(shape: Shape) -> dict[int, int]:
+    """The shipped book of ``shape`` (empty if none is shipped), read once."""
+    book = _books.get(shape)
+    if book is None:
+        book = {}
+        source = resources.files("engine") / "data" / book_file(shape)
+        if source.is_file():
+            book = read_book(source.read_bytes())
+        _books[shape] = book
+    return book
+
+
+def canonical(board: Board) -> tuple[_Solver, int, int]:
+    """(the shape's solver, the position's canonical key, the symmetry that maps the
+    board onto it). The key is X bits | O bits << size, the smallest over symmetries."""
+    solver = _solver(board)
+    keys = solver.keys_of(board.x_bits, board.o_bits)
+    key = min(keys)
+    return solver, key, keys.index(key)
+
+
+def _sides(x: int, o: int) -> tuple[int, int, int]:
+    ply = (x | o).bit_count()
+    return (x, o, ply) if ply % 2 == 0 else (o, x, ply)
+
+
+def exact_choice(solver: _Solver, x: int, o: int, cap: int | None) -> Choice | None:
+    """The lowest of the optimal cells that leave the opponent most chances to err (as
+    ``Perfect`` chooses), with the exact score; None if ``cap`` nodes do not suffice.
+
+    The answer does not depend on the solver's caches, only whether it fits the cap.
+    """
+    me, opp, ply = _sides(x, o)
+    keys = solver.keys_of(x, o)
+    solver.trim()
+    solver.limit(cap, math.inf)
+    try:
+        score, groups = solver.optimal(me, opp, keys, ply)
+        if len(groups) > 1 and score <= 0:
+            counted = []
+            for cell, _ in groups:
+                child = solver.child_keys(keys, cell, ply)
+                counted.append(solver.mistakes(opp, me | 1 << cell, child, ply + 1, -score))
+            most = max(counted)
+            groups = [g for g, n in zip(groups, counted, strict=True) if n == most]
+    except _Abort:
+        return None
+    finally:
+        solver.limit(None, math.inf)
+    return min(c for _, orbit in groups for c in orbit), score
+
+
+def pairing_holds(bot_bits: int, other_bits: int) -> bool:
+    """Whether no pair has one cell of ``other_bits`` and its partner empty."""
+    taken = bot_bits | other_bits
+    return all(
+        not (other_bits >> a & 1 and not taken >> b & 1)
+        and not (other_bits >> b & 1 and not taken >> a & 1)
+        for a, b in PAIRS
+    )
+
+
+def pairing_move(board: Board) -> int:
+    """5x5 k=5: the partner of the opponent's cell whose partner is still empty, else the
+    first empty cell in the solver's order (centre first)."""
+    me, opp, _ = _sides(board.x_bits, board.o_bits)
+    taken = me | opp
+    for a, b in PAIRS:
+        if opp >> a & 1 and not taken >> b & 1:
+            return b
+        if opp >> b & 1 and not taken >> a & 1:
+            return a
+    solver = _solver(board)
+    return next(c for c in solver.order if not taken >> c & 1)
+
+
+def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None:
+    """The pairing move, unless a probe finds a forced win or few cells are empty: then
+    the exact choice. None if a win needs more than ``cap`` nodes, or if the pairing no
+    longer holds (after exact moves) and the exact choice does not fit ``cap``."""
+    me, opp, ply = _sides(board.x_bits, board.o_bits)
+    keys = solver.keys_of(board.x_bits, board.o_bits)
+    solver.limit(WIN_PROBE_NODES, math.inf)
+    try:
+        wins = solver.value(me, opp, keys, ply, 0, 1) >= 1
+    except _Abort:
+        wins = False
+    finally:
+        solver.limit(None, math.inf)
+    if wins or board.size - ply <= K5_EXACT_EMPTY:
+        choice = exact_choice(solver, board.x_bits, board.o_bits, cap)
+        if choice is not None or wins:
+            return None if choice is None else choice[0]
+    cell = pairing_move(board)
+    # After exact moves the pairing may no longer hold: then it is no defence.
+    return cell if pairing_holds(me | 1 << cell, opp) else None
+
+
+def book_move(board: Board, cap: int | None = INSTANT_NODES) -> int | None:
+    """``impossible``'s cell on a BOOK_SHAPES board (see the module docstring), or None
+    when a search of at most ``cap`` nodes does not find it (None: no cap). The board
+    must not be over."""
+    shape = (board.width, board.height, board.k)
+    solver, key, sym = canonical(board)
+    me, _, _ = _sides(board.x_bits, board.o_bits)
+    empty = board.geometry.full_mask ^ (board.x_bits | board.o_bits)
+    winning = solver.wins_for(me) & empty
+    if winning:
+        return (winning & -winning).bit_length() - 1
+    back = solver.inv[sym]
+    cell = load_book(shape).get(key)
+    if cell is not None:
+        return back[cell]
+    if board.k == 5 and board.width == 5 and board.height == 5:
+        return _five_in_a_row(board, solver, cap)
+    size = board.size
+    choice = exact_choice(solver, key & ((1 << size) - 1), key >> size, cap)
+    return None if choice is None else back[choice[0]]
+
+
+def uses_book(board: Board) -> bool:
+    """Whether ``board``'s shape is one of BOOK_SHAPES."""
+    return (board.width, board.height, board.k) in BOOK_SHAPES

@@ -1,0 +1,183 @@
+"""impossible's book, pairing strategy and proof on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
+
+The default run checks samples of the proof (the first plies of 4x4 k=4, the first
+positions of 5x5 k=5's walk); ``-m slow`` runs ``python -m engine prove`` in full.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board, Mark, geometry
+from engine.book import (
+    BOOK_SHAPES,
+    PAIRS,
+    book_move,
+    load_book,
+    pairing_holds,
+    pairing_move,
+    read_book,
+    write_book,
+)
+from engine.levels import choose_move, instant_move
+from engine.proof import prove
+from engine.solver import move_values
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_pairs_hold_two_cells_of_every_5x5_line() -> None:
+    cells = [c for pair in PAIRS for c in pair]
+    assert len(cells) == len(set(cells)) == 24 and 12 not in cells
+    for line in geometry(5, 5, 5).lines:
+        assert sum(a in line and b in line for a, b in PAIRS) >= 1, line
+
+
+def test_pairing_answers_the_partner() -> None:
+    board = Board(5, 5, 5).play(12).play(0)  # the bot (X) took the centre; O took a pair
+    assert pairing_move(board) == 1
+    assert pairing_holds(board.play(1).x_bits, board.o_bits)
+    assert not pairing_holds(board.play(2).x_bits, board.o_bits)
+
+
+def test_a_book_survives_its_file_form() -> None:
+    entries = {12345: 3, 1 << 49: 24, 7: 0}
+    assert read_book(write_book(entries)) == entries
+    with pytest.raises(ValueError, match="not a book"):
+        read_book(b"nonsense")
+
+
+def test_the_shipped_books_hold_legal_moves() -> None:
+    for shape in BOOK_SHAPES:
+        size = shape[0] * shape[1]
+        for key, cell in load_book(shape).items():
+            x, o = key & ((1 << size) - 1), key >> size
+            assert not (x & o) and not ((x | o) >> cell & 1)
+            assert x.bit_count() - o.bit_count() in (0, 1)
+    assert len(load_book((4, 4, 4))) > 100
+
+
+@pytest.mark.parametrize("bot", [Mark.X, Mark.O])
+def test_4x4_proof_sample(bot: Mark) -> None:
+    """Every position impossible reaches in the first five plies of 4x4 k=4."""
+    report = prove((4, 4, 4), bot, max_ply=5)
+    assert not report.failures and not report.searched
+    assert report.positions > 100
+
+
+@pytest.mark.parametrize(("bot", "seed"), [(Mark.X, 1), (Mark.O, 2)])
+def test_5x5_k5_proof_sample(bot: Mark, seed: int) -> None:
+    """The walk from a middle-game position impossible reached against random moves,
+    to every game's end (the full walk starts from the empty board: -m slow)."""
+    rng = random.Random(seed)
+    board = Board(5, 5, 5)
+    while board.ply < 11:
+        if board.turn is bot:
+            board = board.play(choose_move(board, "impossible", rng))
+        else:
+            board = board.play(rng.choice(board.legal_moves()))
+    report = prove((5, 5, 5), bot, start=board, limit=2000)
+    assert not report.failures and not report.searched
+    assert max(report.by_ply) >= 23
+
+
+def _games(shape: tuple[int, int, int], count: int, seed: int) -> list[tuple[Board, Mark]]:
+    """Positions where impossible moves in games against random moves."""
+    rng = random.Random(seed)
+    out = []
+    for game in range(count):
+        bot = Mark.X if game % 2 == 0 else Mark.O
+        board = Board(*shape)
+        while not board.is_over:
+            if board.turn is bot:
+                out.append((board, bot))
+                board = board.play(choose_move(board, "impossible", rng))
+            else:
+                board = board.play(rng.choice(board.legal_moves()))
+        assert board.winner in (bot, None), board.text
+    return out
+
+
+@pytest.mark.parametrize("shape", sorted(BOOK_SHAPES - {(5, 5, 4)}))
+def test_instant_moves_are_impossibles_moves(shape: tuple[int, int, int]) -> None:
+    for board, _ in _games(shape, 6, 7):
+        cell = instant_move(board, "impossible")
+        assert cell is not None and cell == choose_move(board, "impossible", random.Random(0))
+
+
+def test_late_5x5_k4_positions_are_exact_and_instant() -> None:
+    """Past the opening, 5x5 k=4 positions are answered by a capped exact choice."""
+    rng = random.Random(3)
+    board = Board(5, 5, 4)
+    while board.ply < 15:
+        board = board.play(choose_move(board, "hard", rng))
+        if board.is_over:
+            board = Board(5, 5, 4)
+    if board.is_over:
+        pytest.skip("the game ended early")
+    cell = instant_move(board, "impossible")
+    assert cell is not None
+    rank = {"loss": 0, "draw": 1, "win": 2}
+    values = {v.cell: rank[v.result] for v in move_values(board)}
+    assert values[cell] == max(values.values())
+
+
+def test_instant_move_is_only_for_impossible_on_the_books_boards() -> None:
+    assert instant_move(Board(5, 5, 4), "hard") is None
+    assert instant_move(Board(5, 5, 3), "impossible") is None
+    assert instant_move(Board(), "impossible") is None
+
+
+def test_the_book_is_read_only_when_a_book_board_is_played() -> None:
+    code = (
+        "import random\n"
+        "from engine import book\n"
+        "from engine.board import Board\n"
+        "from engine.levels import choose_move\n"
+        "choose_move(Board(), 'impossible', random.Random(0))\n"
+        "assert not book._books, book._books.keys()\n"
+        "choose_move(Board(4, 4, 4), 'impossible', random.Random(0))\n"
+        "assert (4, 4, 4) in book._books\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_book_moves_take_a_few_milliseconds() -> None:
+    """Not a benchmark (bench/engine.py is): a guard against a lost book, which would
+    turn the 4x4 opening into searches of about a second."""
+    rng = random.Random(4)
+    board = Board(4, 4, 4)
+    start = time.process_time()
+    while board.ply < 6:
+        cell = book_move(board) if board.ply % 2 == 0 else rng.choice(board.legal_moves())
+        assert cell is not None
+        board = board.play(cell)
+    assert time.process_time() - start < 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("size", "k", "extra"),
+    [("4x4", "4", []), ("5x5", "5", []), ("5x5", "4", ["--max-ply", "2"])],
+)
+def test_prove_in_full(size: str, k: str, extra: list[str]) -> None:
+    """The full proof: every position impossible reaches, as X and as O (5x5 k=4: the
+    plies its book covers; the rest of its walk is left to searches, see docs)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "engine", "prove", "--size", size, "--k", k, *extra],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("PROVEN") == 2 and "NOT PROVEN" not in result.stdout
