@@ -67,8 +67,8 @@ from bench.pg import (
     server_pid,
 )
 from bench.setups import COMPARED, Cpu, Setup, compare, launch_bots, server_of, servers_needed
+from discord_emulator import Emulator, InteractionHandle
 from tests.bot.e2e_helpers import answered_thinking, full_collections_held_back
-from tests.discord_emulator import Emulator, InteractionHandle
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
@@ -107,7 +107,7 @@ class Waits:
         self._undo: list[Callable[[], None]] = []
 
     def install(self) -> None:
-        from tests.discord_emulator import interactions
+        from discord_emulator import interactions
 
         emu, waiting, by_handle = self._emu, self.waiting, self.by_handle
         original = emu._changed
@@ -189,7 +189,7 @@ class Stages:
         self._undo: list[Callable[[], None]] = []
 
     def install(self) -> None:
-        from tests.discord_emulator import gateway, interactions, server
+        from discord_emulator import gateway, interactions, server
 
         written, called, acked = self.written, self.called, self.acked
         real_encode = gateway.encode_json

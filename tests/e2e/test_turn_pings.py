@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from discord_emulator import Channel, Emulator, Message, User
 from tests.bot.e2e_helpers import BotProcess
-from tests.discord_emulator import Channel, Emulator, Message, User
 from tests.pgtools import read_rows
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually
