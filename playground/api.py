@@ -243,15 +243,16 @@ async def get_events(request: web.Request) -> web.StreamResponse:
     )
     await response.prepare(request)
     seen = events.revision
-    await response.write(f"event: changed\ndata: {seen}\n\n".encode())
-    while not events.closing:
-        now = await events.next(seen)
-        await asyncio.sleep(0.03)  # one fetch for a burst of changes
-        if now == seen:
-            await response.write(b": still here\n\n")
-        else:
-            seen = events.revision
-            await response.write(f"event: changed\ndata: {seen}\n\n".encode())
+    with contextlib.suppress(ConnectionResetError):  # the page went away
+        await response.write(f"event: changed\ndata: {seen}\n\n".encode())
+        while not events.closing:
+            now = await events.next(seen)
+            await asyncio.sleep(0.03)  # one fetch for a burst of changes
+            if now == seen:
+                await response.write(b": still here\n\n")
+            else:
+                seen = events.revision
+                await response.write(f"event: changed\ndata: {seen}\n\n".encode())
     return response
 
 

@@ -16,6 +16,7 @@ const ui = {
   marked: new Map(), // "member:channel" -> the last message id reported read
   picked: null, // the command whose options are being filled
   notes: new Map(), // message id -> a line under it ("This interaction failed")
+  jumpTo: null, // a message to scroll to once its channel is drawn
   busy: false,
   again: false,
 };
@@ -45,27 +46,37 @@ function myLocale() {
 
 function context() {
   const mine = member(ui.me);
-  return { names: ui.state.names, me: ui.me, locale: myLocale(), roles: mine ? mine.roles : [] };
+  return {
+    names: ui.state.names,
+    me: ui.me,
+    locale: myLocale(),
+    roles: mine ? mine.roles : [],
+    guild: ui.state.server.id,
+    jump: (channel, message) => {
+      ui.jumpTo = message;
+      switchTo(ui.me, channel);
+    },
+  };
 }
 
 // -- the refresh cycle: every "changed" event fetches what this member sees ------------------
 
 async function refresh() {
+  if (!ui.me) return; // start() has not picked a member yet
   if (ui.busy) {
     ui.again = true;
     return;
   }
   ui.busy = true;
-  try {
-    do {
-      ui.again = false;
+  do {
+    ui.again = false;
+    try {
       await load();
-    } while (ui.again);
-  } catch (error) {
-    showError(String(error.message || error));
-  } finally {
-    ui.busy = false;
-  }
+    } catch (error) {
+      showError(String(error.message || error));
+    }
+  } while (ui.again);
+  ui.busy = false;
 }
 
 async function load() {
@@ -109,7 +120,7 @@ function badge(count) {
 function avatar(name, id) {
   const node = el("div", "avatar", name.slice(0, 1).toUpperCase());
   let hue = 0;
-  for (const char of String(id)) hue = (hue * 31 + char.charCodeAt(0)) % 360;
+  for (const char of name + id) hue = (hue * 131 + char.charCodeAt(0)) % 360;
   node.style.setProperty("--hue", String(hue));
   return node;
 }
@@ -191,7 +202,15 @@ function drawMessages(messages) {
     shown.push(el("div", "empty", "No messages yet. Type / below to start a game."));
   }
   box.replaceChildren(...shown);
-  if (atBottom) box.scrollTop = box.scrollHeight;
+  const target = ui.jumpTo && ui.nodes.get(ui.jumpTo);
+  ui.jumpTo = null;
+  if (target) {
+    target.node.scrollIntoView({ block: "center" });
+    target.node.classList.add("flash");
+    setTimeout(() => target.node.classList.remove("flash"), 1500);
+  } else if (atBottom) {
+    box.scrollTop = box.scrollHeight;
+  }
 }
 
 function drawMessage(view, ctx) {
@@ -590,6 +609,7 @@ function start() {
     .then((state) => {
       if (!state.members.some((m) => m.id === ui.me)) ui.me = state.members[0].id;
       refresh();
+      listen();
     })
     .catch((error) => showError(String(error.message || error)));
   const input = $("command-input");
@@ -618,11 +638,15 @@ function start() {
     if (event.key === "Escape") closeMenus();
   });
   document.addEventListener("visibilitychange", () => document.hidden || refresh());
+  setInterval(() => refreshTimestamps($("messages")), 1000);
+}
+
+// Server-sent events: each "changed" fetches again what this member sees.
+function listen() {
   const events = new EventSource("/api/events");
   events.addEventListener("changed", () => refresh());
   events.onopen = () => $("connection").classList.add("live");
   events.onerror = () => $("connection").classList.remove("live");
-  setInterval(() => refreshTimestamps($("messages")), 1000);
 }
 
 document.addEventListener("DOMContentLoaded", start);

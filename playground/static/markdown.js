@@ -35,7 +35,8 @@ function el(tag, className, text) {
   return node;
 }
 
-// ctx: { names: {users, roles, channels}, me: member id, myRoles: [role ids], locale }
+// ctx: { names: {users, roles, channels}, me: member id, locale, guild: server id,
+//        jump(channelId, messageId): show that message }
 function inline(text, ctx, into) {
   let rest = text;
   while (rest.length) {
@@ -55,6 +56,8 @@ function inline(text, ctx, into) {
   }
   return into;
 }
+
+const MESSAGE_LINK = /^https:\/\/discord\.com\/channels\/(\d+)\/(\d+)(?:\/(\d+))?$/;
 
 const WRAP = { bold: "strong", underline: "u", italic: "em", strike: "s" };
 
@@ -95,8 +98,21 @@ function inlineNode(kind, found, ctx) {
       const node = inline(found[1], ctx, el("a"));
       return safeLink(node, found[2]);
     }
-    case "url":
+    case "url": {
+      const jump = MESSAGE_LINK.exec(found[0]);
+      if (jump && jump[1] === ctx.guild && ctx.names.channels[jump[2]]) {
+        // Discord shows a link to a message of this server as a chip: "#games › 💬"
+        const chip = el("a", "mention message-link", `#${ctx.names.channels[jump[2]]} › 💬`);
+        chip.href = "#";
+        chip.title = found[0];
+        chip.addEventListener("click", (event) => {
+          event.preventDefault();
+          ctx.jump(jump[2], jump[3] || null);
+        });
+        return chip;
+      }
       return safeLink(el("a", "", found[0]), found[0]);
+    }
   }
   return document.createTextNode(found[0]);
 }
