@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -39,7 +38,10 @@ CHROMIUM_ARGS = (
 )
 READY_WITHIN = 90.0
 WAIT_MS = 15_000
-CELL = re.compile(r"^ttt:cell:")
+NEWEST_MESSAGE = """() => {
+    const all = document.querySelectorAll("#messages article.message");
+    return all.length ? all[all.length - 1].dataset.id : null;
+}"""
 
 
 def free_port() -> int:
@@ -163,10 +165,12 @@ class Client:
         return names
 
     def run(self, command: str, **options: Any) -> None:
-        """Type ``/``, pick ``command`` (its default name), fill ``options`` and send. A
-        value starting with ``@`` names a member; others are option values as the bot
-        defines them (choices are picked by value, not by their translated names)."""
+        """Type ``/``, pick ``command`` (its default name), fill ``options``, send, and wait
+        for the bot's answer to appear. A value starting with ``@`` names a member; others
+        are option values as the bot defines them (choices are picked by value, not by
+        their translated names)."""
         page = self.page
+        newest = page.evaluate(NEWEST_MESSAGE)
         page.fill("#command-input", "/")
         page.dispatch_event("#command-input", "input")
         page.locator(f'#command-menu .command-choice[data-name="{command}"]').click()
@@ -180,6 +184,7 @@ class Client:
                 field.locator("input").fill(str(value))
         page.locator("#command-send").click()
         page.locator("#command-form").wait_for(state="hidden")
+        page.wait_for_function(f"newest => ({NEWEST_MESSAGE})() !== newest", arg=newest)
 
     # -- messages --------------------------------------------------------------------------
 
