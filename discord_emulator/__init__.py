@@ -23,6 +23,7 @@ from .errors import APIError, UserActionError
 from .gateway import GatewayFrame, Intent, Session
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
 from .locales import DEFAULT_LOCALE, LOCALES
+from .ratelimits import BucketRule, Limits, RateLimiter
 from .server import Fault, RecordedRequest
 from .shards import shard_for
 from .world import (
@@ -48,6 +49,7 @@ __all__ = [
     "DEFAULT_LOCALE",
     "LOCALES",
     "APIError",
+    "BucketRule",
     "Button",
     "ButtonStyle",
     "CallbackType",
@@ -62,12 +64,14 @@ __all__ = [
     "InteractionHandle",
     "InteractionResponse",
     "InteractionType",
+    "Limits",
     "Member",
     "Message",
     "MessageFlag",
     "OptionType",
     "Permission",
     "Pings",
+    "RateLimiter",
     "RecordedRequest",
     "Role",
     "Session",

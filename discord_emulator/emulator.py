@@ -17,6 +17,7 @@ from .gateway import Gateway, GatewayFrame, Intent, Session
 from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
 from .mentions import mention_text, resolve_pings
 from .messages import Draft, parse_message_payload
+from .ratelimits import Limits, RateLimiter
 from .rest import RestApi
 from .server import ApiServer, Fault, RecordedRequest, Router
 from .shards import (
@@ -45,6 +46,9 @@ class Emulator(World):
     guilds, and never fewer than ``max_guilds_per_shard`` allows) and reports a
     ``session_start_limit`` of ``session_start_total`` and ``max_concurrency``. An IDENTIFY
     whose session would get more than ``max_guilds_per_shard`` guilds is closed with 4011.
+
+    Rate limits (``limits``, on unless ``Limits.off()``): per-route buckets, the global limit,
+    the invalid-request ban, all on :attr:`clock`; :attr:`rate_limits` holds their counts.
     """
 
     def __init__(
@@ -62,6 +66,7 @@ class Emulator(World):
         max_guilds_per_shard: int = DEFAULT_MAX_GUILDS_PER_SHARD,
         max_concurrency: int = 1,
         session_start_total: int = 1000,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(bot_name=bot_name, locale=locale)
         if shards is not None and shards < 1:
@@ -94,11 +99,17 @@ class Emulator(World):
         )
         router = Router()
         RestApi(self).register(router)
+        self.rate_limits = RateLimiter(
+            limits if limits is not None else Limits(),
+            now=self.clock.now,
+            wall=lambda: self.clock.utcnow().timestamp(),
+        )
         self.server = ApiServer(
             router=router,
             gateway=self.gateway.handle,
             check_auth=lambda header: header == f"Bot {self.bot_token}",
             changed=self._changed,
+            limiter=self.rate_limits,
         )
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -496,11 +507,19 @@ class Emulator(World):
         retry_after: float = 0.1,
         times: int = 1,
         is_global: bool = False,
+        scope: str = "user",
     ) -> Fault:
-        """Answer the next ``times`` matching requests with a well-formed 429."""
+        """Answer the next ``times`` matching requests with a well-formed 429 of ``scope``
+        (``user`` or ``shared``; ``is_global`` makes it a global one)."""
         return self._add_fault(
             Fault(
-                method, path, times=times, status=429, retry_after=retry_after, is_global=is_global
+                method,
+                path,
+                times=times,
+                status=429,
+                retry_after=retry_after,
+                is_global=is_global,
+                scope=scope,
             )
         )
 

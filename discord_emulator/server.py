@@ -1,7 +1,9 @@
-"""HTTP plumbing of the emulator: routing, request records, injected faults, JSON answers.
+"""HTTP plumbing of the emulator: routing, rate limits, request records, injected faults,
+JSON answers.
 
 Bodies are JSON or multipart (``payload_json`` plus ``files[n]``). Answers carry
-``Content-Type: application/json`` exactly, since discord.py parses JSON only then.
+``Content-Type: application/json`` exactly, since discord.py parses JSON only then, and
+``Via``, as Discord's do (discord.py takes a 429 without it for a Cloudflare ban).
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import asyncio
 import fnmatch
 import math
 import re
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from aiohttp import web
 
 from .components import decode_json, encode_json
 from .errors import APIError
+from .ratelimits import RateLimiter
 
 __all__ = ["NO_CONTENT", "ApiCall", "ApiServer", "Fault", "RecordedRequest", "Router"]
 
@@ -31,7 +33,9 @@ class RecordedRequest:
     """One REST request the emulator received and what it answered.
 
     ``path`` is relative to the API base (``/channels/1/messages``), or the whole URL path
-    for a request outside it. ``fault`` names the injected fault that answered, if any.
+    for a request outside it. ``fault`` names the injected fault that answered, if any
+    (``"cloudflare"`` for a refusal during an invalid-request ban); ``scope`` is a 429's
+    ``X-RateLimit-Scope``; ``at`` is when it was answered, on the emulator clock.
     """
 
     method: str
@@ -41,6 +45,8 @@ class RecordedRequest:
     status: int
     response: Any
     fault: str | None = None
+    scope: str | None = None
+    at: float = 0.0
 
 
 @dataclass
@@ -49,8 +55,10 @@ class Fault:
 
     ``path`` is a glob over the path relative to the API base (``*`` also crosses ``/``) or a
     compiled regex (searched). It answers the next ``times`` matching requests: with
-    ``status`` (500, or 429 carrying ``retry_after``), or, with ``delay``, by holding each
-    request that long before handling it normally.
+    ``status`` (500, or 429 carrying ``retry_after`` and ``scope``: ``user``, ``shared``, or
+    ``global`` with ``is_global``), or, with ``delay``, by holding each request that long
+    before handling it normally. A matching request still counts toward its bucket and the
+    global limit, and an injected 401, 403 or non-shared 429 toward the invalid-request ban.
     """
 
     method: str
@@ -59,6 +67,7 @@ class Fault:
     status: int | None = None
     retry_after: float = 0.0
     is_global: bool = False
+    scope: str = "user"
     delay: float = 0.0
     hits: int = 0
 
@@ -93,6 +102,7 @@ Handler = Callable[[ApiCall], Awaitable[Any]]
 @dataclass(frozen=True)
 class _Route:
     method: str
+    template: str
     pattern: re.Pattern[str]
     handler: Handler
     auth: bool
@@ -110,7 +120,7 @@ class Router:
             re.escape(piece) if i % 2 == 0 else f"(?P<{piece}>[^/]+)"
             for i, piece in enumerate(pieces)
         )
-        self.routes.append(_Route(method, re.compile(f"^{regex}$"), handler, auth))
+        self.routes.append(_Route(method, template, re.compile(f"^{regex}$"), handler, auth))
 
     def match(self, method: str, path: str) -> tuple[_Route, dict[str, str]] | None:
         for route in self.routes:
@@ -137,9 +147,11 @@ class ApiServer:
         gateway: Callable[[web.Request], Awaitable[web.StreamResponse]],
         check_auth: Callable[[str | None], bool],
         changed: Callable[[], None],
+        limiter: RateLimiter,
         prefix: str = "/api/v10",
     ) -> None:
         self.router = router
+        self.limiter = limiter
         self.prefix = prefix
         self._check_auth = check_auth
         self._changed = changed
@@ -169,12 +181,34 @@ class ApiServer:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         method = request.method
         raw_path = request.path
-        path = raw_path[len(self.prefix) :] if raw_path.startswith(self.prefix + "/") else raw_path
+        in_api = raw_path.startswith(self.prefix + "/")
+        path = raw_path[len(self.prefix) :] if in_api else raw_path
         query = dict(request.query)
+        matched = self.router.match(method, path) if in_api else None
+        route, params = matched if matched is not None else (None, {})
+        headers = {"Via": "1.1 google"}
+        refusal = None
+        if in_api:
+            admission = self.limiter.admit(
+                method,
+                route.template if route is not None else None,
+                params,
+                request.headers.get("Authorization"),
+            )
+            refusal = admission.refusal
+            if refusal is not None and refusal.scope == "cloudflare":
+                return self._cloudflare(method, path, query, refusal.retry_after)
+            headers.update(admission.headers)
         try:
             body, files = await _read_body(request)
         except APIError as error:
-            return self._answer(method, path, query, None, error.status, error.body())
+            return self._answer(
+                method, path, query, None, error.status, error.body(), headers=headers
+            )
+        if refusal is not None:
+            return self._rate_limited(
+                method, path, query, body, headers, refusal.scope, refusal.retry_after
+            )
 
         fault = next((f for f in self.faults if f.matches(method, path)), None)
         if fault is not None:
@@ -182,38 +216,58 @@ class ApiServer:
             if fault.delay:
                 await asyncio.sleep(fault.delay)
             elif fault.status == 429:
-                return self._rate_limited(method, path, query, body, fault)
+                scope = "global" if fault.is_global else fault.scope
+                return self._rate_limited(
+                    method, path, query, body, headers, scope, fault.retry_after, fault="429"
+                )
             elif fault.status is not None:
                 body_out = {"message": f"{fault.status}: Emulated failure", "code": 0}
                 return self._answer(
-                    method, path, query, body, fault.status, body_out, fault=str(fault.status)
+                    method,
+                    path,
+                    query,
+                    body,
+                    fault.status,
+                    body_out,
+                    fault=str(fault.status),
+                    headers=headers,
                 )
 
-        matched = (
-            self.router.match(method, path) if raw_path.startswith(self.prefix + "/") else None
-        )
-        if matched is None:
+        if route is None:
             record = RecordedRequest(
-                method, path, query, body, 404, {"code": 0, "message": "404: Not Found"}
+                method,
+                path,
+                query,
+                body,
+                404,
+                {"code": 0, "message": "404: Not Found"},
+                at=self.limiter.now(),
             )
             self.unrouted.append(record)
             self.requests.append(record)
             self._changed()
-            return json_response(404, record.response)
-        route, params = matched
+            return json_response(404, record.response, headers)
         if route.auth and not self._check_auth(request.headers.get("Authorization")):
             return self._answer(
-                method, path, query, body, 401, {"message": "401: Unauthorized", "code": 0}
+                method,
+                path,
+                query,
+                body,
+                401,
+                {"message": "401: Unauthorized", "code": 0},
+                headers=headers,
             )
         try:
             call = ApiCall(method, path, params, query, body, files, request.headers)
             result = await route.handler(call)
         except APIError as error:
-            return self._answer(method, path, query, body, error.status, error.body())
+            return self._answer(
+                method, path, query, body, error.status, error.body(), headers=headers
+            )
         if result is NO_CONTENT:
             self._record(method, path, query, body, 204, None)
-            return web.Response(status=204)
-        return self._answer(method, path, query, body, 200, result)
+            return web.Response(status=204, headers=headers)
+        return self._answer(method, path, query, body, 200, result, headers=headers)
 
     def _record(
         self,
@@ -224,8 +278,14 @@ class ApiServer:
         status: int,
         out: Any,
         fault: str | None = None,
+        scope: str | None = None,
     ) -> None:
-        self.requests.append(RecordedRequest(method, path, query, body, status, out, fault))
+        self.requests.append(
+            RecordedRequest(
+                method, path, query, body, status, out, fault, scope, self.limiter.now()
+            )
+        )
+        self.limiter.observe(status, scope)
         self._changed()
 
     def _answer(
@@ -238,34 +298,62 @@ class ApiServer:
         out: Any,
         *,
         fault: str | None = None,
+        scope: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> web.Response:
-        self._record(method, path, query, body, status, out, fault)
+        self._record(method, path, query, body, status, out, fault, scope)
         return json_response(status, out, headers)
 
     def _rate_limited(
-        self, method: str, path: str, query: dict[str, str], body: Any, fault: Fault
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        body: Any,
+        headers: dict[str, str],
+        scope: str,
+        retry_after: float,
+        *,
+        fault: str | None = None,
     ) -> web.Response:
-        retry = fault.retry_after
-        headers = {
-            "Via": "1.1 google",
-            "Retry-After": str(max(1, math.ceil(retry))),
-            "X-RateLimit-Limit": "5",
-            "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset": f"{time.time() + retry:.3f}",
-            "X-RateLimit-Reset-After": f"{retry:.3f}",
-            "X-RateLimit-Bucket": "emulated" + format(abs(hash((method, path))) % 16**8, "08x"),
-            "X-RateLimit-Scope": "global" if fault.is_global else "user",
-        }
-        if fault.is_global:
-            headers["X-RateLimit-Global"] = "true"
+        """A 429 as Discord's documentation shows it: a global one carries no bucket headers,
+        a shared one leaves the bucket's count as it is (the resource is limited, not the bot)."""
+        retry = math.ceil(retry_after * 1000) / 1000
+        if scope == "global":
+            out_headers = {"Via": headers["Via"], "X-RateLimit-Global": "true"}
+        else:
+            out_headers = dict(headers)
+            if "X-RateLimit-Bucket" in headers and scope != "shared":
+                reset = float(headers["X-RateLimit-Reset"]) - float(
+                    headers["X-RateLimit-Reset-After"]
+                )
+                out_headers["X-RateLimit-Remaining"] = "0"
+                out_headers["X-RateLimit-Reset-After"] = f"{retry:.3f}"
+                out_headers["X-RateLimit-Reset"] = f"{reset + retry:.3f}"
+        out_headers["Retry-After"] = str(max(1, math.ceil(retry)))
+        out_headers["X-RateLimit-Scope"] = scope
+        shared = "The resource is being rate limited."
         out = {
-            "message": "You are being rate limited.",
+            "message": shared if scope == "shared" else "You are being rate limited.",
             "retry_after": retry,
-            "global": fault.is_global,
-            "code": 0,
+            "global": scope == "global",
         }
-        return self._answer(method, path, query, body, 429, out, fault="429", headers=headers)
+        return self._answer(
+            method, path, query, body, 429, out, fault=fault, scope=scope, headers=out_headers
+        )
+
+    def _cloudflare(
+        self, method: str, path: str, query: dict[str, str], retry_after: float
+    ) -> web.Response:
+        """Cloudflare's refusal while the address is banned: no ``Via``, no JSON."""
+        text = "error code: 1015"
+        self._record(method, path, query, None, 429, text, "cloudflare", "cloudflare")
+        return web.Response(
+            status=429,
+            text=text,
+            content_type="text/plain",
+            headers={"Retry-After": str(max(1, math.ceil(retry_after)))},
+        )
 
 
 async def _read_body(request: web.Request) -> tuple[Any, list[dict[str, Any]]]:

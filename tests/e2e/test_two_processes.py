@@ -350,7 +350,14 @@ async def scenario(
             for x_moves in (False, True)
         )
     )
+    # Both processes send the race's turn notifications into one channel, through one send
+    # bucket (5 per 5 s) that each one's discord.py learns on its own: a 429 can hold a
+    # ping for 4 s, longer than a 3 s turn. So the race's game gets the slow clock.
+    mod = zero_server.member("mod", permissions=MANAGE_SERVER)
+    where = zero_server.channel()
+    await zero_server.command(mod, where, "tictactoe-settings", turn_clock=SLOW_TURN)
     await race(cluster)
+    await zero_server.command(mod, where, "tictactoe-settings", reset=True)
     for game in first_round:
         await check_timed_out(cluster, game, process=shard_for(game.arena.guild.id, 2))
 

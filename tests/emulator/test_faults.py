@@ -88,7 +88,8 @@ async def test_rest_429_is_retried(arena: Arena) -> None:
     assert callbacks == [429, 200]
 
 
-async def test_429_headers_are_complete(emu: Emulator) -> None:
+async def test_global_429_has_discords_shape(emu: Emulator) -> None:
+    """As the documentation's example: no bucket headers on a global 429, no ``code``."""
     emu.rate_limit_requests("GET", "/users/@me", retry_after=0.25, is_global=True)
     async with (
         aiohttp.ClientSession() as session,
@@ -99,14 +100,16 @@ async def test_429_headers_are_complete(emu: Emulator) -> None:
         assert resp.status == 429
         assert resp.headers["Via"] == "1.1 google"
         assert resp.headers["Content-Type"] == "application/json"
-        for header in ("Limit", "Remaining", "Reset", "Reset-After", "Bucket", "Scope"):
-            assert f"X-RateLimit-{header}" in resp.headers
+        assert resp.headers["Retry-After"] == "1"
+        assert resp.headers["X-RateLimit-Global"] == "true"
+        assert resp.headers["X-RateLimit-Scope"] == "global"
+        assert "X-RateLimit-Bucket" not in resp.headers
         assert await resp.json() == {
             "message": "You are being rate limited.",
             "retry_after": 0.25,
             "global": True,
-            "code": 0,
         }
+    assert emu.rate_limits.sent_429 == {"global": 1}
 
 
 async def test_delayed_callback_still_succeeds_within_deadline(arena: Arena) -> None:
