@@ -57,6 +57,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def page_url(host: str, port: int) -> str:
     try:
         shown = f"[{host}]" if ipaddress.ip_address(host).version == 6 else host
@@ -85,6 +94,12 @@ async def run(args: argparse.Namespace) -> int:
         )
         return 2
     port = runner.addresses[0][1]
+    if not _loopback(args.host):
+        print(
+            f"warning: the page is served on {args.host}: anyone who can reach it can act as"
+            " every member of the playground.",
+            file=sys.stderr,
+        )
     await emu.start()
     print(
         f"{'Loaded' if not world.fresh else 'Created'} the server {world.guild.name!r}"

@@ -649,4 +649,7 @@ function listen() {
   events.onerror = () => $("connection").classList.remove("live");
 }
 
+// For the browser test: draw a payload's components as a message would.
+window.Client = { drawComponents };
+
 document.addEventListener("DOMContentLoaded", start);

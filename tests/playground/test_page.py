@@ -141,6 +141,23 @@ def test_a_challenge_between_members_in_two_languages(client: Client) -> None:
     seen_by_alice = client.board()
     assert seen_by_alice.get_attribute("data-id") == board.get_attribute("data-id")
     assert client.cells(seen_by_alice) == ["X", "", "", "", "O", "", "", "", "X"]
+    # the game's end deleted its turn notice, and the page dropped it without a reload
+    assert page.locator("#messages .message-link").count() == 0
+    assert page.evaluate("() => performance.getEntriesByType('navigation').length") == 1
+
+
+def test_the_member_menu_offers_the_bots_user_commands(client: Client) -> None:
+    client.act_as("Alice")
+    client.page.locator('#member-list .member[data-name="Carol"]').click(button="right")
+    menu = client.page.locator("#context-menu")
+    menu.wait_for()
+    assert menu.locator(".menu-title").first.text_content() == "Carol"
+    # the bot syncs no user commands: Apps says so, and offers nothing to click
+    assert menu.locator(".menu-item.app").count() == 0
+    assert menu.locator(".menu-item:disabled").count() == 1
+    menu.locator(".menu-item", has_text="Act as Carol").click()
+    client.page.locator('#member-list .member.active[data-name="Carol"]').wait_for()
+    assert client.page.locator("#me-locale").input_value() == "fr"
 
 
 def test_new_messages_follow_the_server_language(client: Client) -> None:
@@ -171,3 +188,59 @@ def test_message_text_cannot_become_markup(client: Client) -> None:
     assert "<strong>bold</strong>" in drawn["html"] and "&lt;img" in drawn["html"]
     assert not any(href.startswith("javascript") for href in drawn["hrefs"]), drawn
     assert client.page.evaluate("() => window.hacked === undefined")
+
+
+def test_components_are_drawn_from_the_payload_and_unknown_ones_said(client: Client) -> None:
+    drawn = client.page.evaluate(
+        """components => {
+            const ctx = {names: {users: {}, roles: {}, channels: {}}, me: "", locale: "en-US",
+                         guild: "", jump: () => {}};
+            const node = Client.drawComponents(components, ctx, "1");
+            const buttons = [...node.querySelectorAll("button")].map(b => ({
+                text: b.textContent, cls: b.className, disabled: b.disabled}));
+            return {buttons, text: node.textContent,
+                    container: node.querySelector(".container").style.borderLeftColor,
+                    section: node.querySelectorAll(".section .accessory button").length,
+                    separators: node.querySelectorAll(".separator").length,
+                    headers: node.querySelectorAll("h3").length};
+        }""",
+        [
+            {
+                "type": 17,
+                "accent_color": 0x5865F2,
+                "components": [
+                    {"type": 10, "content": "### Title\n**bold** <t:0:D>"},
+                    {"type": 14, "divider": True, "spacing": 1},
+                    {
+                        "type": 9,
+                        "components": [{"type": 10, "content": "a section"}],
+                        "accessory": {"type": 2, "style": 3, "label": "Go", "custom_id": "go"},
+                    },
+                    {
+                        "type": 1,
+                        "components": [
+                            {"type": 2, "style": 4, "label": "Stop", "custom_id": "s"},
+                            {
+                                "type": 2,
+                                "style": 2,
+                                "emoji": {"name": "🔁"},
+                                "label": "Again",
+                                "custom_id": "a",
+                                "disabled": True,
+                            },
+                        ],
+                    },
+                    {"type": 99, "whatever": True},
+                ],
+            }
+        ],
+    )
+    assert drawn["buttons"] == [
+        {"text": "Go", "cls": "btn success", "disabled": False},
+        {"text": "Stop", "cls": "btn danger", "disabled": False},
+        {"text": "🔁Again", "cls": "btn secondary", "disabled": True},
+    ]
+    assert drawn["container"] == "rgb(88, 101, 242)" and drawn["section"] == 1
+    assert drawn["separators"] == 1 and drawn["headers"] == 1
+    assert "Unknown component (type 99)" in drawn["text"]
+    assert "1970" in drawn["text"] or "1969" in drawn["text"]  # <t:0:D>, as a date
