@@ -37,6 +37,12 @@ time from the harness's, it also prints where a 3x3 click's time went (emulator 
 queue, bot, emulator callback handling, player wake-up), this process's own event-loop
 lag, the bot's garbage-collection pauses, and the CPU of the bot's AI worker processes
 apart from the bot's own.
+
+The emulator rate-limits as Discord does (its defaults: the global 50 requests/s, the
+per-channel buckets, the invalid-request ban), so it also prints what the clicks cost on
+the wire: the bot's REST requests outside interaction answers (the global budget), per
+member move and by route, how long after the last click its backlog drained, the 429s it
+received by scope, and the invalid requests counted toward a Cloudflare ban.
 """
 
 from __future__ import annotations
@@ -230,6 +236,18 @@ class Stages:
         self._undo = []
 
 
+async def quiet(emu: Emulator, since: float, *, still: float = 2.0, within: float = 60) -> float:
+    """Wait until the bot has sent no REST request outside an interaction answer for
+    ``still`` seconds (at most ``within``): its backlog of pings and redraws, paced by the
+    rate limits, drains after the clicks. Returns when the last one came, after ``since``."""
+    last_count, last_at = emu.rate_limits.global_requests, time.perf_counter()
+    while time.perf_counter() - last_at < still and time.perf_counter() - since < within:
+        await asyncio.sleep(0.1)
+        if emu.rate_limits.global_requests != last_count:
+            last_count, last_at = emu.rate_limits.global_requests, time.perf_counter()
+    return max(0.0, last_at - since)
+
+
 async def watch_lag(lags: list[float], stop: asyncio.Event) -> None:
     """This process's (emulator + load generator) event-loop lag: a 10 ms timer's lateness."""
     loop = asyncio.get_running_loop()
@@ -357,6 +375,8 @@ class Game:
         else:
             stats[self.size].append(took)
             stats[f"{self.size} at"].append(started)
+            if self.members:
+                stats["member moves"].append(took)
             if self.size == "3x3" and acked is not None:
                 stats["3x3 seen"].append(seen - started)
                 split.append((written - started, called - written, acked - called, seen - acked))
@@ -436,11 +456,13 @@ async def run(
                     "5x5 edit": [],
                     "3x3 seen": [],
                     "failed": [],
+                    "member moves": [],
                 }
                 done = 0
 
                 reached: list[float] = []
                 cpu_at: list[Cpu] = []
+                wire_at: list[dict[str, Any]] = []
                 ready: asyncio.Queue[Game] = asyncio.Queue()
                 for table in rng.sample(tables, len(tables)):
                     ready.put_nowait(table)
@@ -454,6 +476,7 @@ async def run(
                     if done == clicks:  # CPU up to here, not the stragglers'
                         reached.append(time.perf_counter())
                         cpu_at.append(Cpu.now(pids, database_pid))
+                        wire_at.append(emu.rate_limits.snapshot())
                     await table.replace_if_over()  # outside the click schedule
                     ready.put_nowait(table)
 
@@ -477,6 +500,7 @@ async def run(
                 lag_from = [len(bot.log()) for bot in bots]
                 began, cpu_from = time.perf_counter(), Cpu.now(pids, database_pid)
                 lag_task = asyncio.create_task(watch_lag(own_lags, stop_lag))
+                emu.rate_limits.reset_counts()  # the clicks' REST only, not the set-up's
                 # Full collections of this process's growing heap (the emulator keeps every
                 # request and frame) stalled its loop up to 1 s at a time (12 of them, 5.6 s
                 # of its 26 s CPU in a full run): held back until the clicks are done.
@@ -484,6 +508,9 @@ async def run(
                     await schedule()
                 elapsed = (reached[0] if reached else time.perf_counter()) - began
                 cpu = (cpu_at[0] if cpu_at else Cpu.now(pids, database_pid)) - cpu_from
+                wire = wire_at[0] if wire_at else emu.rate_limits.snapshot()
+                drained = await quiet(emu, began + elapsed)
+                wire_after = emu.rate_limits.snapshot()  # the bot's backlog included
                 stop_lag.set()
                 await lag_task
                 stages.uninstall()
@@ -530,6 +557,27 @@ async def run(
         print(by_second(stats["3x3 at"], stats["3x3"], limit=0.025))
     over = sum(v > 3 for key in ("3x3", "5x5") for v in stats[key])
     print(f"clicks answered after 3 s: {over}")
+    moves = len(stats["member moves"])
+    outside = wire["global_requests"]
+    per_move = outside / moves if moves else float("nan")
+    routes = ", ".join(
+        f"{route} {n}"
+        for route, n in sorted(wire["by_route"].items(), key=lambda item: -item[1])
+        if not route.startswith("POST /interactions/") and "/webhooks/" not in route
+    )
+    print(
+        f"REST outside interaction answers (the global 50/s budget): {outside} in the clicks"
+        f" ({outside / elapsed:.1f}/s) = {per_move:.2f} per member move ({moves} member"
+        f" moves); by route: {routes or 'none'}; {wire_after['global_requests']} in all, the"
+        f" last {drained:.1f} s after the last click"
+    )
+    limited = wire_after["sent_429"]
+    print(
+        f"429s received by the bot: {sum(limited.values())} ({dict(limited) or 'none'});"
+        f" invalid requests: {wire_after['invalid_requests']}"
+        f" ({wire_after['invalid_in_window']} in the last 10 min);"
+        f" Cloudflare bans: {wire_after['bans']}"
+    )
     if lags:
         print(
             f"bot event-loop lag (10 ms timer, {len(lags)} one-second reports):"
@@ -609,6 +657,9 @@ async def run(
         "5x5 reply p99 s": percentile(edits, 0.99),
         "bot CPU s": bot_cpu,
         "bot RSS MiB": sum(peak) / 1024,
+        "REST/member move": per_move,
+        "429s": sum(limited.values()),
+        "invalid requests": wire_after["invalid_requests"],
     } | ({} if cpu.database is None else {"PG server CPU s": cpu.database})
 
 
