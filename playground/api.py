@@ -37,7 +37,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HEARTBEAT = 15.0
 CSP = "default-src 'self'; img-src 'self' data:"
 """Scripts and styles only from the page's own files: no inline script could ever run."""
-STATIC = ("index.html", "app.js", "markdown.js", "style.css")
+STATIC = ("index.html", "app.js", "composer.js", "draw.js", "markdown.js", "style.css")
 
 
 class Events:
@@ -88,9 +88,9 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return _error(404, str(exc).strip("'\""))
 
 
-def _member(world: World, raw: Any) -> User:
+def _member(world: World, raw: Any, field: str = "as") -> User:
     if raw is None or not str(raw).isdigit():
-        raise BadRequest("say which member acts: 'as' is a member id")
+        raise BadRequest(f"'{field}' must be a member id (see /api/state)")
     return world.member(raw)
 
 
@@ -188,7 +188,7 @@ async def post_user_command(request: web.Request) -> web.Response:
     body = await _body(request)
     user = _member(world, body.get("as"))
     channel = _channel(world, body.get("channel"))
-    target = world.member(body.get("target") or "")
+    target = _member(world, body.get("target"), "target")
     handle = await run_user_command(world.emu, user, channel, str(body.get("name")), target)
     return await _outcome(world, handle)
 
