@@ -133,8 +133,10 @@ async function sendCommand(event) {
   if (!ui.picked) {
     const input = $("command-input");
     const typed = input.value.slice(1).trim().split(/\s+/)[0] || "";
-    const match = ui.commands.chat_input.find((c) => shownName(c) === typed || c.name === typed);
-    if (match) pickCommand(match);
+    const exact = ui.commands.chat_input.find((c) => shownName(c) === typed || c.name === typed);
+    const first = $("command-menu").hidden ? null : $("command-menu").querySelector(".command-choice");
+    if (exact) pickCommand(exact);
+    else if (first) first.click(); // Enter takes the first command the menu shows
     else if (input.value.trim()) showError("The bot reads no messages here: type / and pick one of its commands.");
     return;
   }
