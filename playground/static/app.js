@@ -195,9 +195,6 @@ function start() {
     .catch((error) => showError(String(error.message || error)));
   const input = $("command-input");
   input.addEventListener("input", openCommandMenu);
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") closeCommand();
-  });
   $("composer").addEventListener("submit", sendCommand);
   $("me-locale").addEventListener("change", async (event) => {
     await api("/api/locale", { as: ui.me, locale: event.target.value });
@@ -216,7 +213,9 @@ function start() {
     if (!$("context-menu").contains(event.target)) closeMenus();
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") closeMenus();
+    if (event.key !== "Escape") return;
+    closeMenus();
+    closeCommand();
   });
   document.addEventListener("visibilitychange", () => document.hidden || refresh());
   setInterval(() => refreshTimestamps($("messages")), 1000);
