@@ -7,8 +7,9 @@ no longer be edited and their buttons would lead nowhere. :func:`snapshot` captu
 everything with an id (users, the bot and its application, servers with their roles,
 members and channels, DM channels, messages, synced commands); :func:`restore` puts it
 into a new, not yet started :class:`Emulator`. Not kept: interactions (their tokens would
-have expired on Discord too), gateway sessions, recorded requests, injected faults, and
-deleted messages. The bot's token is new at every start, as after a token reset.
+have expired on Discord too), gateway sessions, recorded requests, injected faults,
+deleted messages and "thinking" placeholders (their interaction cannot fill them any
+more). The bot's token is new at every start, as after a token reset.
 """
 
 from __future__ import annotations
