@@ -6,6 +6,7 @@
     python bench/load.py --database postgresql                # a throwaway PostgreSQL 16
     python bench/load.py --database postgresql --processes 2  # two bot processes
     python bench/load.py --quick --compare-setups --repeat 3  # three set-ups, in turns
+    python bench/load.py --slow-games 1000 --scale 0.25       # slow member games' pings
 
 The bot runs on SQLite (a new file per run) or PostgreSQL (``--database postgresql``: a
 new database per run on a throwaway pgserver, or on the server of ``--database-url``);
@@ -63,6 +64,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import slow_games
 from bench.pg import (
     add_database_arguments,
     check_database_arguments,
@@ -780,7 +782,19 @@ def main() -> None:
         help="SQLite with one process, PostgreSQL with one and with two, all on two shards,"
         " in turns for --repeat rounds (not --database, --processes, --shards)",
     )
+    parser.add_argument(
+        "--slow-games",
+        type=int,
+        metavar="N",
+        help="instead: N live member games whose players take --move-seconds a move"
+        " (bench/slow_games.py: one ping per slow turn, none left, the requests needed)",
+    )
+    parser.add_argument("--move-seconds", type=float, default=40.0)
+    parser.add_argument("--scale", type=float, help="with --slow-games: every time times this")
     args = parser.parse_args()
+    if args.slow_games is not None:
+        asyncio.run(slow_games.run(args.slow_games, args.move_seconds, args.scale))
+        return
     check_database_arguments(parser, args, both=args.compare_setups)
     games = args.games or (60 if args.quick else 500)
     clicks = args.clicks or (1_500 if args.quick else 10_000)

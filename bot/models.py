@@ -229,6 +229,9 @@ class GuildSettings:
     challenge_cooldown: float = 60.0  # seconds between challenges to the same member
     review_cooldown: float = 30.0  # seconds between a member's reviews that need a search
     reviews: bool = True  # whether finished games offer Review
+    turn_pings: bool = True  # whether members who did not choose get turn notifications
+    ping_grace: float | None = None  # seconds before one (None: min(30 s, a fifth of the turn))
+    challenge_reach: int = 5  # different members one member's challenges may ping in 10 min
 
     def allows_channel(self, channel_id: int) -> bool:
         return not self.channels or channel_id in self.channels

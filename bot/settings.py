@@ -53,6 +53,8 @@ class Settings:
     server_games: int = 25
     challenge_cooldown: float = 60.0
     review_cooldown: float = 30.0
+    ping_grace: float | None = None  # None: min(30 s, a fifth of the turn)
+    challenge_reach: int = 5
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
@@ -107,6 +109,8 @@ class Settings:
             review_cooldown=_seconds(
                 "REVIEW_COOLDOWN_SECONDS", get("REVIEW_COOLDOWN_SECONDS"), 30.0, low=0.0
             ),
+            ping_grace=_optional_seconds("PING_GRACE_SECONDS", get("PING_GRACE_SECONDS")),
+            challenge_reach=_count("CHALLENGE_REACH", get("CHALLENGE_REACH"), 5, low=1, high=20),
             sweep_interval=_seconds(
                 "SWEEP_INTERVAL_SECONDS", get("SWEEP_INTERVAL_SECONDS"), 5.0, high=300.0
             ),

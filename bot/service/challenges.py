@@ -34,6 +34,10 @@ from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, Sto
 __all__ = ["Challenges"]
 
 
+REACH_WINDOW = 600.0
+"""The window of the cap on how many members one member's challenges may ping."""
+
+
 class Challenges:
     def __init__(
         self,
@@ -89,9 +93,10 @@ class Challenges:
                     "{member} has turned challenges off on this server; they can turn them"
                     " back on with /{command}.",
                     member=f"<@{opponent_id}>",
-                    command=N_("tictactoe-challenges"),
+                    command=N_("tictactoe-preferences"),
                 )
             )
+        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
         for member in (challenger_id, opponent_id):
             playing = await self._store.live_games_of(guild_id, member)
             if len(playing) >= settings.games_per_member:
@@ -138,6 +143,29 @@ class Challenges:
                 ) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
+
+    async def _check_reach(
+        self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
+    ) -> None:
+        """ChallengeCooldown if ``challenger_id`` challenged ``reach`` other members here
+        in the last ``REACH_WINDOW`` seconds (withdrawn, declined and expired challenges
+        count: each pinged someone), unless ``opponent_id`` is one of them."""
+        now = self._clock()
+        recent = await self._store.guilds.challenged_since(
+            guild_id, challenger_id, now - REACH_WINDOW
+        )
+        if opponent_id in recent or len(recent) < reach:
+            return
+        latest = sorted(recent.values())
+        again = latest[len(latest) - reach] + REACH_WINDOW
+        raise ChallengeCooldown(
+            N_(
+                "You've challenged as many different members in 10 minutes as this server"
+                " allows ({n}); you can challenge someone new {when}.",
+                n=len(recent),
+                when=f"<t:{math.ceil(again)}:R>",
+            )
+        )
 
     async def _first_rematch(self, game_id: int) -> bool:
         """Whether a rematch of ``game_id`` would be its first, after a finished game."""

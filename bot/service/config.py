@@ -31,6 +31,8 @@ class ServiceConfig:
     server_games: int = 25  # live games a server may have at once
     challenge_cooldown: float = 60.0  # seconds between one member's challenges to another
     review_cooldown: float = 30.0  # seconds between one member's reviews that need a search
+    ping_grace: float | None = None  # seconds before a turn notification (None: the rule's)
+    challenge_reach: int = 5  # different members one member's challenges may ping in 10 min
     # The shards this process runs, when it runs only some: its sweep, reminders and
     # start-up repairs then touch only their servers (see bot.models.Shards). None: all.
     shards: Shards | None = None

@@ -26,7 +26,7 @@ from bot.models import Game, Result
 from bot.service import rules
 from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
-from bot.store import Store
+from bot.store import CallOff, Store
 
 __all__ = ["Endings", "is_rated_and_begun"]
 
@@ -124,8 +124,12 @@ class Endings:
 
         return await self._end(target.id, guild_id, move_no, decide)
 
-    async def propose_calloff(self, game_id: int, user_id: int, guild_id: int | None) -> Game:
-        """Record ``user_id``'s proposal to end the game unrated; the game as it stands."""
+    async def propose_calloff(
+        self, game_id: int, user_id: int, guild_id: int | None
+    ) -> tuple[Game, CallOff | None]:
+        """Record ``user_id``'s proposal to end the game unrated: the game as it stands,
+        and the lapsed proposal it replaced (its message to delete), if any. One stands
+        per game: CallOffUnavailable while one made at this move waits for its answer."""
         game = await self._writer.get_game(game_id, guild_id)
         if not game.is_live:
             raise GameOver()
@@ -136,8 +140,22 @@ class Endings:
                 "This game isn't rated yet: /{command} ends it.", command=rules.STOP_COMMAND
             )
             raise CallOffUnavailable(unrated)
-        await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock())
-        return game
+        lapsed = await self._store.calloffs.get(game_id)
+        if not await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock()):
+            raise CallOffUnavailable(
+                N_("A proposal to call this game off is already waiting for an answer.")
+            )
+        if lapsed is not None and lapsed.message_id is None:
+            lapsed = None
+        return game, lapsed
+
+    async def lapsed_calloffs(self) -> list[tuple[CallOff, int]]:
+        """Proposals that lapsed (their game moved on or ended), with their channel: each
+        message to delete, then ``forget_calloff``."""
+        return await self._store.calloffs.lapsed()
+
+    async def forget_calloff(self, proposal: CallOff) -> None:
+        await self._store.calloffs.drop_exact(proposal)
 
     async def set_calloff_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
         await self._store.calloffs.set_message(game_id, proposer_id, message_id)

@@ -27,11 +27,14 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "server_games": (1, 100),
     "challenge_cooldown": (0, 3_600),
     "review_cooldown": (0, 3_600),
+    "ping_grace": (1, 3_600),  # bot.service.pings.MIN_GRACE upwards
+    "challenge_reach": (1, 20),
 }
 """What a moderator may choose for each number (inclusive), in seconds or games."""
 MAX_CHANNELS = 25
 """Channels a server may list for games (a longer list is easier as "every channel")."""
-_WHOLE = {"games_per_member", "server_games"}
+_WHOLE = {"games_per_member", "server_games", "challenge_reach"}
+_SWITCHES = {"reviews", "turn_pings"}
 
 
 class Guilds:
@@ -50,6 +53,8 @@ class Guilds:
             challenge_cooldown=c.challenge_cooldown,
             review_cooldown=c.review_cooldown,
             reviews=True,
+            challenge_reach=c.challenge_reach,
+            ping_grace=c.ping_grace,
         )
 
     async def get(self, guild_id: int) -> GuildSettings:
@@ -59,8 +64,8 @@ class Guilds:
 
     def _resolve(self, overrides: Mapping[str, Any], channels: tuple[int, ...]) -> GuildSettings:
         chosen = {name: value for name, value in overrides.items() if value is not None}
-        if "reviews" in chosen:
-            chosen["reviews"] = bool(chosen["reviews"])
+        for switch in _SWITCHES & chosen.keys():
+            chosen[switch] = bool(chosen[switch])
         return replace(self.defaults(), channels=channels, **chosen)
 
     async def update(
@@ -113,8 +118,9 @@ class Guilds:
                     )
                 )
         stored = tuple(sorted(listed))
-        if "reviews" in overrides and overrides["reviews"] is not None:
-            overrides["reviews"] = int(bool(overrides["reviews"]))
+        for switch in _SWITCHES:
+            if overrides.get(switch) is not None:
+                overrides[switch] = int(bool(overrides[switch]))
         await self._store.guilds.put_settings(guild_id, overrides, stored, self._clock())
         return self._resolve(overrides, stored)
 
@@ -147,6 +153,10 @@ def _check(name: str, value: Any) -> None:
         if not isinstance(value, bool):
             raise InvalidSettings(N_("Reviews are either on or off."))
         return
+    if name == "turn_pings":
+        if not isinstance(value, bool):
+            raise InvalidSettings(N_("Turn notifications are either on or off."))
+        return
     low, high = BOUNDS[name]
     whole = name in _WHOLE
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -176,4 +186,7 @@ def label(name: str) -> Message:
         "challenge_cooldown": N_("The challenge cooldown"),
         "review_cooldown": N_("The review cooldown"),
         "reviews": N_("Review"),
+        "turn_pings": N_("Turn notifications"),
+        "ping_grace": N_("The wait before a turn notification"),
+        "challenge_reach": N_("Members one member may challenge in 10 minutes"),
     }[name]

@@ -1,35 +1,126 @@
-"""Turn notifications in member games: which message to send, replace, remind with or delete.
+"""Turn notifications in member games: who is pinged, when, and which ping outranks which.
 
-Editing a message notifies nobody in Discord, so the player to move is told by a new
-message that mentions only them, sent by the Discord layer after each move (and after
-Accept). At most one stands per game: each new one replaces the last, and the game's
-end removes it. The rank rules (a ping for an older move never replaces a newer one;
-whoever loses a race deletes its own message) are in ``bot.store.pings``.
+Editing a message notifies nobody in Discord, so a player is told it is their turn by a
+new message that mentions only them. Players watching the board need none, so it is sent
+only once a player has let their turn wait for the grace period (by default the shorter
+of ``GRACE`` and a fifth of the turn clock; a server may choose), by the sweep, at most
+once per turn. The reminder comes once more before the clock runs out: at most
+``REMINDER_LEAD`` seconds (and at most a fifth of the turn) before the deadline, found up
+to one sweep interval early so a sweep cannot step over it, never in the turn's first
+half. Nobody is pinged for the first turn of a game their own Accept started, a member
+who turned notifications off (or, if they never chose, whose server did) is never
+pinged, and a turn whose ping the channel refused is not tried again.
 
-The reminder: once per turn, a new ping (so it notifies again) at most ``REMINDER_LEAD``
-seconds, and at most a fifth of the turn, before the deadline. The sweep finds it due
-up to one sweep interval earlier than that, so a sweep cannot step over it (with a 5 s
-sweep and a 300 s turn it comes 60-65 s before the deadline), but never in the first
-half of the turn. Games against the bot never ping: their player just clicked.
+A ping is ranked by (its move, whether it is the reminder): a newer move outranks an
+older one, and at one move the reminder outranks the first ping. At most one stands per
+game: the standing one is deleted before another is sent, and a ping whose turn is over
+is deleted, its row forgotten only once Discord confirmed (``stale`` finds the rest).
+These are plain functions of the game and the clock (``due``), so tests call them.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.models import Game, GameStatus
 from bot.service.config import ServiceConfig
-from bot.store import Claim, StandingPing, Store
+from bot.store import Claim, StandingPing, Store, TurnState
 
-__all__ = ["REMINDER_LEAD", "Claim", "TurnPings"]
+__all__ = [
+    "GRACE",
+    "MIN_GRACE",
+    "REMINDER_LEAD",
+    "Claim",
+    "Due",
+    "Kind",
+    "TurnPings",
+    "due",
+    "grace",
+    "outranks",
+    "reminder_at",
+]
 
+GRACE = 30.0
+"""The longest a player may take before being pinged, unless their server chose."""
+MIN_GRACE = 1.0
+"""The shortest grace a server may choose (and the sweep's first look at a turn)."""
 REMINDER_LEAD = 60.0
 """The longest a reminder comes before the deadline (a fifth of the turn if shorter)."""
 
 
-def pings_for(game: Game) -> bool:
-    """Whether ``game`` is a member game (the only kind that pings)."""
-    return not game.is_bot_game
+class Kind(enum.Enum):
+    PING = "ping"
+    REMINDER = "reminder"
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """A ping to send for ``game``'s turn; ``standing`` (if any) goes first."""
+
+    game: Game
+    kind: Kind
+    standing: StandingPing | None
+
+    @property
+    def reminder(self) -> bool:
+        return self.kind is Kind.REMINDER
+
+
+def grace(turn: float, chosen: float | None) -> float:
+    """Seconds a player may take before being pinged: the server's choice, else the
+    shorter of ``GRACE`` and a fifth of the turn."""
+    return chosen if chosen is not None else min(GRACE, turn / 5)
+
+
+def reminder_at(start: float, deadline: float, early: float) -> float:
+    """When the sweep sends the reminder of a turn from ``start`` to ``deadline``."""
+    turn = deadline - start
+    return max(start + turn / 2, deadline - min(REMINDER_LEAD, turn / 5) - early)
+
+
+def rank(move_no: int, reminder: bool) -> tuple[int, bool]:
+    return (move_no, reminder)
+
+
+def outranks(new: StandingPing, old: StandingPing | None) -> bool:
+    """Whether ``new`` may replace ``old``: a newer move, or the reminder of the same."""
+    return old is None or rank(old.move_no, old.reminder) < rank(new.move_no, new.reminder)
+
+
+def wants_pings(state: TurnState, member: int) -> bool:
+    """The member's own choice, else their server's, else yes."""
+    if member in state.choices:
+        return state.choices[member]
+    return state.server_default is not False
+
+
+def due(
+    state: TurnState, now: float, early: float, default_grace: float | None = None
+) -> Due | None:
+    """The ping ``state``'s game is due at ``now`` (``early``: the sweep interval), if any;
+    ``default_grace``: the host's, for servers that did not choose."""
+    game = state.game
+    player = game.current_player_id
+    deadline = game.turn_deadline
+    if game.status is not GameStatus.ACTIVE or game.is_bot_game or player is None:
+        return None
+    if deadline is None or now >= deadline or not wants_pings(state, player):
+        return None
+    if game.move_no == 0 and player == state.starter:
+        return None  # their own click started this turn: they are looking at the board
+    standing = state.standing
+    this_turn = standing if standing is not None and standing.move_no == game.move_no else None
+    start = game.updated_at
+    if now >= reminder_at(start, deadline, early):
+        if this_turn is None or not this_turn.reminder:
+            return Due(game, Kind.REMINDER, standing)
+        return None
+    chosen = state.server_grace if state.server_grace is not None else default_grace
+    if this_turn is None and now >= start + grace(deadline - start, chosen):
+        return Due(game, Kind.PING, standing)
+    return None
 
 
 class TurnPings:
@@ -38,46 +129,69 @@ class TurnPings:
         self._config = config
         self._clock = clock
 
-    async def news(self, game: Game, *, reminder: bool = False) -> tuple[bool, StandingPing | None]:
-        """Whether a ping announcing ``game``'s current turn (or its reminder) should be
-        sent (a member game still active at that move, and no such ping stands yet), and
-        the ping standing now: deleted before the new one is sent, so that one at most
-        stands at any moment (but in a race, whose loser deletes its own)."""
-        if not pings_for(game) or game.status is not GameStatus.ACTIVE:
-            return False, None
-        return await self._store.pings.news(game.id, game.move_no, reminder)
+    async def due(self, sweep_interval: float) -> list[Due]:
+        """The pings due now in this process's servers (all if the config has no
+        ``shards``), oldest turn first."""
+        now = self._clock()
+        # Coarse bounds, to keep the rows few: no grace is under MIN_GRACE, and no
+        # reminder comes more than REMINDER_LEAD plus a sweep before its deadline.
+        waiting = await self._store.pings.waiting(
+            now,
+            now - MIN_GRACE,
+            now + REMINDER_LEAD + sweep_interval,
+            shards=self._config.shards,
+        )
+        default = self._config.ping_grace
+        found = (due(state, now, sweep_interval, default) for state in waiting)
+        return [item for item in found if item is not None]
 
-    async def record(self, game: Game, message_id: int, *, reminder: bool = False) -> Claim:
-        """Record the ping just sent as ``message_id`` for ``game``'s current turn.
-
-        ``won``: it stands now, and ``replaced`` (if any) is the message to delete; else
-        it lost to a ping of a higher rank or to the game moving on, and the caller
-        deletes ``message_id``.
-        """
-        player = game.current_player_id
-        assert player is not None, "only a member game waiting for a player pings"
-        ping = StandingPing(game.id, game.channel_id, message_id, player, game.move_no, reminder)
-        return await self._store.pings.claim(ping)
-
-    async def clear(self, game: Game) -> tuple[int, int] | None:
-        """An ended game's standing ping, forgotten: (channel id, message id) to delete."""
-        if game.is_live or not pings_for(game):
-            return None
-        return await self._store.pings.take_ended(game.id)
-
-    async def reminders_due(self, sweep_interval: float) -> list[Game]:
-        """The member games whose player is due the reminder (see the module's doc), in
-        this process's servers if the config has ``shards``."""
-        return await self._store.pings.reminders_due(
-            self._clock(), max_lead=REMINDER_LEAD, early=sweep_interval, shards=self._config.shards
+    async def still_due(self, item: Due) -> bool:
+        """Whether ``item`` is still worth sending: its game is active at that move."""
+        game = await self._store.get_game(item.game.id)
+        return (
+            game is not None
+            and game.status is GameStatus.ACTIVE
+            and game.move_no == item.game.move_no
         )
 
-    async def left_behind(self) -> list[Game]:
-        """Ended games whose ping still stands (their end was not followed by its
-        removal: a crash in between), in this process's servers; ``clear`` each."""
-        found: list[Game] = []
-        for game_id in await self._store.pings.left_behind(shards=self._config.shards):
-            game = await self._store.get_game(game_id)
-            if game is not None:
-                found.append(game)
-        return found
+    async def record(self, item: Due, message_id: int) -> Claim:
+        """Record the ping just sent as ``message_id`` for ``item``. ``won``: it stands
+        now, and ``replaced`` (if any) is the message to delete; else it lost to a ping
+        of a higher rank or to the game moving on, and the caller deletes its own."""
+        game = item.game
+        player = game.current_player_id
+        assert player is not None, "only a member game waiting for a player pings"
+        ping = StandingPing(
+            game.id, game.channel_id, message_id, player, game.move_no, item.reminder
+        )
+        return await self._store.pings.claim(ping, lambda old: outranks(ping, old))
+
+    async def standing(self, game: Game) -> StandingPing | None:
+        """``game``'s standing ping if its turn is over (the game moved on or ended)."""
+        if game.is_bot_game:
+            return None
+        ping = await self._store.pings.get(game.id)
+        if ping is None or (game.is_live and ping.move_no == game.move_no):
+            return None
+        return ping
+
+    async def forget(self, game_id: int, message_id: int) -> None:
+        """Forget a ping whose message Discord deleted or no longer knows."""
+        await self._store.pings.forget(game_id, message_id)
+
+    async def refused(self, game: Game) -> None:
+        """The channel refused ``game``'s ping: not again in this turn."""
+        await self._store.pings.refuse(game.id, game.move_no)
+
+    async def stale(self) -> list[tuple[int, int, int, int]]:
+        """(game, channel, message, guild) of pings whose turn is over, in this
+        process's servers: each to delete, then ``forget``."""
+        return await self._store.pings.stale(shards=self._config.shards)
+
+    async def set_choice(self, guild_id: int, user_id: int, on: bool) -> None:
+        """The member's turn notifications in this server, on or off."""
+        await self._store.pings.set_member_choice(guild_id, user_id, on, self._clock())
+
+    async def choice(self, guild_id: int, user_id: int) -> bool | None:
+        """The member's own choice here (None: they follow the server's default)."""
+        return await self._store.pings.member_choice(guild_id, user_id)

@@ -9,8 +9,9 @@ statements' placeholders as PostgreSQL takes them), ``migrate`` and ``pg_migrate
 (numbered migrations of each engine), ``shards`` (the servers a process looks after).
 """
 
+from bot.store.calloffs import CallOff
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
-from bot.store.pings import Claim, StandingPing
+from bot.store.pings import Claim, StandingPing, TurnState
 from bot.store.privacy import LiveGames
 from bot.store.refusals import (
     CHALLENGE_ACTION,
@@ -24,6 +25,7 @@ from bot.store.store import ChannelView, Store
 __all__ = [
     "CHALLENGE_ACTION",
     "DEFAULT_MIGRATIONS_DIR",
+    "CallOff",
     "ChannelTaken",
     "ChannelView",
     "Claim",
@@ -33,5 +35,6 @@ __all__ = [
     "PendingTaken",
     "StandingPing",
     "Store",
+    "TurnState",
     "split_statements",
 ]

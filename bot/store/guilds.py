@@ -26,6 +26,9 @@ OVERRIDES = (
     "challenge_cooldown",
     "review_cooldown",
     "reviews",
+    "turn_pings",
+    "ping_grace",
+    "challenge_reach",
 )
 """The guild_settings columns a moderator may set, in the order of GET_SETTINGS."""
 
@@ -47,6 +50,10 @@ BLOCK = (
     " ON CONFLICT DO NOTHING"
 )
 UNBLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
+CHALLENGED_SINCE = (
+    "SELECT opponent_id, MAX(created_at) FROM challenges"
+    " WHERE guild_id = ? AND challenger_id = ? AND created_at >= ? GROUP BY opponent_id"
+)
 
 CLAIM_COOLDOWN = (
     "INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, ?, ?)"
@@ -102,3 +109,11 @@ class GuildStore:
             await self._db.run_alone(BLOCK, (guild_id, user_id, now))
         else:
             await self._db.run_alone(UNBLOCK, (guild_id, user_id))
+
+    async def challenged_since(
+        self, guild_id: int, challenger_id: int, since: float
+    ) -> dict[int, float]:
+        """The members ``challenger_id`` challenged here from ``since`` on (whatever became
+        of the challenge), each with the time of the latest."""
+        rows = await self._db.run_alone(CHALLENGED_SINCE, (guild_id, challenger_id, since))
+        return {row[0]: row[1] for row in rows}

@@ -1,77 +1,86 @@
-"""Turn notifications: the one ping message each member game may have standing.
+"""Turn notifications: the one ping message each member game may have standing, the
+turns whose ping a channel refused, and members' choices about them.
 
-A ping is ranked by (the move it announced, whether it is the reminder): a newer move
-outranks an older one, and at one move the reminder outranks the first ping. ``claim``
-records a sent ping only if it outranks the standing one and the game is still live at
-that move, in one ``BEGIN IMMEDIATE`` transaction, so the rule holds between the
-coroutines of one process and between processes sharing the file.
+The store decides nothing: which game is due a ping, and which ping outranks which, are
+``bot.service.pings``'s rules. ``claim`` runs the service's rank rule inside one
+transaction that locks the game's row, so it holds between coroutines and processes.
+A ping's row is forgotten only once Discord has deleted its message (``forget``), so a
+message whose delete failed is found again (``stale``) and retried.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.models import Game, Shards
 from bot.store.backend import Database, Unchanged
-from bot.store.rows import GAME_COLUMNS, IS_ACTIVE, IS_ENDED, Row, game_from_row
+from bot.store.rows import GAME_COLUMNS, IS_ACTIVE, Row, game_from_row
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 
-__all__ = ["Claim", "PingStore", "StandingPing"]
+__all__ = ["Claim", "PingStore", "StandingPing", "TurnState"]
 
 _COLUMNS = "game_id, channel_id, message_id, user_id, move_no, reminder"
 STANDING = f"SELECT {_COLUMNS} FROM turn_pings WHERE game_id = ?"
 GAME_STATE = f"SELECT move_no, {IS_ACTIVE} FROM games WHERE id = ?"
-# Sending this ping would announce nothing new: the game is no longer active at this move,
-# or a ping ranking at least as high stands already.
-PING_STATE = (
-    "SELECT g.move_no, g.status, p.game_id, p.channel_id, p.message_id, p.user_id, p.move_no,"
-    " p.reminder FROM games AS g LEFT JOIN turn_pings AS p ON p.game_id = g.id WHERE g.id = ?"
-)
 UPSERT = (
     f"INSERT INTO turn_pings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (game_id) DO UPDATE SET channel_id = excluded.channel_id,"
     " message_id = excluded.message_id, user_id = excluded.user_id,"
     " move_no = excluded.move_no, reminder = excluded.reminder"
 )
-# A game's standing ping, once the game has ended (never while it is live).
-TAKE_ENDED = (
-    "DELETE FROM turn_pings WHERE game_id = ?"
-    f" AND game_id IN (SELECT id FROM games WHERE id = ? AND {IS_ENDED})"
-    " RETURNING channel_id, message_id"
+FORGET = "DELETE FROM turn_pings WHERE game_id = ? AND message_id = ?"
+REFUSE = (
+    "INSERT INTO ping_refusals (game_id, move_no) VALUES (?, ?)"
+    " ON CONFLICT (game_id) DO UPDATE SET move_no = excluded.move_no"
 )
+GET_PREF = "SELECT turn_pings FROM member_prefs WHERE guild_id = ? AND user_id = ?"
+PUT_PREF = (
+    "INSERT INTO member_prefs (guild_id, user_id, turn_pings, since) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (guild_id, user_id) DO UPDATE SET turn_pings = excluded.turn_pings,"
+    " since = excluded.since"
+)
+_G = ", ".join("g." + c.strip() for c in GAME_COLUMNS.split(","))
+_WAITING = len(GAME_COLUMNS.split(","))
 
 
-def reminders_due(shards: Shards | None = None) -> str:
-    """Active member games whose player has not been reminded at this move, once the
-    reminder is due: ``lead`` (at most max_lead, a fifth of the turn) before the deadline,
-    brought forward by ``early`` (the sweep's interval, so a sweep cannot step over it) but
-    never into the first half of the turn, where the first ping is still fresh. Only in
-    ``shards``' servers, if given (bot/store/shards.py). (now >= d - min(a, b) is written
-    as now >= d - a AND now >= d - b: scalar min and max are SQLite's only.)"""
+def waiting(shards: Shards | None = None) -> str:
+    """Active member games on a clock whose turn began at or before ``:started``, with
+    what the rules need: the standing ping, the move whose ping was refused, the member
+    whose Accept started the game, the server's choices and both players' choices. Games
+    whose ping was refused at this move, or whose reminder stands, are left out (nothing
+    more is sent in their turn), and so are those pinged at this move whose deadline is
+    after ``:remind_by`` (their reminder cannot be due yet)."""
     return (
-        f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))} FROM games AS g"
+        f"SELECT {_G}, p.message_id, p.user_id, p.move_no, p.reminder, c.opponent_id,"
+        " s.turn_pings, s.ping_grace, mx.turn_pings, mo.turn_pings"
+        " FROM games AS g"
         " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
+        " LEFT JOIN ping_refusals AS r ON r.game_id = g.id"
+        " LEFT JOIN challenges AS c ON c.game_id = g.id"
+        " LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id"
+        " LEFT JOIN member_prefs AS mx ON mx.guild_id = g.guild_id AND mx.user_id = g.x_id"
+        " LEFT JOIN member_prefs AS mo ON mo.guild_id = g.guild_id AND mo.user_id = g.o_id"
         f" WHERE g.{IS_ACTIVE} AND g.bot_level IS NULL AND g.turn_deadline IS NOT NULL"
-        " AND :now < g.turn_deadline AND g.turn_deadline <= :now + :max_lead + :early"
-        " AND :now >= (g.updated_at + g.turn_deadline) / 2.0"
-        " AND :now >= g.turn_deadline - :max_lead - :early"
-        " AND :now >= g.turn_deadline - (g.turn_deadline - g.updated_at) / 5.0 - :early"
-        " AND (p.game_id IS NULL OR p.move_no < g.move_no OR p.reminder = 0)"
-        f"{owned_named(shards, 'g.guild_id')} ORDER BY g.turn_deadline LIMIT :limit"
+        " AND g.updated_at <= :started AND :now < g.turn_deadline"
+        " AND (r.game_id IS NULL OR r.move_no <> g.move_no)"
+        " AND (p.game_id IS NULL OR p.move_no <> g.move_no"
+        " OR (p.reminder = 0 AND g.turn_deadline <= :remind_by))"
+        f"{owned_named(shards, 'g.guild_id')} ORDER BY g.updated_at LIMIT :limit"
     )
 
 
-def left_behind(shards: Shards | None = None) -> str:
-    """Pings left standing by games that ended without their removal (a crash in between),
-    in ``shards``' servers if given (parameters: ``owned_values``, then the limit)."""
+def stale(shards: Shards | None = None) -> str:
+    """Pings standing for a turn that is over (the game moved on or ended), in
+    ``shards``' servers if given (parameters: ``owned_values``, then the limit). The few
+    pings lead, each looking up its game (a LEFT JOIN keeps SQLite from scanning games
+    instead; the WHERE drops the rows without one, so it means the inner join)."""
     return (
-        f"SELECT p.game_id FROM turn_pings AS p JOIN games AS g ON g.id = p.game_id"
-        f" WHERE g.{IS_ENDED}{owned(shards, 'g.guild_id')} LIMIT ?"
+        f"SELECT p.game_id, p.channel_id, p.message_id, g.guild_id FROM turn_pings AS p"
+        " LEFT JOIN games AS g ON g.id = p.game_id"
+        f" WHERE (p.move_no <> g.move_no OR NOT g.{IS_ACTIVE}){owned(shards, 'g.guild_id')}"
+        " LIMIT ?"
     )
-
-
-REMINDERS_DUE = reminders_due()
-LEFT_BEHIND = left_behind()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +92,17 @@ class StandingPing:
     move_no: int
     reminder: bool
 
-    @property
-    def rank(self) -> tuple[int, bool]:
-        return (self.move_no, self.reminder)
+
+@dataclass(frozen=True, slots=True)
+class TurnState:
+    """A waiting member game and what decides whether its player is due a ping."""
+
+    game: Game
+    standing: StandingPing | None
+    starter: int | None  # the member whose Accept started the game
+    server_default: bool | None  # the server's choice (None: the bot's default)
+    server_grace: float | None
+    choices: dict[int, bool]  # members who chose, by id
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +118,24 @@ def _standing(row: Row) -> StandingPing:
     return StandingPing(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
 
 
+def _turn_state(row: Row) -> TurnState:
+    game = game_from_row(row[:_WAITING])
+    message_id, user_id, move_no, reminder, starter, default, grace, x_pref, o_pref = row[_WAITING:]
+    standing = None
+    if message_id is not None:
+        standing = StandingPing(
+            game.id, game.channel_id, message_id, user_id, move_no, bool(reminder)
+        )
+    choices = {
+        member: bool(pref)
+        for member, pref in ((game.x_id, x_pref), (game.o_id, o_pref))
+        if member is not None and pref is not None
+    }
+    return TurnState(
+        game, standing, starter, None if default is None else bool(default), grace, choices
+    )
+
+
 class PingStore:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -109,31 +144,18 @@ class PingStore:
         rows = await self._db.run_alone(STANDING, (game_id,))
         return _standing(rows[0]) if rows else None
 
-    async def news(
-        self, game_id: int, move_no: int, reminder: bool
-    ) -> tuple[bool, StandingPing | None]:
-        """Whether a ping for ``move_no`` (``reminder``) would outrank the standing one
-        while the game is active at that move (a cheap look before sending it), and the
-        standing one."""
-        rows = await self._db.run_alone(PING_STATE, (game_id,))
-        if not rows:
-            return False, None
-        stored_move, status, *ping = rows[0]
-        standing = _standing(ping) if ping[0] is not None else None
-        if status != "active" or stored_move != move_no:
-            return False, standing
-        return standing is None or standing.rank < (move_no, reminder), standing
-
-    async def claim(self, ping: StandingPing) -> Claim:
-        """Record ``ping`` (already sent) if it outranks the standing one and its game is
-        still active at its move; else leave everything as it was."""
+    async def claim(
+        self, ping: StandingPing, outranks: Callable[[StandingPing | None], bool]
+    ) -> Claim:
+        """Record ``ping`` (already sent) if its game is still active at its move and
+        ``outranks(the standing ping)``; else leave everything as it was."""
 
         async def body(rows: list[list[Row]]) -> Claim:
             game_rows, standing_rows = rows
             if not game_rows or not game_rows[0][1] or game_rows[0][0] != ping.move_no:
                 raise Unchanged()
             old = _standing(standing_rows[0]) if standing_rows else None
-            if old is not None and old.rank >= ping.rank:
+            if not outranks(old):
                 raise Unchanged()
             values = (
                 ping.game_id,
@@ -153,28 +175,41 @@ class PingStore:
         except Unchanged:
             return Claim(False)
 
-    async def take_ended(self, game_id: int) -> tuple[int, int] | None:
-        """Forget an ended game's standing ping: its (channel id, message id), to delete.
-        None if there is none, or if the game is still live."""
-        rows = await self._db.run_alone(TAKE_ENDED, (game_id, game_id))
-        return (rows[0][0], rows[0][1]) if rows else None
+    async def forget(self, game_id: int, message_id: int) -> None:
+        """Forget a ping whose message Discord deleted (or no longer knows)."""
+        await self._db.run_alone(FORGET, (game_id, message_id))
 
-    async def reminders_due(
+    async def refuse(self, game_id: int, move_no: int) -> None:
+        """Remember that the channel refused the ping of ``game_id``'s move ``move_no``."""
+        await self._db.run_alone(REFUSE, (game_id, move_no))
+
+    async def waiting(
         self,
         now: float,
+        started: float,
+        remind_by: float,
         *,
-        max_lead: float,
-        early: float,
-        limit: int = 100,
+        limit: int = 500,
         shards: Shards | None = None,
-    ) -> list[Game]:
-        """Games whose reminder is due (see REMINDERS_DUE), in ``shards``' servers only if
-        given (the sweep's once-only work: see ``bot.models.Shards``)."""
-        parameters = {"now": now, "max_lead": max_lead, "early": early, "limit": limit}
-        rows = await self._db.run_alone(reminders_due(shards), parameters | owned_names(shards))
-        return [game_from_row(row) for row in rows]
+    ) -> list[TurnState]:
+        """The member games waiting for a move since ``started`` or before (see
+        ``waiting``), oldest turn first, in ``shards``' servers only if given."""
+        parameters = {"now": now, "started": started, "remind_by": remind_by, "limit": limit}
+        parameters |= owned_names(shards)
+        rows = await self._db.run_alone(waiting(shards), parameters)
+        return [_turn_state(row) for row in rows]
 
-    async def left_behind(self, limit: int = 100, *, shards: Shards | None = None) -> list[int]:
-        """Ids of ended games whose ping still stands, in ``shards``' servers if given."""
-        rows = await self._db.run_alone(left_behind(shards), (*owned_values(shards), limit))
-        return [row[0] for row in rows]
+    async def stale(
+        self, limit: int = 500, *, shards: Shards | None = None
+    ) -> list[tuple[int, int, int, int]]:
+        """(game id, channel id, message id, guild id) of pings whose turn is over."""
+        rows = await self._db.run_alone(stale(shards), (*owned_values(shards), limit))
+        return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def member_choice(self, guild_id: int, user_id: int) -> bool | None:
+        """Whether the member chose turn notifications on or off here (None: never chose)."""
+        rows = await self._db.run_alone(GET_PREF, (guild_id, user_id))
+        return bool(rows[0][0]) if rows else None
+
+    async def set_member_choice(self, guild_id: int, user_id: int, on: bool, now: float) -> None:
+        await self._db.run_alone(PUT_PREF, (guild_id, user_id, int(on), now))

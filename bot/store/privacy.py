@@ -85,6 +85,7 @@ DELETE_COOLDOWNS = "DELETE FROM cooldowns WHERE guild_id = ? AND user_id = ?"
 """Their own cooldowns. Another member's cooldown on challenging them (target = them) stays
 until it runs out (a minute by default): it protects them from a fresh ping."""
 DELETE_CHALLENGE_BLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
+DELETE_MEMBER_PREFS = "DELETE FROM member_prefs WHERE guild_id = ? AND user_id = ?"
 DELETE_SEATS = "DELETE FROM live_seats WHERE guild_id = ? AND user_id = ?"
 DELETE_TURN_PINGS = (
     "DELETE FROM turn_pings WHERE user_id = ?"
@@ -120,6 +121,7 @@ ERASE_GUILD = (
     "DELETE FROM game_channels WHERE guild_id = :guild",
     "DELETE FROM cooldowns WHERE guild_id = :guild",
     "DELETE FROM challenge_blocks WHERE guild_id = :guild",
+    "DELETE FROM member_prefs WHERE guild_id = :guild",
 )
 """Every table with a guild_id; challenges before the games they point to."""
 
@@ -184,6 +186,7 @@ class PrivacyStore:
                     (DELETE_BOT_RECORDS, (g, u)),
                     (DELETE_COOLDOWNS, (g, u)),
                     (DELETE_CHALLENGE_BLOCK, (g, u)),
+                    (DELETE_MEMBER_PREFS, (g, u)),
                     (DELETE_SEATS, (g, u)),
                     (DELETE_TURN_PINGS, (u, g)),
                     (DELETE_CALLOFFS, (u, g)),

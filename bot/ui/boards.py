@@ -6,10 +6,11 @@ challenge (``post``), and the redraws nobody clicked for (the sweep, start-up re
 ``bot.ui.views`` and send through discord.py. Boards and their edits ping nobody (an
 edit notifies nobody in Discord anyway); a new challenge pings the challenged member.
 
-Turn notifications (``notify``, called by every path once it has answered or redrawn a
-game): in member games the player to move is told by a new plain message that mentions
-only them; it replaces the game's previous one, and the game's end deletes the last
-(the rules in ``bot.service.pings``). It is sent after the click's answer, never before.
+Every path calls ``notify`` once it has answered or redrawn a game: a member game's turn
+notification whose turn is over is deleted (``bot.ui.notices``; the sweep sends them).
+Redraws and deletes are not interaction answers: they go through the outbox's pace
+(``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
+(``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ import logging
 import discord
 
 from bot.errors import GameError
-from bot.i18n import translator
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
-from bot.service.locks import KeyedLocks
-from bot.ui import render
+from bot.ui.notices import Notices
+from bot.ui.outbox import Outbox
 from bot.ui.views import board_view, challenge_mentions, challenge_view
 
 __all__ = ["Boards"]
@@ -39,19 +39,12 @@ def _drawn(item: Game | Challenge) -> tuple[discord.ui.LayoutView, discord.Allow
     return challenge_view(item), challenge_mentions(item)
 
 
-def _only(user_id: int) -> discord.AllowedMentions:
-    return discord.AllowedMentions(
-        everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)]
-    )
-
-
 class Boards:
-    def __init__(self, client: discord.Client, service: GameService) -> None:
+    def __init__(self, client: discord.Client, service: GameService, outbox: Outbox) -> None:
         self._client = client
         self._service = service
-        # One notification of a game at a time here: the next waits until the last is
-        # recorded, so it replaces that one instead of standing beside it for a moment.
-        self._notifying = KeyedLocks()
+        self._outbox = outbox
+        self.notices = Notices(client, service, outbox, self.queue_redraw)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -87,13 +80,16 @@ class Boards:
         else:
             await self._service.challenges.set_message(item.id, message_id)
 
-    async def redraw(self, item: Game | Challenge) -> None:
-        """Edit a game's or challenge's message through its channel (no token needed)."""
+    async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> None:
+        """Edit a game's or challenge's message through its channel (no token needed),
+        in the outbox's pace (``paced`` False: the caller took the slot already)."""
         if item.message_id is None:
             return
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
+        if paced:
+            await self._outbox.slot()  # not an interaction answer: within the global limit
         try:
             await channel.get_partial_message(item.message_id).edit(
                 view=view, allowed_mentions=_QUIET
@@ -116,6 +112,8 @@ class Boards:
             return
         drawn: tuple[int, GameStatus] | None = None
         for _attempt in range(3):
+            # The slot first, then the read: what is drawn is as fresh as the edit.
+            await self._outbox.slot()
             try:
                 game = await self._service.get_game(game_id, interaction.guild_id)
             except GameError:
@@ -125,54 +123,23 @@ class Boards:
                 return
             if game.message_id != interaction.message.id:
                 return  # a click on some other message: leave it alone
-            await self.redraw(game)
+            await self.redraw(game, paced=False)
             await self.notify(game)
             drawn = state
 
-    async def notify(self, game: Game, *, reminder: bool = False) -> None:
-        """Tell the player on move of a member game it is their turn (``reminder``: again,
-        before the clock runs out), replacing the game's standing ping; or delete it once
-        the game has ended. Nothing for games against the bot, or if a ping for this turn
-        stands already. Discord's refusals are logged, never raised."""
-        if game.is_bot_game:
+    async def notify(self, game: Game, click: discord.Interaction | None = None) -> None:
+        """After ``game`` changed (by ``click``, if a click did it): delete its turn
+        notification if that turn is over (``bot.ui.notices``; the sweep sends them)."""
+        if not game.is_bot_game:
+            await self.notices.tidy(game, click)
+
+    def queue_redraw(self, item: Game | Challenge) -> None:
+        """Redraw through the outbox: a later redraw of the same message supersedes it."""
+        if item.message_id is None:
             return
-        async with self._notifying[game.id]:
-            await self._notify(game, reminder)
+        key = ("redraw", type(item).__name__, item.id)
 
-    async def _notify(self, game: Game, reminder: bool) -> None:
-        pings = self._service.pings
-        try:
-            if not game.is_live:
-                gone = await pings.clear(game)
-                if gone is not None:
-                    await self._delete(*gone)
-                return
-            player = game.current_player_id
-            news, standing = await pings.news(game, reminder=reminder)
-            if player is None or not news:
-                return
-            if standing is not None:  # first, so that two never stand together
-                await self._delete(standing.channel_id, standing.message_id)
-            channel = self._client.get_partial_messageable(game.channel_id)
-            sent = await channel.send(
-                render.turn_ping_text(game, translator(game.locale), reminder=reminder),
-                allowed_mentions=_only(player),
-            )
-            claim = await pings.record(game, sent.id, reminder=reminder)
-            if not claim.won:
-                await self._delete(game.channel_id, sent.id)  # outranked meanwhile
-            elif claim.replaced is not None and claim.replaced != standing:
-                # Sent by a racing answer after our look: it is ours to delete now.
-                await self._delete(claim.replaced.channel_id, claim.replaced.message_id)
-        except discord.HTTPException as exc:
-            log.warning("The turn notification of game %s failed: %s", game.id, exc)
+        async def work() -> None:
+            await self.redraw(item)
 
-    async def _delete(self, channel_id: int, message_id: int) -> None:
-        """Delete a ping message; one already gone is fine."""
-        channel = self._client.get_partial_messageable(channel_id)
-        try:
-            await channel.get_partial_message(message_id).delete()
-        except discord.NotFound:
-            log.info("The turn notification %s was already deleted", message_id)
-        except discord.HTTPException as exc:
-            log.warning("Cannot delete the turn notification %s: %s", message_id, exc)
+        self._outbox.submit(key, work)

@@ -13,7 +13,6 @@ on the message as Discord sent it. Here every click that arrives is answered.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -143,11 +142,11 @@ class Buttons:
                 await self._boards.answer(interaction, game)
                 game = await reply
                 await self._boards.edit_answer(interaction, game)
-                await self._boards.notify(game)
+                await self._boards.notify(game, interaction)
                 return
             game = reply.result()
         await self._boards.answer(interaction, game)
-        await self._boards.notify(game)  # after the answer: it must not wait for the ping
+        await self._boards.notify(game, interaction)  # after the answer: the last ping goes
 
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
@@ -216,7 +215,9 @@ class Buttons:
         """Ask the other player, by a new message that pings only them, to call it off."""
         endings = self._service.endings
         user = interaction.user.id
-        game = await endings.propose_calloff(int(match["game"]), user, interaction.guild_id)
+        game, lapsed = await endings.propose_calloff(int(match["game"]), user, interaction.guild_id)
+        if lapsed is not None:  # made at an earlier move: its message goes
+            self._boards.notices.lapsed(lapsed, game.channel_id)
         other = game.o_id if user == game.x_id else game.x_id
         assert other is not None  # a member game: only those can be rated
         asked = N_("I asked {member} whether to call the game off.", member=f"<@{other}>")
@@ -254,8 +255,9 @@ class Buttons:
         await self._boards.answer(interaction, game)
         if interaction.message is not None and game.message_id != interaction.message.id:
             await self._service.set_game_message(game.id, interaction.message.id)
-            game = dataclasses.replace(game, message_id=interaction.message.id)
-        await self._boards.notify(game)  # the first mover's ping links the board
+        await self._boards.notify(game, interaction)
+        # Nobody is pinged now: whoever clicked Accept is looking at the board, and the
+        # other player is pinged by the sweep only if they let their turn wait.
 
     async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenged member declines, or the challenger withdraws."""

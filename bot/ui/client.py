@@ -47,6 +47,7 @@ from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
+from bot.ui.outbox import Outbox, share_of_limit
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
 
 __all__ = [
@@ -127,6 +128,7 @@ class TicTacToeBot(commands.AutoShardedBot):
     ``setup_hook`` has run."""
 
     service: GameService
+    outbox: Outbox
     boards: Boards
     buttons: Buttons
 
@@ -161,20 +163,23 @@ class TicTacToeBot(commands.AutoShardedBot):
             server_games=self.settings.server_games,
             challenge_cooldown=self.settings.challenge_cooldown,
             review_cooldown=self.settings.review_cooldown,
+            ping_grace=self.settings.ping_grace,
+            challenge_reach=self.settings.challenge_reach,
             shards=owned_shards(self.settings),
         )
         self.service = GameService(self.store, config)
-        self.boards = Boards(self, self.service)
+        self.outbox = Outbox(share_of_limit(config.shards))
+        self.boards = Boards(self, self.service, self.outbox)
         self.buttons = Buttons(self.service, self.boards, self.gate)
         # start() finishes bot moves owed since a crash; their boards need redrawing.
         completed = await self.service.start()
         self._service_started = True
         for game in completed:
-            await self.boards.redraw(game)
+            self.boards.queue_redraw(game)
             await self.boards.notify(game)
         await self.add_cog(Games(self.service, self.boards))
         await self.add_cog(Stats(self.service.stats))
-        await self.add_cog(ServerSettings(self.service.guilds))
+        await self.add_cog(ServerSettings(self.service.guilds, self.service.pings))
         await self.add_cog(Privacy(self.service))
         await self.tree.set_translator(CommandTranslator())
         await self.sync_commands()
@@ -228,25 +233,18 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def sweep_once(self) -> None:
         """Settle timed-out games and expired challenges, then redraw their messages;
-        send the turn reminders due, and delete pings a game's end left standing."""
+        send the turn notifications due, and delete those whose turn is over."""
         try:
             games, challenges = await self.service.sweep()
             for game in games:
                 # One line per game: with several processes, which one settled what.
                 state = game.result or game.status
                 log.info("Swept game %s of server %s (%s)", game.id, game.guild_id, state)
-                await self.boards.redraw(game)
+                self.boards.queue_redraw(game)
                 await self.boards.notify(game)
             for challenge in challenges:
-                await self.boards.redraw(challenge)
-            pings = self.service.pings
-            for game in await pings.reminders_due(self.settings.sweep_interval):
-                await self.boards.notify(game, reminder=True)
-            for game in await pings.left_behind():
-                # Ended, yet its notification stands: the process that ended it died
-                # before tidying up, and the redraw comes before that, so redraw too.
-                await self.boards.redraw(game)
-                await self.boards.notify(game)
+                self.boards.queue_redraw(challenge)
+            await self.boards.notices.sweep(self.settings.sweep_interval)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 
@@ -277,3 +275,6 @@ class TicTacToeBot(commands.AutoShardedBot):
                 log.warning("The sweep did not finish in time")
                 self.sweeper.cancel()
         await self.gate.drain(max(0.0, deadline - loop.time()))
+        if self._service_started:  # the outbox exists: it was made first
+            await self.outbox.drain(max(0.0, deadline - loop.time()))
+            self.outbox.cancel()

@@ -25,11 +25,17 @@ BOB = 22
 CAROL = 33
 
 
-ROOMY_CONFIG = {"games_per_member": 50, "server_games": 100, "challenge_cooldown": 0.0}
+ROOMY_CONFIG = {
+    "games_per_member": 50,
+    "server_games": 100,
+    "challenge_cooldown": 0.0,
+    "challenge_reach": 20,
+}
 DEFAULT_LIMITS = {
     "games_per_member": ServiceConfig.games_per_member,
     "server_games": ServiceConfig.server_games,
     "challenge_cooldown": ServiceConfig.challenge_cooldown,
+    "challenge_reach": ServiceConfig.challenge_reach,
 }
 """The bot's own defaults, for tests of the limits (make_service is roomy otherwise)."""
 

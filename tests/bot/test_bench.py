@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bench import slow_games
 from bench.pg import database_size, describe, fresh_database, server_pid
 from bench.procs import process_name
 from bench.setups import PER_SERVER, Setup, server_of, servers_needed
@@ -88,3 +89,12 @@ def test_the_engine_comparison_runs_and_prints_both(pg_server: Any) -> None:
     assert lines[1].startswith("  sqlite: SQLite 3.") and "PostgreSQL 16." in lines[2]
     ratios = [line for line in lines if line.startswith("  postgresql / sqlite: moves/s ")]
     assert len(ratios) == 2  # one at a time, and 100 games in flight
+
+
+async def test_the_slow_games_scenario_runs_and_pings_each_slow_turn_once() -> None:
+    """Two games at 1/30 of the times: a 1 s grace, 3 s a move (the sweep's 1 s minimum)."""
+    figures = await slow_games.run(2, 90.0, 1 / 30)
+    assert figures["member moves"] == 10 and figures["failed interactions"] == 0
+    assert figures["pings sent"] == figures["turns past the grace"] == 10
+    assert figures["pings standing after the end"] == 0
+    assert figures["429s"] == 0 and figures["requests counted by the global limit"] == 0

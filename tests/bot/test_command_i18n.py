@@ -49,7 +49,7 @@ def command_tree() -> app_commands.CommandTree[Any]:
     tree: app_commands.CommandTree[Any] = app_commands.CommandTree(
         discord.Client(intents=discord.Intents.none())
     )
-    cogs = (Games(None, None), Stats(None), ServerSettings(None), Privacy(None))  # type: ignore[arg-type]
+    cogs = (Games(None, None), Stats(None), ServerSettings(None, None), Privacy(None))  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
             tree.add_command(command)

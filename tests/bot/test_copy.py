@@ -22,8 +22,10 @@ import pytest
 from bot.errors import StorageError
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.service import GameService
+from bot.service.pings import Due, Kind
 from bot.store import DEFAULT_MIGRATIONS_DIR, Store
 from bot.store.copy import CopyRefused, copy_database, copy_order
+from bot.store.migrate import find_migrations
 from tests.pgtools import read_rows
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, play_out
@@ -35,6 +37,9 @@ X_WINS = [0, 3, 1, 4, 2]
 DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
 OTHER_GUILD = GUILD + 1
 ROOT = Path(__file__).resolve().parents[2]
+
+LATEST = len(find_migrations(DEFAULT_MIGRATIONS_DIR))
+"""The schema version a database has once every migration ran."""
 
 
 @dataclass
@@ -84,8 +89,10 @@ async def fill(service: GameService, store: Store) -> Played:
     assert isinstance(bot_rematch, Game)
     challenge = await service.challenges.create(GUILD, CHANNEL + 2, ALICE, CAROL, first=First.ME)
     active = await play_out(service, await service.challenges.accept(challenge.id, CAROL), [4, 0])
-    claim = await service.pings.record(active, 9001)
+    claim = await service.pings.record(Due(active, Kind.PING, None), 9001)
     assert claim.won
+    await service.pings.set_choice(GUILD, BOB, False)
+    await service.pings.refused(active)  # as if its channel had refused the reminder
     await service.endings.propose_calloff(active.id, ALICE, GUILD)
     pending = await service.challenges.create(GUILD, CHANNEL + 3, BOB, CAROL)
     declined = await service.challenges.create(GUILD, CHANNEL, DAVE, BOB)
@@ -129,7 +136,8 @@ async def views(service: GameService, store: Store, p: Played) -> dict[str, Any]
         "pending": await service.challenges.get(p.pending.id),
         "settings": await service.guilds.get(GUILD),
         "dave_open": await service.guilds.accepts_challenges(GUILD, DAVE),
-        "ping": await service.pings.news(p.active),
+        "ping": await store.pings.get(p.active.id),
+        "bob_notified": await service.pings.choice(GUILD, BOB),
         "review": await service.reviews.at_once(p.won.id),
         "member_data": await store.privacy.member_data(GUILD, ALICE),  # live games too
         "guild_data": await store.privacy.guild_data(GUILD),
@@ -178,7 +186,7 @@ async def test_a_copied_database_reads_and_plays_the_same_on_postgresql(
 
     names = await tables(path)
     assert sorted(report.rows) == names  # every table, none left out
-    assert report.schema_version == 5
+    assert report.schema_version == LATEST
     for table in names:
         assert report.rows[table] > 0, f"the scenario leaves {table} empty"
         lite, pg = await every_row(path, table), await every_row(fresh_pg_database, table)
@@ -192,7 +200,8 @@ async def test_a_copied_database_reads_and_plays_the_same_on_postgresql(
     after = await seen(fresh_pg_database, p, clock, executor)
     assert after == before
     assert before["pending"].status is ChallengeStatus.PENDING
-    assert before["ping"][1] is not None and before["ping"][1].message_id == 9001
+    assert before["ping"] is not None and before["ping"].message_id == 9001
+    assert before["bob_notified"] is False
     assert before["settings"].channels == tuple(CHANNEL + n for n in range(4))
     assert before["dave_open"] is False
     assert before["leaderboards"][0].total_players == 2  # ALICE and BOB; CAROL's not done
@@ -206,7 +215,7 @@ async def test_a_copied_database_reads_and_plays_the_same_on_postgresql(
         assert ended.status is GameStatus.ACTIVE and ended.move_no == 4
         ended = await play_out(service, ended, [7])  # X: 4, 1, 7
         assert ended.status is GameStatus.FINISHED and ended.winner_id == ALICE
-        assert await service.pings.clear(ended) == (CHANNEL + 2, 9001)
+        assert await service.pings.stale() == [(p.active.id, CHANNEL + 2, 9001, GUILD)]
         board = await service.stats.leaderboard(GUILD)
         assert board.total_players == 3
         # New rows continue after the copied ids.
@@ -305,12 +314,12 @@ async def test_a_file_not_the_bots_is_refused_before_anything_is_written(
 async def test_different_schema_versions_are_refused(
     played: tuple[Path, Played, FakeClock], fresh_pg_database: str, tmp_path: Path
 ) -> None:
-    """A bot whose PostgreSQL migrations stop at 0004 while its SQLite ones reach 0005."""
+    """A bot whose PostgreSQL migrations stop one short of its SQLite ones."""
     path, _, _ = played
     older = tmp_path / "migrations"
     shutil.copytree(DEFAULT_MIGRATIONS_DIR, older)
-    (older / "postgresql" / "0005_locale.sql").unlink()
-    with pytest.raises(CopyRefused, match=r"schema version 5 .* at 4"):
+    find_migrations(older / "postgresql")[-1][1].unlink()
+    with pytest.raises(CopyRefused, match=rf"schema version {LATEST} .* at {LATEST - 1}"):
         await copy_database(path, fresh_pg_database, migrations_dir=older)
     assert await pg_count(fresh_pg_database, "games") == 0
 
@@ -333,9 +342,9 @@ async def test_an_older_sqlite_file_is_migrated_first(
         conn.execute("PRAGMA user_version = 2")
     conn.close()
     report = await copy_database(path, fresh_pg_database)
-    assert report.schema_version == 5 and report.rows["games"] == 1
+    assert report.schema_version == LATEST and report.rows["games"] == 1
     ((version,),) = await read_rows(path, "PRAGMA user_version")
-    assert version == 5
+    assert version == LATEST
     rows = await read_rows(fresh_pg_database, "SELECT created_at, updated_at, locale FROM games")
     assert rows == [(1700000000.0, 1700000060.5, None)]
     assert isinstance(rows[0][0], float)  # an integer in a REAL column arrives as a float
@@ -372,7 +381,7 @@ async def test_the_command_copies_then_refuses_a_second_time(
     status, out, err = await run_copy(str(path), fresh_pg_database)
     assert (status, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0].startswith(f"copied {path} (schema 5) to postgresql://")
+    assert lines[0].startswith(f"copied {path} (schema {LATEST}) to postgresql://")
     counted = {name: int(n) for name, n in (line.split() for line in lines[1:-1])}
     names = await tables(path)
     assert sorted(counted) == names

@@ -215,7 +215,7 @@ async def test_fair_play_backfill_gives_the_same_rows(
     await pg_conn.executemany(
         _insert("challenges", CHALLENGE_COLUMNS, len(CHALLENGES[0]), "${n}"), CHALLENGES
     )
-    assert await apply_pg_migrations(pg_conn, PG_DIR) == 5
+    assert await apply_pg_migrations(pg_conn, PG_DIR) == len(find_migrations(PG_DIR))
     pg_rows = {
         name: [tuple(row) for row in await pg_conn.fetch(sql)] for name, sql in RESULTS.items()
     }

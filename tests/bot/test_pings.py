@@ -1,52 +1,256 @@
-"""Turn pings' rules on a real SQLite file: one standing per game, newer moves win races."""
+"""Turn notifications' rules: who is due a ping and when (plain functions of the game and
+the clock), and what the store keeps (one standing per game, newer moves win races,
+a ping forgotten only once its message is gone) on real databases."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from dataclasses import replace
 from pathlib import Path
 
-from bot.models import Game, GameStatus
+import pytest
+
+from bot.models import First, Game, GameStatus
 from bot.service import GameService
-from bot.service.pings import REMINDER_LEAD, TurnPings
-from bot.store import Store
+from bot.service.pings import GRACE, REMINDER_LEAD, Due, Kind, due, grace, reminder_at
+from bot.store import Store, TurnState
 from bot.store.pings import StandingPing
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
 
-
-async def is_news(pings: TurnPings, game: Game, *, reminder: bool = False) -> bool:
-    return (await pings.news(game, reminder=reminder))[0]
+# -- the rules, as plain functions ----------------------------------------------------------
 
 
-async def test_each_turn_is_announced_once_and_replaces_the_last(
-    service: GameService, store: Store
+def waiting_game(turn: float = 300.0, *, move_no: int = 1, start: float = 1000.0) -> Game:
+    """An active member game at ``move_no``, its turn begun at ``start``."""
+    moves = tuple(range(move_no))
+    return Game(
+        id=7,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        message_id=70,
+        x_id=ALICE,
+        o_id=BOB,
+        bot_level=None,
+        width=3,
+        height=3,
+        k=3,
+        moves=moves,
+        status=GameStatus.ACTIVE,
+        result=None,
+        winner_id=None,
+        winner_mark=None,
+        created_at=start,
+        updated_at=start,
+        turn_deadline=start + turn,
+    )
+
+
+def state(game: Game, **changes: object) -> TurnState:
+    base = TurnState(game, None, None, None, None, {})
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def ping(game: Game, *, reminder: bool = False, move_no: int | None = None) -> StandingPing:
+    move = game.move_no if move_no is None else move_no
+    return StandingPing(game.id, CHANNEL, 99, BOB, move, reminder)
+
+
+def kind(item: Due | None) -> Kind | None:
+    return None if item is None else item.kind
+
+
+def test_the_grace_is_30_s_or_a_fifth_of_the_turn_unless_the_server_chose() -> None:
+    assert grace(300.0, None) == GRACE == 30.0
+    assert grace(60.0, None) == 12.0
+    assert grace(300.0, 5.0) == 5.0
+
+
+def test_a_player_who_moves_within_the_grace_is_never_pinged() -> None:
+    game = waiting_game()  # BOB to move, since 1000
+    assert kind(due(state(game), 1000.0 + 29.9, 5.0)) is None
+    assert kind(due(state(game), 1000.0 + 30.0, 5.0)) is Kind.PING
+
+
+def test_once_pinged_a_turn_waits_for_its_reminder_and_then_nothing() -> None:
+    game = waiting_game()
+    pinged = state(game, standing=ping(game))
+    at = reminder_at(1000.0, 1300.0, 5.0)
+    assert at == 1300.0 - REMINDER_LEAD - 5.0
+    assert kind(due(pinged, at - 0.1, 5.0)) is None, "one ping per turn"
+    item = due(pinged, at, 5.0)
+    assert kind(item) is Kind.REMINDER and item is not None and item.standing == ping(game)
+    reminded = state(game, standing=ping(game, reminder=True))
+    assert kind(due(reminded, at + 1, 5.0)) is None
+    assert kind(due(state(game), 1300.0, 5.0)) is None, "past the deadline: the sweep ends it"
+
+
+def test_a_ping_of_an_older_turn_does_not_count_for_this_one() -> None:
+    game = waiting_game(move_no=2)
+    item = due(state(game, standing=ping(game, move_no=1, reminder=True)), 1031.0, 5.0)
+    assert kind(item) is Kind.PING and item is not None and item.standing is not None
+
+
+def test_a_short_turn_is_reminded_in_its_last_fifth_but_never_its_first_half() -> None:
+    game = waiting_game(10.0)  # grace 2 s; reminder 2 s before, brought forward a sweep
+    assert reminder_at(1000.0, 1010.0, 1.0) == 1007.0
+    assert reminder_at(1000.0, 1010.0, 9.0) == 1005.0, "never in the first half"
+    assert kind(due(state(game), 1006.9, 1.0)) is Kind.PING
+    assert kind(due(state(game), 1007.0, 1.0)) is Kind.REMINDER, "one ping, the reminder"
+
+
+def test_whoever_accepted_is_not_pinged_for_the_turn_their_click_started() -> None:
+    first = waiting_game(move_no=0)  # ALICE to move, and she accepted
+    assert kind(due(state(first, starter=ALICE), 1299.0, 5.0)) is None
+    assert kind(due(state(first, starter=BOB), 1031.0, 5.0)) is Kind.PING
+    later = waiting_game(move_no=2)
+    assert kind(due(state(later, starter=ALICE), 1031.0, 5.0)) is Kind.PING
+
+
+def test_a_member_choice_beats_the_servers_default() -> None:
+    game = waiting_game()  # BOB to move
+    at = 1100.0
+    assert kind(due(state(game, choices={BOB: False}), at, 5.0)) is None
+    assert kind(due(state(game, server_default=False), at, 5.0)) is None
+    on = state(game, server_default=False, choices={BOB: True})
+    assert kind(due(on, at, 5.0)) is Kind.PING
+    assert kind(due(state(game, choices={ALICE: False}), at, 5.0)) is Kind.PING
+
+
+def test_a_servers_grace_applies() -> None:
+    game = waiting_game()
+    assert kind(due(state(game, server_grace=5.0), 1005.0, 5.0)) is Kind.PING
+
+
+# -- with the store ---------------------------------------------------------------------------
+
+
+async def test_an_idle_player_is_due_one_ping_after_the_grace(
+    service: GameService, clock: FakeClock
+) -> None:
+    pings = service.pings
+    game = await member_game(service)  # ALICE to move; BOB accepted
+    clock.advance(GRACE - 1)
+    assert await pings.due(5.0) == []
+    clock.advance(1)
+    (item,) = await pings.due(5.0)
+    assert (item.game.id, item.kind, item.game.current_player_id) == (game.id, Kind.PING, ALICE)
+    assert (await pings.record(item, 501)).won
+    assert await pings.due(5.0) == [], "once per turn"
+    assert await pings.standing(game) is None, "its turn is not over"
+
+    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    assert not await pings.still_due(item), "a ping for a turn that is over is stale"
+    old = await pings.standing(moved)
+    assert old is not None and old.message_id == 501
+    assert await pings.stale() == [(game.id, CHANNEL, 501, GUILD)]
+    await pings.forget(game.id, 501)
+    assert await pings.stale() == []
+    assert await pings.due(5.0) == [], "BOB's turn has just begun"
+
+
+async def test_the_reminder_replaces_the_first_ping_once_per_turn(
+    service: GameService, clock: FakeClock
+) -> None:
+    pings = service.pings
+    turn = service.config.turn_timeout  # 300 s: the reminder comes 60-65 s before
+    await member_game(service)
+    clock.advance(GRACE)
+    (first,) = await pings.due(5.0)
+    await pings.record(first, 1)
+    clock.advance(turn - REMINDER_LEAD - 5.0 - GRACE)
+    (item,) = await pings.due(5.0)
+    assert item.kind is Kind.REMINDER and item.standing is not None
+    assert item.standing.message_id == 1, "deleted before the reminder goes"
+    claim = await pings.record(item, 2)
+    assert claim.won and claim.replaced is not None and claim.replaced.message_id == 1
+    assert await pings.due(5.0) == []
+    clock.advance(REMINDER_LEAD)
+    assert await pings.due(5.0) == []
+
+
+async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
+    service: GameService, clock: FakeClock
 ) -> None:
     pings = service.pings
     game = await member_game(service)
-    assert await is_news(pings, game)
-    first = await pings.record(game, 501)
-    assert first.won and first.replaced is None
-    assert not await is_news(pings, game), "this turn was announced"
-    assert await is_news(pings, game, reminder=True), "its reminder was not"
-
+    clock.advance(GRACE)
+    (item,) = await pings.due(5.0)
+    await pings.refused(item.game)
+    clock.advance(200)  # the reminder's time too
+    assert await pings.due(5.0) == []
     moved = await service.play(game.id, ALICE, 4, game.move_no)
-    assert not await is_news(pings, game), "a ping for the old turn is no news"
-    news, standing = await pings.news(moved)
-    assert news and standing is not None and standing.message_id == 501, "delete it first"
-    second = await pings.record(moved, 502)
-    assert second.won and second.replaced is not None
-    assert (second.replaced.message_id, second.replaced.user_id) == (501, ALICE)
-    standing = await store.pings.get(game.id)
-    assert standing == StandingPing(game.id, CHANNEL, 502, BOB, 1, False)
+    clock.advance(GRACE)
+    assert [i.game.id for i in await pings.due(5.0)] == [moved.id]
+
+
+async def test_the_first_mover_who_accepted_is_left_alone(
+    service: GameService, clock: FakeClock
+) -> None:
+    challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.OPPONENT)
+    game = await service.challenges.accept(challenge.id, BOB)
+    assert game.current_player_id == BOB
+    clock.advance(service.config.turn_timeout - 1)
+    assert await service.pings.due(5.0) == []
+
+
+async def test_choices_are_kept_per_member_and_server(
+    service: GameService, clock: FakeClock
+) -> None:
+    pings = service.pings
+    assert await pings.choice(GUILD, ALICE) is None
+    await pings.set_choice(GUILD, ALICE, False)
+    assert await pings.choice(GUILD, ALICE) is False
+    assert await pings.choice(GUILD + 1, ALICE) is None
+    await member_game(service)  # ALICE to move
+    clock.advance(GRACE)
+    assert await pings.due(5.0) == []
+    await pings.set_choice(GUILD, ALICE, True)
+    assert len(await pings.due(5.0)) == 1
+    await service.guilds.update(GUILD, {"turn_pings": False})
+    assert len(await pings.due(5.0)) == 1, "her own choice beats the server's"
+    await service.guilds.update(GUILD, {"ping_grace": 3600.0, "turn_pings": True})
+    assert await pings.due(5.0) == [], "the server's longer grace applies"
+
+
+async def test_games_against_the_bot_never_ping(service: GameService, clock: FakeClock) -> None:
+    await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
+    clock.advance(service.config.turn_timeout - 1)
+    assert await service.pings.due(5.0) == []
+
+
+async def test_an_ended_games_ping_stays_listed_until_its_message_is_gone(
+    service: GameService, clock: FakeClock
+) -> None:
+    pings = service.pings
+    game = await member_game(service)
+    clock.advance(GRACE)
+    (item,) = await pings.due(5.0)
+    await pings.record(item, 55)
+    ended = await service.endings.forfeit(game.id, BOB)
+    assert (await pings.standing(ended)) is not None
+    # A refused or rate-limited delete forgets nothing: every sweep finds it again.
+    assert await pings.stale() == [(game.id, CHANNEL, 55, GUILD)]
+    assert await pings.stale() == [(game.id, CHANNEL, 55, GUILD)]
+    await pings.forget(game.id, 55)
+    assert await pings.stale() == []
+    assert not (await pings.record(item, 56)).won, "a ping sent for an ended game's turn"
+
+
+# -- ranks and races ----------------------------------------------------------------------------
+
+
+def as_due(game: Game, reminder: bool = False) -> Due:
+    return Due(game, Kind.REMINDER if reminder else Kind.PING, None)
 
 
 async def test_an_older_move_never_replaces_a_newer_one(service: GameService, store: Store) -> None:
     pings = service.pings
     game = await member_game(service)
     moved = await service.play(game.id, ALICE, 4, game.move_no)
-    assert (await pings.record(moved, 602)).won
-    late = await pings.record(game, 601)  # the ping for move 0, sent late
+    assert (await pings.record(as_due(moved), 602)).won
+    late = await pings.record(as_due(game), 601)  # the ping for move 0, sent late
     assert not late.won and late.replaced is None, "the sender deletes its own message"
     standing = await store.pings.get(game.id)
     assert standing is not None and standing.message_id == 602
@@ -58,14 +262,13 @@ async def test_the_reminder_outranks_the_turns_first_ping_in_either_order(
     pings = service.pings
     for first_reminder in (False, True):
         game = await member_game(service, channel=CHANNEL + first_reminder)
-        a = await pings.record(game, 700 + first_reminder, reminder=first_reminder)
-        b = await pings.record(game, 800 + first_reminder, reminder=not first_reminder)
+        a = await pings.record(as_due(game, first_reminder), 700 + first_reminder)
+        b = await pings.record(as_due(game, not first_reminder), 800 + first_reminder)
         assert a.won
         assert b.won is (not first_reminder), "only the reminder replaces the first ping"
         standing = await store.pings.get(game.id)
         assert standing is not None and standing.reminder
-        # A second reminder for the same turn (another process's) loses too.
-        assert not (await pings.record(game, 900, reminder=True)).won
+        assert not (await pings.record(as_due(game, True), 900)).won
 
 
 async def test_racing_claims_leave_exactly_the_highest_rank(
@@ -74,21 +277,20 @@ async def test_racing_claims_leave_exactly_the_highest_rank(
     pings = service.pings
     game = await member_game(service)
     outcomes = await asyncio.gather(
-        *(pings.record(game, 1000 + i, reminder=i % 2 == 1) for i in range(10))
+        *(pings.record(as_due(game, i % 2 == 1), 1000 + i) for i in range(10))
     )
     standing = await store.pings.get(game.id)
     assert standing is not None and standing.reminder
     winners = [1000 + i for i, claim in enumerate(outcomes) if claim.won]
-    # The last claim to commit stands; which one that is, is up to the engine's scheduling.
     assert standing.message_id in winners
     assert 1 <= len(winners) <= 2, "at most the first ping and then the reminder stood"
     replaced = {c.replaced.message_id for c in outcomes if c.won and c.replaced is not None}
     losers = {1000 + i for i, c in enumerate(outcomes) if not c.won}
-    # Every message but the standing one is deleted by exactly one party.
     assert replaced | losers == {1000 + i for i in range(10)} - {standing.message_id}
     assert not replaced & losers
 
 
+@pytest.mark.sqlite_only
 async def test_two_processes_racing_keep_one_ping(
     db_path: Path, clock: FakeClock, executor: concurrent.futures.Executor
 ) -> None:
@@ -101,10 +303,10 @@ async def test_two_processes_racing_keep_one_ping(
         game = await member_game(one)
         moved = await one.play(game.id, ALICE, 0, 0)
         claims = await asyncio.gather(
-            one.pings.record(game, 1),  # move 0, stale
-            two.pings.record(moved, 2),
-            one.pings.record(moved, 3, reminder=True),
-            two.pings.record(game, 4, reminder=True),  # move 0's reminder, stale
+            one.pings.record(as_due(game), 1),  # move 0, stale
+            two.pings.record(as_due(moved), 2),
+            one.pings.record(as_due(moved, True), 3),
+            two.pings.record(as_due(game, True), 4),  # move 0's reminder, stale
         )
         assert not claims[0].won and not claims[3].won
         assert claims[2].won
@@ -115,93 +317,3 @@ async def test_two_processes_racing_keep_one_ping(
     finally:
         await first.close()
         await second.close()
-
-
-async def test_the_end_takes_the_standing_ping_once(service: GameService) -> None:
-    pings = service.pings
-    game = await member_game(service)
-    await pings.record(game, 55)
-    assert await pings.clear(game) is None, "a live game keeps its ping"
-    ended = await service.endings.forfeit(game.id, BOB)
-    assert not await is_news(pings, ended)
-    assert [g.id for g in await pings.left_behind()] == [game.id]
-    assert await pings.clear(ended) == (CHANNEL, 55)
-    assert await pings.clear(ended) is None, "only one party deletes it"
-    assert await pings.left_behind() == []
-    late = await pings.record(game, 56)  # a ping sent for the ended game's last turn
-    assert not late.won
-
-
-async def test_the_standing_ping_survives_a_restart(
-    db_path: Path, clock: FakeClock, executor: concurrent.futures.Executor
-) -> None:
-    store = await Store.open(db_path)
-    service = make_service(store, clock, executor)
-    await service.start()
-    game = await member_game(service)
-    await service.pings.record(game, 77)
-    await service.close()
-    await store.close()
-
-    store = await Store.open(db_path)
-    try:
-        service = make_service(store, clock, executor)
-        await service.start()
-        ended = await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
-        assert ended.status is GameStatus.ABANDONED
-        assert await service.pings.clear(ended) == (CHANNEL, 77)
-        await service.close()
-    finally:
-        await store.close()
-
-
-async def test_games_against_the_bot_never_ping(service: GameService, clock: FakeClock) -> None:
-    game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
-    assert game.status is GameStatus.ACTIVE
-    assert not await is_news(service.pings, game)
-    clock.advance(service.config.turn_timeout - 1)
-    assert await service.pings.reminders_due(5.0) == []
-
-
-async def test_the_reminder_is_due_once_per_turn_before_the_deadline(
-    service: GameService, clock: FakeClock
-) -> None:
-    pings = service.pings
-    turn = service.config.turn_timeout  # 300 s: the reminder comes 60-65 s before
-    assert turn / 5 >= REMINDER_LEAD
-    game = await member_game(service)
-    await pings.record(game, 1)
-    clock.advance(turn - REMINDER_LEAD - 5.0 - 0.5)
-    assert await pings.reminders_due(5.0) == []
-    clock.advance(1.0)
-    assert [g.id for g in await pings.reminders_due(5.0)] == [game.id]
-    assert [g.id for g in await pings.reminders_due(0.0)] == [], "a sweep every 0 s waits"
-    assert (await pings.record(game, 2, reminder=True)).won
-    assert await pings.reminders_due(5.0) == [], "once per turn"
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
-    await pings.record(moved, 3)
-    assert await pings.reminders_due(5.0) == [], "the new turn has its whole clock"
-    clock.advance(turn - REMINDER_LEAD)
-    assert [g.id for g in await pings.reminders_due(5.0)] == [game.id]
-    clock.advance(REMINDER_LEAD)
-    assert await pings.reminders_due(5.0) == [], "past the deadline it is the sweep's to end"
-
-
-async def test_a_short_turn_is_reminded_in_its_last_fifth_but_not_its_first_half(
-    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
-) -> None:
-    service = make_service(store, clock, executor, turn_timeout=10.0)
-    await service.start()
-    try:
-        game = await member_game(service)
-        clock.advance(6.5)  # lead 2 s, brought forward by a 1 s sweep: due from 7 s
-        assert await service.pings.reminders_due(1.0) == []
-        clock.advance(0.5)
-        assert [g.id for g in await service.pings.reminders_due(1.0)] == [game.id]
-        other = await member_game(service, channel=CHANNEL + 1)
-        clock.advance(4.0)  # a sweep every 9 s would make it due at once; not before half-time
-        assert other.id not in {g.id for g in await service.pings.reminders_due(9.0)}
-        clock.advance(1.0)
-        assert other.id in {g.id for g in await service.pings.reminders_due(9.0)}
-    finally:
-        await service.close()

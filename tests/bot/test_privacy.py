@@ -41,6 +41,7 @@ GUILD_TABLES = (
     "live_seats",
     "cooldowns",
     "challenge_blocks",
+    "member_prefs",
 )
 GAME_TABLES = ("turn_pings", "calloffs", "reviews")
 
@@ -60,6 +61,7 @@ def extras(path: Path, guild: int, user: int, game_id: int) -> None:
     raw(path, "REPLACE INTO cooldowns VALUES (?, ?, 'challenge', ?, 9e9)", (guild, user, BOB))
     raw(path, "INSERT INTO cooldowns VALUES (?, ?, 'review', 0, 9e9)", (guild, user))
     raw(path, "INSERT INTO challenge_blocks VALUES (?, ?, 1)", (guild, user))
+    raw(path, "INSERT INTO member_prefs VALUES (?, ?, 0, 1)", (guild, user))
     raw(path, "INSERT INTO live_seats VALUES (?, ?, 0, ?)", (guild, user, game_id))
     raw(path, "INSERT INTO turn_pings VALUES (?, ?, 77, ?, 1, 0)", (game_id, CHANNEL, user))
     raw(path, "INSERT INTO calloffs VALUES (?, ?, 1, NULL, 1)", (game_id, user))
@@ -108,7 +110,8 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     assert (erased.ended_games, erased.challenges, erased.withdrawn) == (2, 1, ())
     assert erased.player == asked.player
 
-    for table in ("players", "bot_records", "cooldowns", "challenge_blocks", "live_seats"):
+    tables = ("players", "bot_records", "cooldowns", "challenge_blocks", "member_prefs")
+    for table in (*tables, "live_seats"):
         query = f"SELECT COUNT(*) FROM {table} WHERE user_id = ?"
         assert raw(db_path, query, (ALICE,)) == [(0,)], table
     assert raw(db_path, "SELECT COUNT(*) FROM turn_pings WHERE user_id = ?", (ALICE,)) == [(0,)]

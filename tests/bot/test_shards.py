@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
 import re
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from bot.models import (
     Settlement,
     Shards,
 )
+from bot.service.pings import outranks
 from bot.store import StandingPing, Store
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
@@ -88,7 +90,7 @@ class World:
 
     overdue: dict[int, int] = dataclasses.field(default_factory=dict)
     bot_to_move: dict[int, int] = dataclasses.field(default_factory=dict)
-    reminder: dict[int, int] = dataclasses.field(default_factory=dict)
+    reminder: dict[int, int] = dataclasses.field(default_factory=dict)  # a ping due
     left_behind: dict[int, int] = dataclasses.field(default_factory=dict)
     challenge: dict[int, int] = dataclasses.field(default_factory=dict)
 
@@ -110,7 +112,7 @@ async def populate(store: Store) -> World:
         world.reminder[high] = (await insert(new_game(high, turn_deadline=NOW + 50))).id
         game = await insert(new_game(high))
         ping = StandingPing(game.id, CHANNEL, 9000 + high, ALICE, 0, False)
-        assert (await store.pings.claim(ping)).won
+        assert (await store.pings.claim(ping, functools.partial(outranks, ping))).won
         ended = dataclasses.replace(
             game,
             moves=(0, 3, 1, 4, 2),
@@ -143,10 +145,10 @@ async def test_each_once_only_query_finds_exactly_the_owned_servers(
     assert {g.id for g in await store.overdue_games(NOW, shards)} == ids_in(world.overdue, mine)
     owed = await store.games_bot_to_move(shards)
     assert {g.id for g in owed} == ids_in(world.bot_to_move, mine)
-    due = await store.pings.reminders_due(NOW, max_lead=60.0, early=5.0, shards=shards)
-    assert {g.id for g in due} == ids_in(world.reminder, mine)
-    stale = await store.pings.left_behind(shards=shards)
-    assert set(stale) == ids_in(world.left_behind, mine)
+    waiting = await store.pings.waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
+    assert {s.game.id for s in waiting} == ids_in(world.reminder, mine)
+    stale = await store.pings.stale(shards=shards)
+    assert {row[0] for row in stale} == ids_in(world.left_behind, mine)
 
     expired = await store.expire_challenges(NOW, shards)
     assert {c.id for c in expired} == ids_in(world.challenge, mine)
@@ -218,10 +220,10 @@ async def test_two_processes_sweep_each_game_once(
             assert {g.id for g in games} == ids_in(world.overdue, mine), name
             assert all(g.result is Result.TIMEOUT for g in games)
             assert {c.id for c in challenges} == ids_in(world.challenge, mine), name
-            reminders = await service.pings.reminders_due(5.0)
-            assert {g.id for g in reminders} == ids_in(world.reminder, mine), name
-            stale = await service.pings.left_behind()
-            assert {g.id for g in stale} == ids_in(world.left_behind, mine), name
+            due = await service.pings.due(5.0)
+            assert {item.game.id for item in due} == ids_in(world.reminder, mine), name
+            stale = await service.pings.stale()
+            assert {row[0] for row in stale} == ids_in(world.left_behind, mine), name
             settled[name] = {g.id for g in games}
         assert settled["evens"].isdisjoint(settled["odds"])
         assert settled["evens"] | settled["odds"] == set(world.overdue.values())

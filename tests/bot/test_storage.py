@@ -761,7 +761,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
 
 
 OWNED = Shards(4, (1, 3))
-REMINDER_VALUES = {"now": NOW, "max_lead": 60.0, "early": 5.0, "limit": 100}
+WAITING_VALUES = {"now": NOW, "started": NOW - 1.0, "remind_by": NOW + 65.0, "limit": 100}
 
 
 def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[str, object]]:
@@ -772,8 +772,8 @@ def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[
         statements.overdue_games(shards): (NOW, *owned),
         statements.any_challenge_due(shards): (NOW, *owned),
         statements.expire_challenges(shards): (ChallengeStatus.EXPIRED.value, NOW, *owned),
-        ping_statements.reminders_due(shards): REMINDER_VALUES | owned_names(shards),
-        ping_statements.left_behind(shards): (*owned, 100),
+        ping_statements.waiting(shards): WAITING_VALUES | owned_names(shards),
+        ping_statements.stale(shards): (*owned, 100),
     }
 
 

@@ -113,6 +113,23 @@ class Answer:
         return self.response.ephemeral
 
 
+def is_turn_ping(message: Message) -> bool:
+    """Whether ``message`` is a turn notification: the bot's plain message (no components,
+    never edited), public, sent to the channel or as a click's follow-up (type 0)."""
+    return (
+        not message.components
+        and not message.ephemeral
+        and message.type == 0
+        and message.edits == 0
+        and message.content.startswith("<@")
+    )
+
+
+def is_calloff(message: Message) -> bool:
+    """Whether ``message`` is a proposal to call a game off (its Agree / Play on)."""
+    return any(b.custom_id.startswith("ttt:calloff-") for b in message.buttons())
+
+
 async def refusal(answer: Answer) -> str:
     """The text of the private reply a refused action got: the response itself, or after a
     deferral its follow-up. Fails unless the reply is ephemeral and the only answer."""
@@ -470,29 +487,26 @@ class Arena:
     async def member_game(
         self, x: User, o: User, channel: Channel, *, side: int = 3, **options: Any
     ) -> Message:
-        """A started game between two members, ``x`` (the challenger) to move and told so."""
+        """A started game between two members, ``x`` (the challenger) to move. Nobody is
+        pinged by the start: ``x`` only if they let their turn wait (the sweep's)."""
         size = {"size": f"{side}x{side}"} if side != 3 else {}
         challenge = await self.challenge(x, o, channel, first="me", **size, **options)
-        sent = len(self.turn_pings(channel, deleted=True))
         state = await self.accept(o, challenge, side)
         assert f"<@{x.id}>, your move" in state.text
         # The challenge notified ``o`` when posted; the board (its edit) notifies nobody.
         assert state.message.pings.users <= {o.id} and state.message.mentions.nobody
-        await self.turn_ping(x, channel, after=sent)
         return state.message
 
     # -- turn notifications --------------------------------------------------------------
 
     def turn_pings(self, channel: Channel, *, deleted: bool = False) -> list[Message]:
-        """The bot's turn notifications in ``channel``, oldest first: its plain messages
-        (no components, not an interaction's); only those still standing unless ``deleted``."""
+        """The bot's turn notifications in ``channel``, oldest first (``is_turn_ping``:
+        sent to the channel, or as a click's follow-up); only those still standing
+        unless ``deleted``."""
         return [
             message
             for message in self.emu.messages(channel, include_deleted=deleted)
-            if message.author is self.emu.bot
-            and not message.components
-            and message.interaction_metadata is None
-            and not message.ephemeral
+            if message.author is self.emu.bot and is_turn_ping(message)
         ]
 
     async def turn_ping(self, user: User, channel: Channel, *, after: int) -> Message:
@@ -578,7 +592,14 @@ async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
     for handle in new:
         if handle.type is not InteractionType.MESSAGE_COMPONENT:
             continue
-        public = [m for m in handle.followups if not m.ephemeral]
+        # A call-off proposal is the one public follow-up, by design: the message that
+        # asks the other player (it may be deleted since, once it lapsed).
+        # So is a turn notification, a follow-up of the click that began the turn.
+        public = [
+            m
+            for m in handle.followups
+            if not m.ephemeral and not is_calloff(m) and not is_turn_ping(m)
+        ]
         assert not public, f"{handle!r} was answered twice: {public!r}"
         if handle.callback_type is CallbackType.UPDATE_MESSAGE:
             # One edit follows an update that showed the bot thinking: its reply.

@@ -92,12 +92,13 @@ async def test_one_live_game_per_member_names_the_game_in_the_way(arena: Arena) 
 async def test_challenges_can_be_turned_off(arena: Arena) -> None:
     alice, bob = arena.member("alice"), arena.member("bob")
     channel = arena.channel()
-    off = await arena.command(bob, channel, "tictactoe-challenges", allow=False)
-    assert off.ephemeral and "off" in off.message.text
+    off = await arena.command(bob, channel, "tictactoe-preferences", challenges=False)
+    assert off.ephemeral and "Challenges to you: off" in off.message.text
     text = await refusal(await arena.command(alice, channel, "tictactoe", opponent=bob))
     assert "turned challenges off" in text
     assert not [m for m in channel.messages if not m.ephemeral]  # no ping, no message
-    await arena.command(bob, channel, "tictactoe-challenges", allow=True)
+    on = await arena.command(bob, channel, "tictactoe-preferences", challenges=True)
+    assert "Challenges to you: on" in on.message.text
     await arena.challenge(alice, bob, channel)
 
 

@@ -30,7 +30,8 @@ from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "GAMES_PER_MEMBER": "5"}
+# A turn that waits a second gets its notification (the Japanese one is checked).
+BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "GAMES_PER_MEMBER": "5", "PING_GRACE_SECONDS": "1"}
 EN = translator(None)
 JA, DE, UK, KO, PT, ES = (translator(code) for code in ("ja", "de", "uk", "ko", "pt-BR", "es-419"))
 

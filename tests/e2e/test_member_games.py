@@ -35,7 +35,6 @@ async def test_a_game_between_members_from_challenge_to_result(arena: Arena) -> 
 
     state = await arena.accept(bob, challenge)
     assert state.message.id == challenge.id, "the challenge message becomes the board"
-    await arena.turn_ping(alice, channel, after=0)
     players = {alice.id: "X", bob.id: "O"}
     for user, cell in ((alice, 0), (bob, 3), (alice, 1), (bob, 4), (alice, 2)):
         assert f"<@{user.id}>, your move" in state.text, state.text
@@ -48,14 +47,13 @@ async def test_a_game_between_members_from_challenge_to_result(arena: Arena) -> 
         # posted, and its edits notify (and highlight) nobody.
         assert state.message.pings.users == {bob.id} and state.message.mentions.nobody
         if state.live:
-            waiting = bob if user is alice else alice
             allowed = state.message.allowed_mentions or {}
             assert not allowed.get("users") and not allowed.get("parse"), allowed
-            await arena.turn_ping(waiting, channel, after=state.move_no)
 
     assert check_final(state, 3) == "X"
     assert state.success_cells() == {0, 1, 2}
     assert f"<@{alice.id}> won" in state.text, state.text
+    assert arena.turn_pings(channel, deleted=True) == [], "a game played at once pings nobody"
     assert state.controls == ("Rematch", "Review")
     review = await arena.click(bob, state.message, label="Review")
     assert review.ephemeral and "cell" in review.message.text

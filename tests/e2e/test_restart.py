@@ -176,8 +176,14 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
         database = tmp_path / "data" / "tictactoe.db"
 
         def launch() -> AbstractAsyncContextManager[BotProcess]:
+            # Bob is pinged once his turn waited a second.
             return BotProcess.launch(
-                emu, tmp_path, dev_guild=guild, database=database, **database_env
+                emu,
+                tmp_path,
+                dev_guild=guild,
+                database=database,
+                PING_GRACE_SECONDS="1",
+                **database_env,
             )
 
         async with launch() as bot:
@@ -185,7 +191,7 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
             alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
             board = await arena.member_game(alice, bob, channel)
             await arena.move(alice, board, 4)
-            ping = await arena.turn_ping(bob, channel, after=1)
+            ping = await arena.turn_ping(bob, channel, after=0)
             target = database_env.get("DATABASE_URL", database)
             for _ in range(100):  # the notification is recorded right after it is sent
                 if await read_rows(target, "SELECT message_id FROM turn_pings") == [(ping.id,)]:

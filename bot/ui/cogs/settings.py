@@ -1,5 +1,6 @@
 """``/tictactoe-settings`` (moderators shape the bot for their server) and
-``/tictactoe-challenges`` (a member turns challenges to them on or off)."""
+``/tictactoe-preferences`` (a member turns their turn notifications, and challenges to
+them, on or off in that server)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from bot.errors import PermissionDenied
 from bot.i18n import N_, Message, Translator
 from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
+from bot.service.pings import GRACE, TurnPings
 from bot.ui.gate import reader, send_ephemeral
 
 SETTINGS = N_("tictactoe-settings")
@@ -33,6 +35,13 @@ GamesPerMember = _range("games_per_member")
 ServerGames = _range("server_games")
 ChallengeCooldown = _range("challenge_cooldown")
 ReviewCooldown = _range("review_cooldown")
+PingGrace = _range("ping_grace")
+ChallengeReach = _range("challenge_reach")
+PREFERENCES = N_("tictactoe-preferences")
+
+
+def _on_off(on: bool, t: Translator) -> str:
+    return t(N_("on")) if on else t(N_("off"))
 
 
 def _seconds(value: float, t: Translator) -> str:
@@ -51,6 +60,10 @@ def _seconds(value: float, t: Translator) -> str:
 def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
     """The settings as a moderator reads them, in ``t``'s language."""
     channels = ", ".join(f"<#{c}>" for c in settings.channels) or t(N_("every channel"))
+    if settings.ping_grace is None:
+        grace = t(N_("{time} (or a fifth of the turn clock if shorter)", time=_seconds(GRACE, t)))
+    else:
+        grace = _seconds(settings.ping_grace, t)
     cooldown = settings.challenge_cooldown
     if not settings.reviews:
         review = t(N_("Review: off"))
@@ -74,6 +87,15 @@ def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str
                 )
             ),
             review,
+            t(N_("Turn notifications: {state}", state=_on_off(settings.turn_pings, t)))
+            + " · "
+            + t(N_("sent after {time} without a move", time=grace)),
+            t(
+                N_(
+                    "Different members one member may challenge in 10 minutes: {n}",
+                    n=settings.challenge_reach,
+                )
+            ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
@@ -82,8 +104,9 @@ def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str
 class ServerSettings(commands.Cog):
     """Server settings and members' consent to challenges."""
 
-    def __init__(self, guilds: Guilds) -> None:
+    def __init__(self, guilds: Guilds, pings: TurnPings) -> None:
         self.guilds = guilds
+        self.pings = pings
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -116,6 +139,12 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         review_cooldown=locale_str("review_cooldown"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        turn_notifications=locale_str("turn_notifications"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        notify_after=locale_str("notify_after"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenge_reach=locale_str("challenge_reach"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         reset=locale_str("reset"),
     )
     @app_commands.describe(
@@ -134,6 +163,13 @@ class ServerSettings(commands.Cog):
         ),
         review=locale_str("Offer the Review button on finished games"),
         review_cooldown=locale_str("Seconds between one member's reviews"),
+        turn_notifications=locale_str("Ping players whose turn waits, unless they chose otherwise"),
+        # The numbers are BOUNDS["ping_grace"].
+        notify_after=locale_str("Seconds a turn may wait before its player is pinged (1-3600)"),
+        # The numbers are BOUNDS["challenge_reach"].
+        challenge_reach=locale_str(
+            "Different members one member may challenge in 10 minutes (1-20)"
+        ),
         reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
@@ -149,6 +185,9 @@ class ServerSettings(commands.Cog):
         challenge_cooldown: ChallengeCooldown | None = None,
         review: bool | None = None,
         review_cooldown: ReviewCooldown | None = None,
+        turn_notifications: bool | None = None,
+        notify_after: PingGrace | None = None,
+        challenge_reach: ChallengeReach | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
@@ -162,6 +201,9 @@ class ServerSettings(commands.Cog):
             "challenge_cooldown": challenge_cooldown,
             "reviews": review,
             "review_cooldown": review_cooldown,
+            "turn_pings": turn_notifications,
+            "ping_grace": notify_after,
+            "challenge_reach": challenge_reach,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         channels_changed = add_channel or remove_channel or all_channels
@@ -183,22 +225,48 @@ class ServerSettings(commands.Cog):
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
-        name=locale_str("tictactoe-challenges"),
-        description=locale_str("Turn challenges to you on this server on or off."),
+        name=locale_str("tictactoe-preferences"),
+        description=locale_str(
+            "Turn your turn notifications, and challenges to you, on or off on this server."
+        ),
     )
     @app_commands.guild_only()
-    # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-    @app_commands.rename(allow=locale_str("allow"))
-    @app_commands.describe(allow=locale_str("Whether members may challenge you here"))
-    async def tictactoe_challenges(self, interaction: discord.Interaction, allow: bool) -> None:
-        assert interaction.guild_id is not None
-        await self.guilds.set_challenges(interaction.guild_id, interaction.user.id, allow)
-        if allow:
-            text = N_("Challenges to you are on again on this server.")
-        else:
-            text = N_(
-                "Challenges to you are off on this server: whoever tries is told so, and"
-                " you won't be pinged. Turn them on again with /{command}.",
-                command=N_("tictactoe-challenges"),
-            )
-        await send_ephemeral(interaction, text)
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        turn_notifications=locale_str("turn_notifications"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        challenges=locale_str("challenges"),
+    )
+    @app_commands.describe(
+        turn_notifications=locale_str("Whether I ping you when a game waits for your move"),
+        challenges=locale_str("Whether members may challenge you here"),
+    )
+    async def tictactoe_preferences(
+        self,
+        interaction: discord.Interaction,
+        turn_notifications: bool | None = None,
+        challenges: bool | None = None,
+    ) -> None:
+        """Show the member's choices here, after changing those given."""
+        guild, user = interaction.guild_id, interaction.user.id
+        assert guild is not None
+        if turn_notifications is not None:
+            await self.pings.set_choice(guild, user, turn_notifications)
+        if challenges is not None:
+            await self.guilds.set_challenges(guild, user, challenges)
+        chosen = await self.pings.choice(guild, user)
+        notified = chosen if chosen is not None else (await self.guilds.get(guild)).turn_pings
+        t = reader(interaction)
+        title = t(N_("Your choices on this server:"))
+        lines = [
+            f"**{title}**",
+            t(N_("Turn notifications: {state}", state=_on_off(notified, t))),
+            t(
+                N_(
+                    "Challenges to you: {state}",
+                    state=_on_off(await self.guilds.accepts_challenges(guild, user), t),
+                )
+            ),
+            t(N_("-# Change them with the options of /{command}.", command=PREFERENCES)),
+        ]
+        await send_ephemeral(interaction, "\n".join(lines))

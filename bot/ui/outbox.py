@@ -1,0 +1,109 @@
+"""The one path of this process's own REST traffic: the calls nobody's click answers.
+
+Interaction answers (a click's edit, a command's reply, follow-ups) do not count toward
+Discord's global limit of ``GLOBAL_LIMIT`` requests a second per bot token; everything
+else does, for every shard and process of the token together: turn notifications,
+reminders, deletes, the sweep's and start-up's redraws. They all go out here, paced to
+this process's share of the limit (its share of ``SHARD_COUNT``) times ``HEADROOM``,
+which leaves room for discord.py's own calls (command sync, ``/gateway/bot``).
+
+Work is queued under a key: newer work under the same key supersedes older work still
+waiting (a redraw of a game that changed again), and work may bring a check, run just
+before it goes out, that drops it once it is stale (a ping for a turn that is over).
+Each request of a piece of work waits for its slot (``slot``). discord.py still meets
+per-route limits through its own rate-limit handling; this only keeps the process under
+the global one, which discord.py learns of only by a 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+
+from bot.models import Shards
+
+__all__ = ["GLOBAL_LIMIT", "HEADROOM", "Outbox", "share_of_limit"]
+
+log = logging.getLogger(__name__)
+
+GLOBAL_LIMIT = 50.0
+"""Discord's global limit: requests a second per bot token, every process together."""
+HEADROOM = 0.8
+"""The part of its share a process spends on its own traffic."""
+IN_FLIGHT = 16
+"""Pieces of work under way at once (each still waits for its slots)."""
+
+Work = Callable[[], Awaitable[None]]
+Check = Callable[[], Awaitable[bool]]
+
+
+def share_of_limit(shards: Shards | None) -> float:
+    """Requests a second this process may spend: its share of the global limit (all of
+    it when it runs every shard), with headroom."""
+    share = 1.0 if shards is None else len(shards.ids) / shards.count
+    return GLOBAL_LIMIT * share * HEADROOM
+
+
+class Outbox:
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self._interval = 1.0 / rate
+        self._next = 0.0
+        self._pacing = asyncio.Lock()
+        self._in_flight = asyncio.Semaphore(IN_FLIGHT)
+        self._latest: dict[Hashable, object] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.requests = 0  # slots handed out: requests sent
+        self.dropped = 0  # work dropped, superseded or stale, before anything was sent
+
+    async def slot(self) -> None:
+        """Wait for the next free slot of this process's pace, then take it (one slot per
+        request)."""
+        async with self._pacing:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            at = max(now, self._next)
+            self._next = at + self._interval
+            self.requests += 1
+            if at > now:
+                await asyncio.sleep(at - now)
+
+    def submit(self, key: Hashable, work: Work, *, fresh: Check | None = None) -> None:
+        """Queue ``work`` under ``key``, superseding work still waiting under it; dropped
+        if ``fresh`` (awaited just before it starts) says it is stale."""
+        token = object()
+        self._latest[key] = token
+        task = asyncio.create_task(self._run(key, token, work, fresh))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def waiting(self, key: Hashable) -> bool:
+        """Whether work under ``key`` is queued or under way."""
+        return key in self._latest
+
+    async def _run(self, key: Hashable, token: object, work: Work, fresh: Check | None) -> None:
+        try:
+            async with self._in_flight:
+                if self._latest.get(key) is not token:
+                    self.dropped += 1
+                    return
+                try:
+                    if fresh is not None and not await fresh():
+                        self.dropped += 1
+                        return
+                    await work()
+                finally:
+                    if self._latest.get(key) is token:
+                        del self._latest[key]
+        except Exception:
+            log.exception("Sending %s failed", key)
+
+    async def drain(self, seconds: float) -> None:
+        """Wait (up to ``seconds``) for the queued work to go out."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=seconds)
+
+    def cancel(self) -> None:
+        for task in self._tasks:
+            task.cancel()
