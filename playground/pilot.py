@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,11 +68,15 @@ class Running:
 
 
 @contextlib.contextmanager
-def playground(data: Path, port: int | None = None) -> Iterator[Running]:
+def playground(
+    data: Path, port: int | None = None, settings: Mapping[str, str] | None = None
+) -> Iterator[Running]:
     """``python -m playground --data DATA --port PORT`` until its address line is printed;
-    stopped with SIGINT (and waited for) on leaving."""
+    stopped with SIGINT (and waited for) on leaving. ``settings`` are bot settings
+    (``TURN_TIMEOUT_SECONDS``...), which the playground passes on to the bot."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    env.update(settings or {})
     process = subprocess.Popen(
         [sys.executable, "-m", "playground", "--data", str(data), "--port", str(port)],
         stdin=subprocess.DEVNULL,

@@ -28,12 +28,14 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
 EN, JA = translator("en-US"), translator("ja")
+QUICK_TURNS = {"TURN_TIMEOUT_SECONDS": "40", "SWEEP_INTERVAL_SECONDS": "1"}
+"""A turn's notice goes to a player who let it wait a fifth of the clock: 8 s here."""
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    with playground(tmp_path_factory.mktemp("playground")) as started:
+    with playground(tmp_path_factory.mktemp("playground"), settings=QUICK_TURNS) as started:
         yield started
     assert started.process.returncode == 0, "\n".join(started.output)
 
@@ -112,6 +114,7 @@ def test_a_challenge_between_members_in_two_languages(client: Client) -> None:
     assert client.messages().filter(has_text=JA(NotYourTurn.default_message)).count() == 0
     assert page.locator("#messages .ephemeral-note").count() == 0
     notice = page.locator("#messages article.message.highlighted").last
+    notice.wait_for(timeout=30_000)  # Alice let her turn wait: the bot tells her
     assert "@Alice" in notice.inner_text() and "@Bob" in notice.inner_text()
     notice.locator(".message-link").click()  # "#games › 💬": the board it is about
     page.locator("#messages article.message.flash").wait_for()
