@@ -378,6 +378,19 @@ class Emulator(World):
         draft = parse_message_payload({"content": content, **fields})
         return self._post(channel, user, draft)
 
+    def delete_message(self, user: User, message: Message) -> None:
+        """``user`` deletes ``message``: their own, or anyone's with Manage Messages (the bot
+        gets MESSAGE_DELETE, intents permitting)."""
+        channel = message.channel
+        guild = channel.guild
+        if message.deleted or message.ephemeral:
+            raise UserActionError(f"{message!r} cannot be deleted")
+        if message.author is not user and (
+            guild is None or not guild.permissions_of(user) & Permission.MANAGE_MESSAGES
+        ):
+            raise UserActionError(f"{user.name} may not delete others' messages here")
+        self._delete(message)
+
     def dispatch_event(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> bool:
         """Send an arbitrary gateway dispatch to the sessions that own ``data["guild_id"]``
         (shard 0 without one), or to those holding ``shard`` when given."""
@@ -777,6 +790,16 @@ class Emulator(World):
         if kind == "guild_join":
             for session in gateway.targets(obj.id):
                 gateway.emit(session, "GUILD_CREATE", self._guild_payload(obj, session.intents))
+            return
+        if kind == "guild_leave":  # no "unavailable": removed, not an outage
+            gateway.dispatch(
+                "GUILD_DELETE", {"id": str(obj.id)}, intent=Intent.GUILDS, guild_id=obj.id
+            )
+            self._changed()
+            return
+        if kind == "channel_delete":
+            gateway.dispatch("CHANNEL_DELETE", obj.to_payload(), intent=Intent.GUILDS)
+            self._changed()
             return
         if kind == "guild_update":
             if self.bot.id in obj.members:
