@@ -80,14 +80,14 @@ if str(REPO) not in sys.path:
 from bench.procs import cpu_seconds, descendants  # noqa: E402 (needs REPO on the path)
 
 if TYPE_CHECKING:
-    from tests.bot.e2e_helpers import BotProcess
-    from tests.discord_emulator import (
+    from discord_emulator import (
         Emulator,
         Guild,
         InteractionHandle,
         Message,
         RecordedRequest,
     )
+    from tests.bot.e2e_helpers import BotProcess
 
 PEER_COMMAND = "tictactoe-peer"
 OURS, PEER = "ours", "peer"
@@ -385,7 +385,7 @@ class Answers:
         self._undo: list[tuple[Any, str, Any]] = []
 
     def install(self) -> None:
-        from tests.discord_emulator import interactions
+        from discord_emulator import interactions
 
         handle_class = interactions.InteractionHandle
         real_ack, real_fail = handle_class._acknowledge, handle_class._fail
@@ -445,7 +445,7 @@ def cell_buttons(message: Message, kind: str) -> dict[int, dict[str, Any]]:
             for y, row in enumerate(rows)
             for x, button in enumerate(row.get("components", ()))
         }
-    from tests.discord_emulator.components import walk
+    from discord_emulator.components import walk
 
     cells = {}
     for component in walk(message.components):
@@ -492,7 +492,7 @@ class Table:
 
     async def start(self, answers: Answers) -> None:
         """A new game: the command (and, for ours, the opponent's Accept)."""
-        from tests.discord_emulator import CallbackType
+        from discord_emulator import CallbackType
 
         emu, (alice, bob) = self.emu, self.players
         if self.kind == OURS:
@@ -513,7 +513,7 @@ class Table:
 
     async def click(self, answers: Answers) -> float:
         """The player on move clicks the next cell; returns the seconds to the answer."""
-        from tests.discord_emulator import CallbackType
+        from discord_emulator import CallbackType
 
         message = self.emu.message(self.message_id)
         assert message is not None
@@ -665,7 +665,7 @@ class Options:
 
 async def run_once(kind: str, options: Options) -> Result:
     """One run of one bot: a fresh emulator, bot process and database."""
-    from tests.discord_emulator import Emulator
+    from discord_emulator import Emulator
 
     boards = Boards() if kind == PEER else None
     answers = Answers(boards)

@@ -35,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.setups import Setup, launch_bots, server_of, servers_needed
-from tests.discord_emulator import Emulator
+from discord_emulator import Emulator
 
 X_WINS = (0, 3, 1, 4, 2)  # X and O alternate; X completes the top row
 TURN, GRACE, SWEEP = 300.0, 30.0, 5.0  # the bot's defaults

@@ -32,9 +32,9 @@ from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
+from discord_emulator import Emulator
 from engine.levels import DEFAULT_LEVEL
 from tests.bot.e2e_helpers import BotProcess
-from tests.discord_emulator import Emulator
 
 CATALOGS = sorted(i18n.available())
 DISCORD_LOCALES = {locale.value for locale in discord.Locale}

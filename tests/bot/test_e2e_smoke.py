@@ -6,8 +6,8 @@ import signal
 import time
 from pathlib import Path
 
+from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 from tests.bot.e2e_helpers import BotProcess, answered_thinking
-from tests.discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 
 EMPTY = "\u200b"
 

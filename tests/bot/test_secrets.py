@@ -19,9 +19,9 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import REDACTED, read_environment
+from discord_emulator import Emulator
 from tests.bot.e2e_helpers import REPO, BotProcess, bot_env
 from tests.bot.test_settings import TOKEN, api_stand_in, one_error_line, run_bot
-from tests.discord_emulator import Emulator
 
 # -- redaction ---------------------------------------------------------------------------
 

@@ -32,8 +32,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
-from tests.discord_emulator import (
+from discord_emulator import (
     Button,
     ButtonStyle,
     CallbackType,
@@ -46,6 +45,7 @@ from tests.discord_emulator import (
     Message,
     User,
 )
+from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 from tests.pgtools import new_pg_database
 
 EMPTY = "\u200b"

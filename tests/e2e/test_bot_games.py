@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from discord_emulator import CallbackType, InteractionType
 from tests.bot.e2e_helpers import answered_thinking
-from tests.discord_emulator import CallbackType, InteractionType
 
 from .conftest import (
     EMPTY,

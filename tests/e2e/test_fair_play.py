@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.discord_emulator import CallbackType, InteractionType, Permission, UserActionError
+from discord_emulator import CallbackType, InteractionType, Permission, UserActionError
 
 from .conftest import Arena, refusal
 

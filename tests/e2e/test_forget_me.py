@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from tests.discord_emulator import (
+from discord_emulator import (
     ButtonStyle,
     CallbackType,
     Channel,

@@ -22,9 +22,9 @@ from bot.errors import CellTaken, NotChallenged, NotYourTurn
 from bot.i18n import N_, Message, translator
 from bot.models import Record
 from bot.ui import render
+from discord_emulator import CallbackType, Emulator, User
+from discord_emulator import Message as Posted
 from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
-from tests.discord_emulator import CallbackType, Emulator, User
-from tests.discord_emulator import Message as Posted
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.discord_emulator import Channel, Permission, User
+from discord_emulator import Channel, Permission, User
 from tests.pgtools import read_rows
 
 from .conftest import WAIT, Arena, eventually, refusal, snapshot

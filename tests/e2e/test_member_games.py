@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.discord_emulator import CallbackType, Channel, Permission, User
+from discord_emulator import CallbackType, Channel, Permission, User
 
 from .conftest import Arena, check_final, refusal, snapshot
 

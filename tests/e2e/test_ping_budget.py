@@ -15,8 +15,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from discord_emulator import Emulator
 from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
-from tests.discord_emulator import Emulator
 from tests.pgtools import new_pg_database
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually

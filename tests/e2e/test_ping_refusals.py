@@ -11,8 +11,8 @@ import asyncio
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from discord_emulator import Channel, Emulator
 from tests.bot.e2e_helpers import BotProcess
-from tests.discord_emulator import Channel, Emulator
 from tests.pgtools import read_rows
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.discord_emulator import CallbackType, Message, User
+from discord_emulator import CallbackType, Message, User
 
 from .conftest import Arena, EloBook, Player, check_final
 

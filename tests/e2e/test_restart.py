@@ -17,8 +17,8 @@ from pathlib import Path
 from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
+from discord_emulator import CallbackType, Emulator, Permission, User
 from tests.bot.e2e_helpers import BotProcess, answered_thinking
-from tests.discord_emulator import CallbackType, Emulator, Permission, User
 from tests.pgtools import read_rows
 
 from .conftest import (

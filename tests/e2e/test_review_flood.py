@@ -21,9 +21,7 @@ from pathlib import Path
 from bot.models import Game, GameStatus, Result
 from bot.service.config import ServiceConfig
 from bot.store import Store
-from engine import Mark
-from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
-from tests.discord_emulator import (
+from discord_emulator import (
     CallbackType,
     Channel,
     Emulator,
@@ -32,6 +30,8 @@ from tests.discord_emulator import (
     Message,
     User,
 )
+from engine import Mark
+from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
 
 from .conftest import Arena, assert_log_clean, pick_cell
 

@@ -18,8 +18,8 @@ import signal
 from pathlib import Path
 
 from bot.ui.shards import IDENTIFY_SPACING
+from discord_emulator import Emulator
 from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
-from tests.discord_emulator import Emulator
 
 from .conftest import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.discord_emulator import CallbackType
+from discord_emulator import CallbackType
 
 from .conftest import Arena, check_final, edited_through_channel, refusal, snapshot
 

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.discord_emulator import CallbackType, Channel, Message, Permission, User
+from discord_emulator import CallbackType, Channel, Message, Permission, User
 
 from .conftest import WAIT, Arena, eventually, refusal
 

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
-from tests.discord_emulator import (
+from discord_emulator import (
     CallbackType,
     Emulator,
     InteractionType,
@@ -41,6 +40,7 @@ from tests.discord_emulator import (
     User,
     shard_for,
 )
+from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database, read_rows
 
 from .conftest import (

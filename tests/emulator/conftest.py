@@ -18,7 +18,7 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_response_params
 
-from tests.discord_emulator import Channel, Emulator, Guild, Permission, Role, User
+from discord_emulator import Channel, Emulator, Guild, Permission, Role, User
 
 TIMEOUT = 10.0
 

@@ -9,7 +9,7 @@ import discord
 import pytest
 from discord.http import Route
 
-from tests.discord_emulator import CallbackType, MessageFlag, UserActionError
+from discord_emulator import CallbackType, MessageFlag, UserActionError
 
 from .conftest import TIMEOUT, Arena
 

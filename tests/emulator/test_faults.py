@@ -7,7 +7,7 @@ import time
 
 import aiohttp
 
-from tests.discord_emulator import Emulator
+from discord_emulator import Emulator
 
 from .conftest import TIMEOUT, Arena
 

@@ -9,7 +9,7 @@ import aiohttp
 import discord
 import pytest
 
-from tests.discord_emulator import CallbackType, Message, MessageFlag, UserActionError
+from discord_emulator import CallbackType, Message, MessageFlag, UserActionError
 
 from .conftest import TIMEOUT, Arena
 

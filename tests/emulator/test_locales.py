@@ -12,7 +12,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from tests.discord_emulator import LOCALES, Emulator, UserActionError
+from discord_emulator import LOCALES, Emulator, UserActionError
 
 from .conftest import TIMEOUT, Arena, EmuBot, build_world, running
 

@@ -9,7 +9,7 @@ import aiohttp
 import discord
 import pytest
 
-from tests.discord_emulator import CallbackType, Emulator, Intent, UserActionError
+from discord_emulator import CallbackType, Emulator, Intent, UserActionError
 
 from .conftest import TIMEOUT, Arena
 

@@ -6,7 +6,7 @@ import asyncio
 
 import discord
 
-from tests.discord_emulator import DEFAULT_BOT_PERMISSIONS, Permission, Pings
+from discord_emulator import DEFAULT_BOT_PERMISSIONS, Permission, Pings
 
 from .conftest import TIMEOUT, Arena
 

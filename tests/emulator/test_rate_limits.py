@@ -14,7 +14,7 @@ import discord
 import pytest
 from multidict import CIMultiDictProxy
 
-from tests.discord_emulator import Emulator, Limits, Permission
+from discord_emulator import Emulator, Limits, Permission
 
 from .conftest import EmuBot, build_world, running
 

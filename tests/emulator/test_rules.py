@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.discord_emulator import APIError, Emulator, MessageFlag
-from tests.discord_emulator.commands import CommandRegistry
-from tests.discord_emulator.messages import parse_message_payload
+from discord_emulator import APIError, Emulator, MessageFlag
+from discord_emulator.commands import CommandRegistry
+from discord_emulator.messages import parse_message_payload
 
 
 def error_codes(error: APIError) -> set[str]:

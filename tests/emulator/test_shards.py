@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.discord_emulator import Emulator, Guild, Intent, UserActionError
+from discord_emulator import Emulator, Guild, Intent, UserActionError
 
 from .conftest import TIMEOUT
 

@@ -9,7 +9,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from tests.discord_emulator import Channel, Emulator, Guild, User
+from discord_emulator import Channel, Emulator, Guild, User
 
 from .conftest import running
 

@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
+from discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 from engine import Board
 from tests.bot.e2e_helpers import BotProcess, bot_env, full_collections_held_back
-from tests.discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 
 EMPTY = "\u200b"
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")

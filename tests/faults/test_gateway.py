@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.discord_emulator import CallbackType
+from discord_emulator import CallbackType
 
 from .conftest import Arena, assert_log_clean, db_games, eventually, free_cells, shows
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.discord_emulator import CallbackType
+from discord_emulator import CallbackType
 
 from .conftest import Arena, assert_log_clean, dump, free_cells
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.discord_emulator import CallbackType, Channel, Limits, Message, User
+from discord_emulator import CallbackType, Channel, Limits, Message, User
 
 from .conftest import (
     CELL_ID,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from discord_emulator import CallbackType, Message, User
 from tests.bot.e2e_helpers import answered_thinking
-from tests.discord_emulator import CallbackType, Message, User
 
 from .conftest import (
     Arena,

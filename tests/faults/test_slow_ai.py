@@ -10,8 +10,8 @@ import asyncio
 import statistics
 import time
 
+from discord_emulator import CallbackType
 from tests.bot.e2e_helpers import answered_thinking
-from tests.discord_emulator import CallbackType
 
 from .conftest import Arena, Table, assert_log_clean, free_cells
 

@@ -85,6 +85,8 @@ class Emulator(World):
         self._by_token: dict[str, InteractionHandle] = {}
         self.command_syncs = 0
         self._waiters: list[asyncio.Future[None]] = []
+        self.listeners: list[Callable[[], None]] = []
+        """Called (with no arguments) after every change, e.g. to push updates to a page."""
         self.gateway = Gateway(
             check_token=lambda token: token == self.bot_token,
             ready=self._ready_payload,
@@ -195,6 +197,8 @@ class Emulator(World):
         for future in waiters:
             if not future.done():
                 future.set_result(None)
+        for listener in self.listeners:
+            listener()
 
     async def wait_for(self, predicate: Callable[[], bool]) -> None:
         """Wait until ``predicate()`` holds. It is re-checked after every emulator change and

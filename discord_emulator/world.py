@@ -128,6 +128,10 @@ class Snowflakes:
         self._last = value
         return value
 
+    def advance_past(self, taken: int) -> None:
+        """Never hand out ``taken`` or a smaller id (after restoring saved objects)."""
+        self._last = max(self._last, taken)
+
     def next_on_shard(self, shard_id: int, shard_count: int) -> int:
         """A fresh snowflake with ``(id >> 22) % shard_count == shard_id``: its timestamp is
         moved up to ``shard_count - 1`` ms ahead so that the formula picks that shard."""

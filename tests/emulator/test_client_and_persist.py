@@ -1,0 +1,84 @@
+"""What the emulator adds for long-lived use (the playground): the client's command list
+and user context menu (client.py), and saving and restoring its world (persist.py)."""
+
+from __future__ import annotations
+
+import json
+
+import discord
+from discord import app_commands
+
+from discord_emulator import CallbackType, Emulator, Permission, persist
+from discord_emulator.client import USER, offered_commands, run_user_command
+
+from .conftest import build_world, running
+
+
+class MenuBot(discord.Client):
+    """A user context-menu command, and a chat command only Manage Server may see."""
+
+    def __init__(self) -> None:
+        super().__init__(intents=discord.Intents.default())
+        self.tree = app_commands.CommandTree(self)
+        self.targets: list[tuple[int, str]] = []
+
+        @self.tree.context_menu(name="Wave at")
+        async def wave(interaction: discord.Interaction, member: discord.Member) -> None:
+            self.targets.append((member.id, interaction.locale.value))
+            await interaction.response.send_message(f"You wave at {member.mention}", ephemeral=True)
+
+        @self.tree.command(description="Server settings")
+        @app_commands.default_permissions(manage_guild=True)
+        async def settings(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("ok", ephemeral=True)
+
+    async def setup_hook(self) -> None:
+        await self.tree.sync()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        return None
+
+
+async def test_the_user_context_menu_and_the_offered_commands(emu: Emulator) -> None:
+    world = build_world(emu)
+    alice, bob, channel = world["alice"], world["bob"], world["channel"]
+    owner = emu.add_user("owner")
+    emu.add_member(world["guild"], owner, permissions=Permission.MANAGE_GUILD)
+    emu.set_user_locale(bob, "ja")
+    bot = MenuBot()
+    async with running(emu, bot):
+        await emu.wait_for_commands("settings")
+        assert [c["name"] for c in offered_commands(emu, alice, channel)] == []
+        assert [c["name"] for c in offered_commands(emu, owner, channel)] == ["settings"]
+        menu = offered_commands(emu, alice, channel, kind=USER)
+        assert [c["name"] for c in menu] == ["Wave at"]
+
+        handle = await run_user_command(emu, bob, channel, "Wave at", alice)
+        answer = await handle.response()
+        assert answer.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and answer.ephemeral
+        assert answer.message is not None and answer.message.visible_to == bob.id
+        assert bot.targets == [(alice.id, "ja")]
+
+
+async def test_a_restored_world_keeps_every_id_and_message(emu: Emulator) -> None:
+    world = build_world(emu)
+    alice, channel, guild = world["alice"], world["channel"], world["guild"]
+    posted = await emu.send_message(alice, channel, f"hello {world['bob'].mention}")
+    saved = json.loads(json.dumps(persist.snapshot(emu)))  # through JSON, as on disk
+
+    again = Emulator()
+    persist.restore(again, saved)
+    assert again.bot.id == emu.bot.id and again.application_id == emu.application_id
+    assert set(again.users) == set(emu.users) and set(again.channels) == set(emu.channels)
+    restored_guild = again.guild(guild.id)
+    assert restored_guild is not None
+    assert [c.id for c in restored_guild.channels] == [c.id for c in guild.channels]
+    assert restored_guild.permissions_of(world["mod"].id) == guild.permissions_of(world["mod"])
+    copy = again.message(posted.id)
+    assert copy is not None
+    assert copy.to_payload(again.users) == posted.to_payload(emu.users)
+    assert copy.pings == posted.pings
+    fresh = again.snowflakes.next()
+    assert fresh > max([*again.users, *again.channels, posted.id])
+    async with again:
+        assert again.latest_message(again.channels[channel.id]) is copy
