@@ -17,7 +17,8 @@ from .conftest import Arena, EloBook, Player, check_final
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # The same members play each other again and again, at once: no challenge cooldown.
-BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0"}
+# The champion challenges ten members in a row: no cap on how many one may challenge.
+BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "CHALLENGE_REACH": "20"}
 
 ROW = re.compile(
     r"(?P<rank>[0-9]+)\.\W*<@(?P<user>[0-9]+)>\W+(?P<rating>[0-9]+)\**(?P<provisional>\?)?"
