@@ -535,7 +535,9 @@ class Table:
         self.cells[cell] = 1 + mover
         self.over = game_over(self.cells)
         if self.over:
-            left = [c for c, b in cell_buttons(message, self.kind).items() if not b.get("disabled")]
+            buttons = cell_buttons(message, self.kind).items()
+            # Marks stay enabled (at full colour); an empty cell must not be playable.
+            left = [c for c, b in buttons if not b.get("disabled") and not self.cells[c]]
             if left:
                 raise RunError(f"the game is over but cells {left} are open on {message!r}")
         if self.kind == PEER and message.content != peer_content(self.cells, mover):

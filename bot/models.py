@@ -182,6 +182,7 @@ class Challenge:
     rematch_of: int | None = None
     pinged: bool = True  # whether its message notified the opponent (see Challenges.create)
     locale: str | None = None  # the Discord locale of its message (None: English)
+    turn_seconds: float | None = None  # the server's turn clock when it was made (not stored)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ expiry sweep, can never both land, in this process or another.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -129,7 +130,7 @@ class Challenges:
                 locale=locale,
             )
             try:
-                return await self._store.insert_challenge(
+                made = await self._store.insert_challenge(
                     challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
                 )
             except CoolingDown as error:
@@ -143,6 +144,8 @@ class Challenges:
                 ) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
+        # Its message shows the clock its game will get (the server's when accepted).
+        return dataclasses.replace(made, turn_seconds=settings.turn_timeout)
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -267,36 +270,29 @@ class Challenges:
             raise ChallengeNotFound()
         return accepted[1]
 
-    async def refuse(
+    async def decline(
         self,
         challenge_id: int,
         user_id: int,
         guild_id: int | None = None,
-        *,
         message_id: int | None = None,
     ) -> Challenge:
-        """The challenge's Decline button: the challenger withdraws, the challenged declines
-        (``message_id`` as for ``accept``)."""
+        """Turn the challenge down; only the challenged member may (``message_id``: as for
+        ``accept``)."""
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now, message_id)
-        status = ChallengeStatus.DECLINED
-        if user_id == challenge.challenger_id:
-            status = ChallengeStatus.WITHDRAWN
-        return await self._answer(challenge, user_id, status, now)
-
-    async def decline(
-        self, challenge_id: int, user_id: int, guild_id: int | None = None
-    ) -> Challenge:
-        now = self._clock()
-        challenge = await self._open(challenge_id, guild_id, now)
         return await self._answer(challenge, user_id, ChallengeStatus.DECLINED, now)
 
     async def withdraw(
-        self, challenge_id: int, user_id: int, guild_id: int | None = None
+        self,
+        challenge_id: int,
+        user_id: int,
+        guild_id: int | None = None,
+        message_id: int | None = None,
     ) -> Challenge:
-        """Take back a challenge; only its challenger may."""
+        """Take back a challenge; only its challenger may (``message_id``: as for ``accept``)."""
         now = self._clock()
-        challenge = await self._open(challenge_id, guild_id, now)
+        challenge = await self._open(challenge_id, guild_id, now, message_id)
         return await self._answer(challenge, user_id, ChallengeStatus.WITHDRAWN, now)
 
     async def _answer(
@@ -329,7 +325,7 @@ def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
     return ChallengePending(
         N_(
             "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
-            " Decline button, or wait until it expires {when}.",
+            " Withdraw button, or wait until it expires {when}.",
             link=link,
             when=f"<t:{math.ceil(pending.expires_at)}:R>",
         )

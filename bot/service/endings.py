@@ -32,8 +32,9 @@ __all__ = ["Endings", "is_rated_and_begun"]
 
 
 def is_rated_and_begun(game: Game) -> bool:
-    """Whether ending ``game`` now would be rated: between members, after the first move."""
-    return not game.is_bot_game and bool(game.moves)
+    """Whether ending ``game`` now would be rated: a rated variant between members, after
+    the first move."""
+    return rules.is_rated(game) and bool(game.moves)
 
 
 class Endings:

@@ -40,6 +40,7 @@ from bot.models import (
 from bot.service import ratings
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
+from engine.values import is_fair
 
 if TYPE_CHECKING:
     from bot.store import ChannelView
@@ -53,9 +54,11 @@ __all__ = [
     "first_from",
     "game_link",
     "is_overdue",
+    "is_rated",
     "message_link",
     "new_game",
     "on_its_message",
+    "rated_variant",
     "settle",
     "too_many_games",
     "validate_options",
@@ -271,6 +274,18 @@ def new_game(
     )
 
 
+def rated_variant(width: int, height: int, k: int) -> bool:
+    """Whether games between members on this board are rated: only the variants that are
+    a draw under perfect play (``engine.values``), where moving first wins nothing by
+    force, so a rating cannot be farmed by choosing a won variant and the first move."""
+    return is_fair(width, height, k)
+
+
+def is_rated(game: Game) -> bool:
+    """Whether ``game``'s result changes ratings: between members, on a rated variant."""
+    return not game.is_bot_game and rated_variant(game.width, game.height, game.k)
+
+
 def is_overdue(game: Game, now: float) -> bool:
     """Whether the player on move has run out of time (the sweep may not have run yet)."""
     return (
@@ -381,11 +396,14 @@ def _after(row: PlayerRow, score: float, rating: ratings.Rating | None) -> Playe
 def settle(game: Game, rows: Mapping[int, PlayerRow]) -> Settlement:
     """What ``game``'s ending changes besides its row, given its members' current rows.
 
-    Between members a finished game is rated (Elo, see ``ratings``) and counted in both
-    records; against the bot it counts in the member's record for that level and in
-    their streak, not in their rating. A stopped (abandoned) game changes nothing.
+    Between members a finished game on a rated variant (``is_rated``) is rated (Elo, see
+    ``ratings``) and counted in both records and streaks; on an unrated variant it
+    changes nothing. Against the bot it counts in the member's record for that level and
+    in their streak, not in their rating. A stopped (abandoned) game changes nothing.
     """
     if game.status is not GameStatus.FINISHED:
+        return Settlement()
+    if not game.is_bot_game and not is_rated(game):
         return Settlement()
     if game.is_bot_game:
         (member,) = game.human_ids

@@ -19,9 +19,9 @@ from typing import Any
 
 import discord
 
-from bot.errors import GameError, GameOver, StaleBoard
+from bot.errors import CellTaken, GameError, GameOver, StaleBoard
 from bot.i18n import N_, translator
-from bot.models import ChallengeStatus, GameStatus
+from bot.models import Challenge, ChallengeStatus, GameStatus
 from bot.service import GameService
 from bot.ui import render
 from bot.ui.boards import Boards
@@ -49,11 +49,15 @@ PATTERNS = {
     "cell": re.compile(
         rf"\Attt:cell:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}}):(?P<move>[0-9]{{1,2}})\Z"
     ),
+    # A mark on a live board, and any cell of a finished one (their clicks change nothing).
+    "taken": re.compile(rf"\Attt:taken:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}})\Z"),
+    "over": re.compile(rf"\Attt:over:(?P<game>{_ID}):(?P<cell>[0-9]{{1,2}})\Z"),
     "forfeit": re.compile(rf"\Attt:forfeit:(?P<game>{_ID})\Z"),
     "rematch": re.compile(rf"\Attt:rematch:(?P<game>{_ID})\Z"),
     "review": re.compile(rf"\Attt:review:(?P<game>{_ID})\Z"),
     "accept": re.compile(rf"\Attt:accept:(?P<challenge>{_ID})\Z"),
     "decline": re.compile(rf"\Attt:decline:(?P<challenge>{_ID})\Z"),
+    "withdraw": re.compile(rf"\Attt:withdraw:(?P<challenge>{_ID})\Z"),
     "lb": re.compile(r"\Attt:lb:(?P<page>[0-9]{1,6})\Z"),
     "quit": re.compile(rf"\Attt:quit:(?P<game>{_ID})\Z"),
     "calloff": re.compile(rf"\Attt:calloff:(?P<game>{_ID})\Z"),
@@ -83,11 +87,14 @@ class Buttons:
         forget = ForgetButtons(service, boards)
         self._routes: list[tuple[re.Pattern[str], _Handler]] = [
             (PATTERNS["cell"], self.cell),
+            (PATTERNS["taken"], self.taken),
+            (PATTERNS["over"], self.over),
             (PATTERNS["forfeit"], self.forfeit),
             (PATTERNS["rematch"], self.rematch),
             (PATTERNS["review"], self.review),
             (PATTERNS["accept"], self.accept),
             (PATTERNS["decline"], self.decline),
+            (PATTERNS["withdraw"], self.withdraw),
             (PATTERNS["lb"], self.leaderboard_page),
             (PATTERNS["quit"], self.quit),
             (PATTERNS["calloff"], self.propose_calloff),
@@ -154,6 +161,22 @@ class Buttons:
             game = reply.result()
         await self._boards.answer(interaction, game)
         await self._boards.notify(game, interaction)  # after the answer: the last ping goes
+
+    async def taken(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """A click on a mark of a live board: "already taken", nothing changes. If the game
+        ended meanwhile (the board is out of date), "already over", and the board is
+        brought up to date as after any stale click."""
+        game_id = int(match["game"])
+        game = await self._service.get_game(game_id, interaction.guild_id)
+        if game.is_live:
+            raise CellTaken()
+        await answer_error(interaction, GameOver())
+        await self._boards.refresh(game_id, interaction)
+
+    async def over(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """A click on a finished board: "already over" (or gone, after an erasure)."""
+        await self._service.get_game(int(match["game"]), interaction.guild_id)
+        raise GameOver()
 
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
@@ -275,15 +298,22 @@ class Buttons:
         # other player is pinged by the sweep only if they let their turn wait.
 
     async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
-        """The challenged member declines, or the challenger withdraws."""
-        challenge_id = int(match["challenge"])
-        challenges = self._service.challenges
+        """The challenged member declines (anyone else is refused, privately)."""
+        await self._close(interaction, int(match["challenge"]), self._service.challenges.decline)
+
+    async def withdraw(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+        """The challenger withdraws (anyone else is refused, privately)."""
+        await self._close(interaction, int(match["challenge"]), self._service.challenges.withdraw)
+
+    async def _close(
+        self,
+        interaction: discord.Interaction,
+        challenge_id: int,
+        close: Callable[[int, int, int | None, int | None], Awaitable[Challenge]],
+    ) -> None:
         try:
-            challenge = await challenges.refuse(
-                challenge_id,
-                interaction.user.id,
-                interaction.guild_id,
-                message_id=_clicked(interaction),
+            challenge = await close(
+                challenge_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameError as error:
             await self._answer_closed(interaction, challenge_id, error)

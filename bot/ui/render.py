@@ -8,14 +8,14 @@ out of the entries.
 
 Players are shown as mentions (``<@id>``); whether a mention pings is decided by the
 ``AllowedMentions`` of each message, not here. A member who erased their data is shown
-as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are numbered from 1
-for people. Times are Discord timestamps (``<t:...:R>``), which each reader's client
-shows in their own language.
+as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are named for
+people by column letter and row number, like a chess board read from the top: a1 is
+the top left cell (``cell_name``). Times are Discord timestamps (``<t:...:R>``), which
+each reader's client shows in their own language.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol
 
 from bot.i18n import N_, Message, Nn_, Translator
@@ -23,6 +23,7 @@ from bot.models import (
     DELETED_MEMBER,
     Challenge,
     ChallengeStatus,
+    First,
     Game,
     GameStatus,
     LeaderboardPage,
@@ -30,7 +31,7 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service.rules import game_link
+from bot.service.rules import game_link, is_rated, rated_variant
 from engine import Mark
 from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level
@@ -43,7 +44,9 @@ __all__ = [
     "board_size_text",
     "calloff_answer_text",
     "calloff_text",
+    "cell_name",
     "challenge_text",
+    "duration_text",
     "game_text",
     "leaderboard_text",
     "level_name",
@@ -56,7 +59,8 @@ __all__ = [
 ]
 
 DELETED_MEMBER_TEXT = N_("a deleted member")
-MARK_EMOJI = {Mark.X: "❌", Mark.O: "⭕"}
+MARK_EMOJI = {Mark.X: "🟦", Mark.O: "🟥"}
+"""Each mark's colour in text, as its buttons show it (blurple X, red O)."""
 LEVEL_NAMES: dict[str, Message] = {
     "easy": N_("easy"),
     "medium": N_("medium"),
@@ -100,13 +104,41 @@ def level_name(level: str, t: Translator) -> str:
 
 
 def level_text(level: str, t: Translator) -> str:
-    """The level's name and, when the engine has one, its description."""
+    """The level's name and, when the engine has one, its description: where a level is
+    chosen (the boards name it only)."""
     try:
         description = get_level(level).description
     except UnknownLevelError:  # a retired level's old games still render
         return level
     name = level_name(level, t)
     return f"{name} — {t(description)}" if description else name
+
+
+def duration_text(seconds: float, t: Translator) -> str:
+    """Seconds as people read them: 45 s, 5 min, 1 h 30 min (units in ``t``'s language)."""
+    whole = round(seconds)
+    if whole < 60:
+        return t(N_("{n} s", n=whole))
+    hours, rest = divmod(whole, 3600)
+    minutes, rest = divmod(rest, 60)
+    parts = [t(N_("{n} h", n=hours))] if hours else []
+    parts += [t(N_("{n} min", n=minutes))] if minutes else []
+    parts += [t(N_("{n} s", n=rest))] if rest else []
+    return " ".join(parts)
+
+
+def cell_name(cell: int, width: int) -> str:
+    """A cell as people name it: its column's letter and its row's number from the top."""
+    row, column = divmod(cell, width)
+    return f"{'abcde'[column]}{row + 1}"
+
+
+def coordinates_text(width: int, height: int, t: Translator) -> str:
+    """Where a board's cell names come from, in one small line."""
+    last = cell_name(width * height - 1, width)
+    return "-# " + t(
+        N_("Cells are named by column and row: a1 top left, {last} bottom right.", last=last)
+    )
 
 
 def board_size_text(width: int, height: int, k: int, t: Translator) -> str:
@@ -144,15 +176,16 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
 
 
 def game_text(game: Game, t: Translator) -> str:
-    """The text above the board: who plays what, and whose turn it is or how it ended."""
+    """The text above the board: who plays what (the bot with its level, once), whose
+    turn it is or how it ended, and how cells are named."""
     size = board_size_text(game.width, game.height, game.k, t)
-    x = f"{MARK_EMOJI[Mark.X]} {player_text(game, Mark.X, t)}"
-    o = f"{MARK_EMOJI[Mark.O]} {player_text(game, Mark.O, t)}"
-    title = t(N_("Tic-tac-toe"))
-    lines = [f"### {title} · {size}", t(N_("{x}  vs  {o}", x=x, o=o))]
-    if game.is_bot_game and game.bot_level is not None:
-        lines.append(t(N_("Level: {level}", level=level_text(game.bot_level, t))))
-    lines.append(_status_line(game, t))
+    x = f"{MARK_EMOJI[Mark.X]} **X** {player_text(game, Mark.X, t)}"
+    o = f"{MARK_EMOJI[Mark.O]} **O** {player_text(game, Mark.O, t)}"
+    title = "### " + t(N_("Tic-tac-toe")) + f" · {size}"
+    if not game.is_bot_game and not is_rated(game):
+        title += " · " + t(N_("unrated"))
+    lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
+    lines.append(coordinates_text(game.width, game.height, t))
     return "\n".join(lines)
 
 
@@ -229,6 +262,9 @@ def calloff_answer_text(agreed: bool, member_id: int, t: Translator) -> str:
 
 
 def challenge_text(challenge: Challenge, t: Translator) -> str:
+    """The challenge; while it waits for an answer, everything the challenged member
+    agrees to by accepting: the board and line (the title), who moves first, whether it
+    is rated, the turn clock and when it expires."""
     names = {
         "challenger": mention(challenge.challenger_id, t),
         "opponent": mention(challenge.opponent_id, t),
@@ -238,11 +274,28 @@ def challenge_text(challenge: Challenge, t: Translator) -> str:
     body: list[Message]
     match challenge.status:
         case ChallengeStatus.PENDING:
+            body = [N_("{opponent}, {challenger} challenges you to a game.", **names)]
+            match challenge.first:
+                case First.ME:
+                    body.append(N_("{player} moves first.", player=names["challenger"]))
+                case First.OPPONENT:
+                    body.append(N_("{player} moves first.", player=names["opponent"]))
+                case _:
+                    body.append(N_("Who moves first is drawn at random."))
+            if rated_variant(challenge.width, challenge.height, challenge.k):
+                body.append(N_("Rated: the result changes both players' ratings."))
+            else:
+                body.append(
+                    N_(
+                        "Unrated: on this board the first player can always force a win, so"
+                        " the result doesn't change ratings."
+                    )
+                )
+            if challenge.turn_seconds is not None:
+                clock = duration_text(challenge.turn_seconds, t)
+                body.append(N_("Turn clock: {time} per move.", time=clock))
             when = f"<t:{int(challenge.expires_at)}:R>"
-            body = [
-                N_("{opponent}, {challenger} challenges you to a game.", **names),
-                N_("The challenge expires {when}.", when=when),
-            ]
+            body.append(N_("The challenge expires {when}.", when=when))
         case ChallengeStatus.ACCEPTED:
             body = [N_("{opponent} accepted {challenger}'s challenge.", **names)]
         case ChallengeStatus.DECLINED:
@@ -326,10 +379,34 @@ def _recent_line(game: Game, user_id: int, t: Translator) -> str:
 
 
 def review_text(game: Game, review: ReviewLike, t: Translator) -> str:
-    """The moves with 1-based cells, the deciding move marked, and the verdict."""
-    lines = ["### " + t(N_("Review of game {id}", id=game.id)), t(_verdict(review))]
-    lines.extend(_move_lines(game.moves, review.turning_point, t))
+    """The players and the date, the final position as a grid with coordinates (the
+    deciding move in brackets), the verdict, and the moves by cell name."""
+    when = f"<t:{int(game.updated_at)}:D>"
+    players = N_(
+        "Review: {x} vs {o}, {date}",
+        x=player_text(game, Mark.X, t),
+        o=player_text(game, Mark.O, t),
+        date=when,
+    )
+    lines = ["### " + t(players), _grid(game, review.turning_point), t(_verdict(review))]
+    lines.extend(_move_lines(game, review.turning_point, t))
     return "\n".join(lines)
+
+
+def _grid(game: Game, turning_point: int | None) -> str:
+    """The final position in a code block: columns a-e, rows 1-5 from the top, the
+    cell of the deciding move (if one was) in brackets."""
+    board = game.board
+    decided = game.moves[turning_point] if turning_point is not None else None
+    rows = ["  " + "".join(f" {'abcde'[column]} " for column in range(game.width))]
+    for row in range(game.height):
+        cells = []
+        for cell in range(row * game.width, (row + 1) * game.width):
+            mark = board.cell(cell)
+            shown = "·" if mark is None else mark.value
+            cells.append(f"[{shown}]" if cell == decided else f" {shown} ")
+        rows.append(f"{row + 1} " + "".join(cells))
+    return "```\n" + "\n".join(rows) + "\n```"
 
 
 def _verdict(review: ReviewLike) -> Message:
@@ -354,23 +431,20 @@ def _verdict(review: ReviewLike) -> Message:
     where = {
         "n": index + 1,
         "mark": (Mark.X if index % 2 == 0 else Mark.O).value,
-        "cell": review.moves[index] + 1,
+        "cell": cell_name(review.moves[index], review.width),
     }
     if review.kind == MISSED_WIN:
-        return N_("Move {n} ({mark} at cell {cell}) missed a win: the win became a draw.", **where)
+        return N_("Move {n} ({mark} {cell}) missed a win: the win became a draw.", **where)
     if values[index] == DRAWN:
-        return N_(
-            "Move {n} ({mark} at cell {cell}) threw the game: the draw became a loss.", **where
-        )
-    return N_("Move {n} ({mark} at cell {cell}) threw the game: the win became a loss.", **where)
+        return N_("Move {n} ({mark} {cell}) threw the game: the draw became a loss.", **where)
+    return N_("Move {n} ({mark} {cell}) threw the game: the win became a loss.", **where)
 
 
-def _move_lines(moves: Sequence[int], turning_point: int | None, t: Translator) -> list[str]:
+def _move_lines(game: Game, turning_point: int | None, t: Translator) -> list[str]:
     out = []
-    for index, cell in enumerate(moves):
+    for index, cell in enumerate(game.moves):
         mark = Mark.X if index % 2 == 0 else Mark.O
         marker = "  ← " + t(N_("this decided it")) if index == turning_point else ""
-        out.append(
-            f"`{index + 1:>2}.` {MARK_EMOJI[mark]} " + t(N_("cell {cell}", cell=cell + 1)) + marker
-        )
+        name = cell_name(cell, game.width)
+        out.append(f"`{index + 1:>2}.` {MARK_EMOJI[mark]} {mark.value} {name}{marker}")
     return out

@@ -29,6 +29,7 @@ from engine import Mark
 
 __all__ = [
     "EMPTY_LABEL",
+    "MARK_STYLE",
     "board_view",
     "calloff_view",
     "challenge_mentions",
@@ -39,7 +40,8 @@ __all__ = [
 ]
 
 EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
-_MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
+MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
+"""Each mark's one colour: blurple X, red O (``render.MARK_EMOJI`` matches them)."""
 _CONTROLS: dict[str, tuple[Message, str, ButtonStyle]] = {
     "forfeit": (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
     "rematch": (N_("Rematch"), "🔁", ButtonStyle.primary),
@@ -67,7 +69,13 @@ def _control(kind: str, game_id: int, t: Translator) -> ui.Button[Any]:
 
 def board_view(game: Game) -> ui.LayoutView:
     """The game's message: text, one action row per board row, then the controls; in
-    the game's locale (the server's, stored with it), whoever's click redraws it."""
+    the game's locale (the server's, stored with it), whoever's click redraws it.
+
+    No mark is ever on a disabled button: Discord fades disabled buttons, so the marks
+    stay at full colour (X blue, O red, the winning line green) and a click on one is
+    answered (``ttt:taken``, ``ttt:over``: "already taken", "already over"). Only empty
+    cells are disabled: all of them on a finished board, so it reads as over, and while
+    the bot is to move."""
     t = translator(game.locale)
     board = game.board
     outcome = board.outcome()
@@ -77,17 +85,7 @@ def board_view(game: Game) -> ui.LayoutView:
     for row in range(game.height):
         buttons = []
         for cell in range(row * game.width, (row + 1) * game.width):
-            mark = board.cell(cell)
-            if mark is None:
-                label, style, disabled = EMPTY_LABEL, ButtonStyle.secondary, locked
-            else:
-                label, style, disabled = mark.value, _MARK_STYLE[mark], True
-            if cell in line:
-                style = ButtonStyle.success
-            custom_id = cell_custom_id(game.id, cell, game.move_no)
-            buttons.append(
-                ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id)
-            )
+            buttons.append(_cell_button(game, cell, board.cell(cell), cell in line, locked))
         rows.append(ui.ActionRow(*buttons))
     controls = [_control("forfeit" if game.is_live else "rematch", game.id, t)]
     if not game.is_live and game.moves:
@@ -96,25 +94,40 @@ def board_view(game: Game) -> ui.LayoutView:
     return _drawing(*rows)
 
 
+def _cell_button(
+    game: Game, cell: int, mark: Mark | None, winning: bool, locked: bool
+) -> ui.Button[Any]:
+    if not game.is_live:
+        custom_id = f"ttt:over:{game.id}:{cell}"
+    elif mark is not None:
+        custom_id = f"ttt:taken:{game.id}:{cell}"
+    else:
+        custom_id = cell_custom_id(game.id, cell, game.move_no)
+    if mark is None:
+        return ui.Button(
+            label=EMPTY_LABEL, style=ButtonStyle.secondary, disabled=locked, custom_id=custom_id
+        )
+    style = ButtonStyle.success if winning else MARK_STYLE[mark]
+    return ui.Button(label=mark.value, style=style, custom_id=custom_id)
+
+
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
-    """The challenge message, in its locale; its buttons are disabled once it is no
-    longer pending."""
+    """The challenge message, in its locale: Accept and Decline for the challenged member,
+    Withdraw for the challenger; all disabled once it is no longer pending."""
     t = translator(challenge.locale)
     closed = challenge.status is not ChallengeStatus.PENDING
-    accept = ui.Button(
-        label=t(N_("Accept")),
-        style=ButtonStyle.success,
-        disabled=closed,
-        custom_id=f"ttt:accept:{challenge.id}",
-    )
-    decline = ui.Button(
-        label=t(N_("Decline")),
-        style=ButtonStyle.danger,
-        disabled=closed,
-        custom_id=f"ttt:decline:{challenge.id}",
-    )
+    buttons = [
+        ui.Button(
+            label=t(label), style=style, disabled=closed, custom_id=f"ttt:{kind}:{challenge.id}"
+        )
+        for label, style, kind in (
+            (N_("Accept"), ButtonStyle.success, "accept"),
+            (N_("Decline"), ButtonStyle.danger, "decline"),
+            (N_("Withdraw"), ButtonStyle.secondary, "withdraw"),
+        )
+    ]
     text = ui.TextDisplay(render.challenge_text(challenge, t))
-    return _drawing(text, ui.ActionRow(accept, decline))
+    return _drawing(text, ui.ActionRow(*buttons))
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:

@@ -48,7 +48,7 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
 
             for _ in range(5):  # X needs at most five moves on 3x3
                 current = emu.message(board.id)
-                free = [c for c in board_cells(current) if not c.disabled]
+                free = [c for c in board_cells(current) if c.label == EMPTY and not c.disabled]
                 if not free:
                     break
                 click = await emu.click(alice, current, custom_id=free[0].custom_id)
@@ -56,7 +56,8 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
                 assert answer.type == CallbackType.UPDATE_MESSAGE, bot.log()
             final = emu.message(board.id)
             cells = board_cells(final)
-            assert all(cell.disabled for cell in cells)
+            # Marks at full colour (never disabled); only the empty cells are disabled.
+            assert all(cell.disabled is (cell.label == EMPTY) for cell in cells)
             assert any(word in final.text for word in ("won", "draw"))
             if "won" in final.text:
                 assert sum(cell.style == ButtonStyle.SUCCESS for cell in cells) == 3
@@ -64,7 +65,8 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
             assert controls == ["Rematch", "Review"]
 
             review = await (await emu.click(alice, final, label="Review")).response()
-            assert review.ephemeral and "cell" in review.message.text
+            text = review.message.text
+            assert review.ephemeral and "🟦 X " in text and "```" in text, text
 
             assert not emu.failed_interactions
             assert not emu.unrouted
@@ -151,7 +153,8 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             agreed = await (await emu.click(alice, proposal, label="Agree: call it off")).response()
             assert agreed.type == CallbackType.UPDATE_MESSAGE, bot.log()
             await emu.wait_for(lambda: "stopped" in emu.message(board.id).text)
-            assert all(cell.disabled for cell in board_cells(emu.message(board.id)))
+            stopped = board_cells(emu.message(board.id))
+            assert all(cell.disabled is (cell.label == EMPTY) for cell in stopped)
             assert "Called off" in emu.message(proposal.id).text
 
             # Alice challenged bob a moment ago: the cooldown stops a second challenge.
@@ -210,7 +213,7 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
             assert len(cells) == 25 and sum(c.label in ("X", "O") for c in cells) == 1
             assert [b.label for b in board.button_grid()[5]] == ["Forfeit"]
 
-            free = next(c for c in cells if not c.disabled)
+            free = next(c for c in cells if c.label == EMPTY)
             click = await emu.click(alice, board, custom_id=free.custom_id)
             await click.response()
             assert answered_thinking(click), bot.log()

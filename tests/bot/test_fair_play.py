@@ -136,7 +136,7 @@ async def test_a_rematch_is_exempt_once_and_pings_nobody_within_the_cooldown(
     game = await play_out(fair, await member_game(fair, ALICE, BOB), X_WINS)
     rematch = await fair.rematch(game.id, ALICE)
     assert rematch.rematch_of == game.id and not rematch.pinged  # type: ignore[union-attr]
-    await fair.challenges.refuse(rematch.id, BOB)
+    await fair.challenges.decline(rematch.id, BOB)
     with pytest.raises(ChallengeCooldown):
         await fair.rematch(game.id, ALICE)
     clock.advance(61)

@@ -240,9 +240,9 @@ async def test_a_game_keeps_its_servers_locale(service: GameService) -> None:
     ended = await service.endings.forfeit(game.id, alice)
     rematch = await service.rematch(ended.id, alice)
     assert isinstance(rematch, Challenge) and rematch.locale == "ja"
-    await service.challenges.refuse(rematch.id, bob)
+    await service.challenges.decline(rematch.id, bob)
     again = await service.rematch(ended.id, bob, locale="pt-BR")
     assert isinstance(again, Challenge) and again.locale == "pt-BR"
-    await service.challenges.refuse(again.id, bob)
+    await service.challenges.withdraw(again.id, bob)
     solo = await service.start_bot_game(guild, channel, alice, level="easy", locale="uk")
     assert (await service.get_game(solo.id)).locale == "uk"

@@ -29,6 +29,7 @@ from bot.ui import render
 from bot.ui.buttons import PATTERNS
 from bot.ui.views import (
     EMPTY_LABEL,
+    MARK_STYLE,
     board_view,
     cell_custom_id,
     challenge_view,
@@ -168,21 +169,53 @@ def test_live_board_layout(size: tuple[int, int, int], bot_level: str | None) ->
         assert len(row) == width
         for c, button in enumerate(row):
             cell = r * width + c
-            assert button["custom_id"] == f"ttt:cell:{game.id}:{cell}:{len(moves)}"
             mark = game.board.cell(cell)
+            # No button with a mark is disabled (Discord would fade it); its click is
+            # answered "already taken" without a move number.
+            assert not button.get("disabled", False)
             if mark is None:
+                assert button["custom_id"] == f"ttt:cell:{game.id}:{cell}:{len(moves)}"
                 assert button["label"] == EMPTY_LABEL
-                assert not button.get("disabled", False)
+                assert button["style"] == ButtonStyle.secondary.value
             else:
+                assert button["custom_id"] == f"ttt:taken:{game.id}:{cell}"
                 assert button["label"] == mark.value
-                assert button["disabled"] is True
+                assert button["style"] == MARK_STYLE[mark].value
     control = rows(view)[-1]
     assert [b["custom_id"] for b in control] == [f"ttt:forfeit:{game.id}"]
     text = payload[0]["content"]
     assert f"<@{ALICE}>, your move" in text
     assert "<t:1700000400:R>" in text
+    assert "a1 top left, " + "abcde"[width - 1] + f"{height} bottom right" in text
     if bot_level:
-        assert "medium" in text
+        assert text.count("medium") == 1, text  # the level once, no description
+        assert "Level" not in text
+
+
+def test_colours_match_between_header_and_buttons() -> None:
+    text = render.game_text(make_game((4,)), EN)
+    assert f"{render.MARK_EMOJI[Mark.X]} **X** <@{ALICE}>" in text
+    assert f"{render.MARK_EMOJI[Mark.O]} **O** <@{BOB}>" in text
+    assert {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger} == MARK_STYLE
+    assert render.MARK_EMOJI == {Mark.X: "🟦", Mark.O: "🟥"}  # blurple X, red O
+
+
+def test_an_unrated_variant_says_so_on_the_board() -> None:
+    assert "unrated" in render.game_text(make_game((0,), size=(4, 4, 3)), EN)
+    assert "unrated" not in render.game_text(make_game((0,), size=(4, 4, 4)), EN)
+    bot_game = make_game((0,), size=(4, 4, 3), bot_level="easy", o_id=None)
+    assert "unrated" not in render.game_text(bot_game, EN)
+
+
+def finished_cells(view: Any) -> list[dict[str, Any]]:
+    """A finished board's cells: marks enabled at full colour, empty cells disabled."""
+    cells = [b for row in rows(view)[:-1] for b in row]
+    for cell, button in enumerate(cells):
+        assert button["custom_id"].startswith("ttt:over:") and button["custom_id"].endswith(
+            f":{cell}"
+        )
+        assert button.get("disabled", False) is (button["label"] == EMPTY_LABEL), button
+    return cells
 
 
 @pytest.mark.parametrize("size", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}k{s[2]}")
@@ -192,8 +225,7 @@ def test_won_board_highlights_the_line_and_disables_everything(size: tuple[int, 
     assert outcome is not None and outcome.winner is Mark.X
     view = board_view(game)
     check_limits(view)
-    cells = [b for row in rows(view)[: game.height] for b in row]
-    assert all(b["disabled"] for b in cells)
+    cells = finished_cells(view)
     green = {i for i, b in enumerate(cells) if b["style"] == ButtonStyle.success.value}
     assert green == set(outcome.line)
     assert len(green) == game.k
@@ -213,8 +245,7 @@ def test_drawn_board() -> None:
     assert game.result is Result.DRAW
     view = board_view(game)
     check_limits(view)
-    cells = [b for row in rows(view)[:3] for b in row]
-    assert all(b["disabled"] for b in cells)
+    cells = finished_cells(view)
     assert not any(b["style"] == ButtonStyle.success.value for b in cells)
     assert "draw" in view.to_components()[0]["content"]
 
@@ -233,8 +264,7 @@ def test_forfeited_and_timed_out_boards(result: Result, words: str) -> None:
     )
     view = board_view(game)
     check_limits(view)
-    cells = [b for row in rows(view)[:3] for b in row]
-    assert all(b["disabled"] for b in cells)
+    cells = finished_cells(view)
     assert not any(b["style"] == ButtonStyle.success.value for b in cells)
     text = view.to_components()[0]["content"]
     assert f"<@{ALICE}> {words}" in text and f"<@{BOB}> won" in text
@@ -252,7 +282,8 @@ def test_stopped_board_has_rematch_but_no_review_without_moves() -> None:
 def test_bot_to_move_board_is_not_clickable() -> None:
     game = make_game((4,), bot_level="hard", status=GameStatus.BOT_TO_MOVE, o_id=None)
     cells = [b for row in rows(board_view(game))[:3] for b in row]
-    assert all(b.get("disabled") for b in cells)
+    # The empty cells wait for the bot's move; the mark stays at full colour.
+    assert [bool(b.get("disabled")) for b in cells] == [cell != 4 for cell in range(9)]
 
 
 def test_the_turn_ping_names_the_player_on_move_and_links_the_board() -> None:
@@ -318,13 +349,20 @@ def test_challenge_view(status: ChallengeStatus) -> None:
     view = challenge_view(make_challenge(status))
     check_limits(view)
     buttons = rows(view)[0]
-    assert [b["custom_id"] for b in buttons] == ["ttt:accept:77", "ttt:decline:77"]
+    assert [b["custom_id"] for b in buttons] == [
+        "ttt:accept:77",
+        "ttt:decline:77",
+        "ttt:withdraw:77",
+    ]
+    assert [b["label"] for b in buttons] == ["Accept", "Decline", "Withdraw"]
     closed = status is not ChallengeStatus.PENDING
     assert all(b.get("disabled", False) is closed for b in buttons)
     text = view.to_components()[0]["content"]
     assert f"<@{BOB}>" in text and f"<@{ALICE}>" in text
     if status is ChallengeStatus.PENDING:
         assert "<t:1700000060:R>" in text
+        assert "4×4, 4 in a row" in text and "Rated:" in text
+        assert "Who moves first is drawn at random." in text
     if status is ChallengeStatus.EXPIRED:
         assert "expired" in text
 
@@ -381,17 +419,43 @@ def test_stats_text() -> None:
     assert "- won against" in text and "- drew with" in text
 
 
-def test_review_text_numbers_cells_from_one_and_marks_the_decider() -> None:
+def test_challenge_says_who_moves_first_rated_or_not_and_the_clock() -> None:
+    pending = dataclasses.replace(
+        make_challenge(ChallengeStatus.PENDING), k=3, first=First.ME, turn_seconds=90.0
+    )
+    text = render.challenge_text(pending, EN)
+    assert f"<@{ALICE}> moves first." in text
+    assert "Unrated: on this board the first player can always force a win" in text
+    assert "Turn clock: 1 min 30 s per move." in text
+    theirs = render.challenge_text(dataclasses.replace(pending, first=First.OPPONENT), EN)
+    assert f"<@{BOB}> moves first." in theirs
+
+
+def test_review_names_cells_by_coordinate_and_marks_the_decider_on_a_grid() -> None:
     game = make_game(WON[(3, 3, 3)])
     moves = game.moves
     values = ("draw",) * 4 + ("X wins",) * (len(moves) - 3)
     review = Review(moves, 3, 3, 3, values, turning_point=3, kind=MISTAKE)
     text = render.review_text(game, review, EN)
-    lines = text.splitlines()
-    assert lines[1] == (
-        f"Move 4 (O at cell {moves[3] + 1}) threw the game: the draw became a loss."
-    )
-    assert lines[1] == review.summary()  # the engine's own words, through the catalog
-    assert re.search(r"1\.` ❌ cell 1$", lines[2])
-    assert lines[5].endswith("cell 5  ← this decided it")
-    assert len(lines) == 2 + len(game.moves)
+    assert "Review of game" not in text and str(game.id) not in text.splitlines()[0]
+    head, rest = text.split("\n", 1)
+    assert head == f"### Review: <@{ALICE}> vs <@{BOB}>, <t:{int(game.updated_at)}:D>"
+    grid, after = rest.removeprefix("```\n").split("\n```\n", 1)
+    board = game.board
+    decided = render.cell_name(moves[3], 3)
+    lines = grid.splitlines()
+    assert lines[0] == "   a  b  c "
+    for row in range(3):
+        shown = lines[row + 1]
+        assert shown.startswith(f"{row + 1} ")
+        for column in range(3):
+            mark = board.cell(row * 3 + column)
+            cell = shown[2 + 3 * column : 5 + 3 * column]
+            symbol = "·" if mark is None else mark.value
+            name = "abc"[column] + str(row + 1)
+            assert cell == (f"[{symbol}]" if name == decided else f" {symbol} "), (name, shown)
+    verdict, *move_lines = after.splitlines()
+    assert verdict == f"Move 4 (O {decided}) threw the game: the draw became a loss."
+    assert move_lines[0].endswith(f"🟦 X {render.cell_name(moves[0], 3)}")
+    assert move_lines[3].endswith(f"🟥 O {decided}  ← this decided it")
+    assert len(move_lines) == len(moves)

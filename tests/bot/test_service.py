@@ -260,6 +260,23 @@ async def test_a_won_game_is_rated(service: GameService, clock: FakeClock) -> No
     assert alice.recent == (game,)
 
 
+async def test_a_won_variant_is_played_unrated(service: GameService) -> None:
+    """4 x 4 with three in a row is a forced win for whoever moves first: its result
+    changes no rating, record or streak, and stopping it once begun is not a loss."""
+    game = await member_game(service, ALICE, BOB, width=4, height=4, k=3)
+    game = await play_out(service, game, [0, 4, 1, 5, 2])
+    assert game.result is Result.WIN and game.winner_id == ALICE
+    for member in (ALICE, BOB):
+        stats = await service.stats.player_stats(GUILD, member)
+        assert (stats.rating, stats.rank, stats.versus_members.games) == (1500.0, None, 0)
+        assert stats.current_streak == 0
+    assert (await service.stats.leaderboard(GUILD, 1)).total_players == 0
+    begun = await member_game(service, ALICE, BOB, width=4, height=4, k=3)
+    await play_out(service, begun, [0])
+    stopped = await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
+    assert stopped.id == begun.id and stopped.result is Result.ABANDONED
+
+
 async def test_a_drawn_game(service: GameService) -> None:
     game = await play_out(service, await member_game(service), DRAW)
     assert (game.status, game.result, game.winner_id, game.winner_mark) == (

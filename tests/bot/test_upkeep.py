@@ -292,7 +292,7 @@ async def test_a_click_on_another_message_than_the_recorded_one_changes_nothing(
     with pytest.raises(ChallengeNotFound):
         await service.challenges.accept(challenge.id, BOB, GUILD, message_id=501)
     with pytest.raises(ChallengeNotFound):
-        await service.challenges.refuse(challenge.id, BOB, GUILD, message_id=501)
+        await service.challenges.decline(challenge.id, BOB, GUILD, message_id=501)
     game = await service.challenges.accept(challenge.id, BOB, GUILD, message_id=500)
     assert game.message_id == 500  # the challenge's message became the board
     with pytest.raises(GameNotFound):

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bot.i18n import N_, Translator, translator
 from discord_emulator import (
     Button,
     ButtonStyle,
@@ -54,6 +55,10 @@ WAIT = 10.0
 """The longest any single wait on the emulator may take."""
 
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
+TAKEN_ID = re.compile(r"\Attt:taken:(?P<game>[0-9]+):(?P<cell>[0-9]+)\Z")
+OVER_ID = re.compile(r"\Attt:over:(?P<game>[0-9]+):(?P<cell>[0-9]+)\Z")
+MARK_STYLES = {"X": ButtonStyle.PRIMARY, "O": ButtonStyle.DANGER}
+"""Each mark's one colour (blurple X, red O); a winning line is green."""
 TURN_TIMER = re.compile(r"<t:[0-9]+:R>")
 _LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) .*$", re.MULTILINE)
 
@@ -180,7 +185,12 @@ class BoardState:
         return self.message.text
 
     def free(self) -> list[int]:
-        return [i for i, button in enumerate(self.cells) if not button.disabled]
+        """The cells that can be played: empty and enabled (marks are enabled too)."""
+        return [
+            i
+            for i, button in enumerate(self.cells)
+            if not button.disabled and self.marks[i] is None
+        ]
 
     def cell_id(self, cell: int) -> str:
         custom_id = self.cells[cell].custom_id
@@ -195,9 +205,12 @@ def read_board(message: Message, side: int) -> BoardState:
     """Check a board message's layout and custom_ids and return what it shows.
 
     Components V2; ``side`` rows of ``side`` cell buttons (rows top to bottom, cells left
-    to right) with ids ``ttt:cell:{game}:{cell}:{move_no}``; empty cells blank, taken
-    cells X/O and disabled; then one control row: Forfeit while live, Rematch (and Review
-    once a move was made) at the end, when every cell is disabled.
+    to right); empty cells blank, taken cells X (blurple) or O (red), green on the
+    winning line, and never disabled (Discord fades disabled buttons); then one control
+    row: Forfeit while live, Rematch (and Review once a move was made) at the end. A
+    live board's empty cells carry ``ttt:cell:{game}:{cell}:{move_no}``, its marks
+    ``ttt:taken:{game}:{cell}``; a finished board's cells ``ttt:over:{game}:{cell}``,
+    and there the empty ones, only they, are disabled.
     """
     assert message.components_v2, f"a board is a Components V2 message: {message!r}"
     assert not message.ephemeral and not message.deleted
@@ -210,18 +223,27 @@ def read_board(message: Message, side: int) -> BoardState:
         assert button.label in (EMPTY, "X", "O"), f"cell label {button.label!r}"
         marks.append(None if button.label == EMPTY else button.label)
         if button.label != EMPTY:
-            assert button.disabled, f"a taken cell must be disabled: {button!r}"
+            assert not button.disabled, f"a mark must not be faded (disabled): {button!r}"
+            assert button.style in (MARK_STYLES[button.label], ButtonStyle.SUCCESS), button
+        else:
+            assert button.style == ButtonStyle.SECONDARY, button
     move_no = sum(mark is not None for mark in marks)
-    games = set()
-    for index, button in enumerate(cells):
-        found = CELL_ID.match(button.custom_id or "")
-        assert found, f"cell custom_id {button.custom_id!r}"
-        assert int(found["cell"]) == index, f"cell {index} has id {button.custom_id!r}"
-        assert int(found["move"]) == move_no, f"move number in {button.custom_id!r}"
-        games.add(int(found["game"]))
-    assert len(games) == 1, f"cells of several games: {games}"
     controls = tuple(button.label for button in grid[side])
     kinds = tuple((button.custom_id or "").split(":")[1] for button in grid[side])
+    games = set()
+    for index, button in enumerate(cells):
+        custom_id = button.custom_id or ""
+        if kinds != ("forfeit",):
+            found = OVER_ID.match(custom_id)
+        elif marks[index] is None:
+            found = CELL_ID.match(custom_id)
+            assert found and int(found["move"]) == move_no, f"move number in {custom_id!r}"
+        else:
+            found = TAKEN_ID.match(custom_id)
+        assert found, f"cell {index} custom_id {custom_id!r}"
+        assert int(found["cell"]) == index, f"cell {index} has id {custom_id!r}"
+        games.add(int(found["game"]))
+    assert len(games) == 1, f"cells of several games: {games}"
     if kinds == ("forfeit",):
         assert not grid[side][0].disabled, "Forfeit works while the game is live"
         empty = [b for b in cells if b.label == EMPTY]
@@ -229,7 +251,8 @@ def read_board(message: Message, side: int) -> BoardState:
     else:
         assert kinds in (("rematch", "review"), ("rematch",)), f"controls {controls!r}"
         assert (kinds == ("rematch", "review")) == (move_no > 0), controls
-        assert all(button.disabled for button in cells), "a finished board is all disabled"
+        for button in cells:
+            assert button.disabled is (button.label == EMPTY), f"on a finished board {button!r}"
     return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), controls, kinds)
 
 
@@ -275,7 +298,7 @@ def pick_cell(state: BoardState, k: int, me: str) -> int:
 def check_final(state: BoardState, k: int) -> str:
     """Check a finished board (disabled, winning line styled) and return "X", "O" or ""."""
     assert not state.live, f"the game should be over: {state.text}"
-    assert all(button.disabled for button in state.cells)
+    assert [b.disabled for b in state.cells] == [m is None for m in state.marks]
     mark, won = winner(state.marks, state.side, k)
     success = state.success_cells()
     if mark:
@@ -346,6 +369,10 @@ class Arena:
     database: str | Path | None = None
     """The bot's database (a SQLite file or a PostgreSQL URL), for tests that read it."""
     _names: Iterator[int] = field(default_factory=itertools.count)
+
+    def speaks(self) -> Translator:
+        """The guild's language: that of its boards and challenges."""
+        return translator(self.guild.locale)
 
     def channel(self, name: str = "games") -> Channel:
         return self.emu.add_text_channel(self.guild, f"{name}-{next(self._names)}")
@@ -476,11 +503,14 @@ class Arena:
         assert not allowed.get("parse") and not allowed.get("roles"), allowed
         assert message.pings.users <= {opponent.id} and not message.pings.everyone
         labels = [(b.label, b.disabled) for b in message.buttons()]
-        assert labels == [("Accept", False), ("Decline", False)], labels
+        t = self.speaks()
+        expected = [(t(N_(word)), False) for word in ("Accept", "Decline", "Withdraw")]
+        assert labels == expected, labels
         return self.current(message)
 
     async def accept(self, opponent: User, challenge: Message, side: int = 3) -> BoardState:
-        answer = await self.click(opponent, self.current(challenge), label="Accept")
+        accept = self.speaks()(N_("Accept"))
+        answer = await self.click(opponent, self.current(challenge), label=accept)
         assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, self.bot.log())
         state = self.board(challenge, side)
         assert state.live and state.move_no == 0
@@ -494,7 +524,10 @@ class Arena:
         size = {"size": f"{side}x{side}"} if side != 3 else {}
         challenge = await self.challenge(x, o, channel, first="me", **size, **options)
         state = await self.accept(o, challenge, side)
-        assert f"<@{x.id}>, your move" in state.text
+        when = TURN_TIMER.search(state.text)
+        assert when is not None, state.text
+        move = N_("{player}, your move — time runs out {when}.", player=x.mention, when=when[0])
+        assert self.speaks()(move) in state.text, state.text
         # The challenge notified ``o`` when posted; the board (its edit) notifies nobody.
         assert state.message.pings.users <= {o.id} and state.message.mentions.nobody
         return state.message
@@ -555,7 +588,8 @@ class Arena:
 async def shared_arena(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Arena]:
-    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings),
+    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings;
+    ``COMMUNITY`` True makes the guild a Community server, whose language can change),
     once on SQLite and once on a new PostgreSQL database."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
     workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
@@ -564,7 +598,9 @@ async def shared_arena(
             server = request.getfixturevalue("pg_server")
             env["DATABASE_URL"] = stack.enter_context(new_pg_database(server))
         async with Emulator(wait_timeout=WAIT) as emu:
-            guild = emu.add_guild("Arcade")
+            # COMMUNITY in the module: a Community server, which may switch languages.
+            community = bool(getattr(request.module, "COMMUNITY", False))
+            guild = emu.add_guild("Arcade", community=community)
             async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
                 arena = Arena(emu, guild, bot, workdir)
                 arena.database = env.get("DATABASE_URL", workdir / "data" / "tictactoe.db")

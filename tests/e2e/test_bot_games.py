@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from discord_emulator import CallbackType, InteractionType
+from discord_emulator import ButtonStyle, CallbackType, InteractionType
+from engine.levels import get_level
 from tests.bot.e2e_helpers import answered_thinking
 
 from .conftest import (
@@ -24,7 +25,8 @@ from .conftest import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(❌|⭕) cell ([0-9]+)", re.MULTILINE)
+REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(🟦 X|🟥 O) ([a-c])([1-3])\b", re.MULTILINE)
+"""A review's move line: the mark in its colour and the cell by coordinate ("🟥 O b2")."""
 
 
 @pytest.mark.parametrize(
@@ -49,11 +51,15 @@ async def test_a_full_game_against_each_level(arena: Arena, level: str, first: s
         me = "X" if first == "me" else "O"
     assert state.live and state.move_no == (0 if me == "X" else 1)
     assert all(b.label == EMPTY for b in state.cells if b.label not in ("X", "O"))
-    assert f"Level: {level}" in state.text
+    # The level once, compactly, beside the bot's mark; its description is not repeated.
+    assert state.text.count(f"🤖 me ({level})") == 1, state.text
+    assert "Level:" not in state.text, state.text
+    assert str(get_level(level).description) not in state.text, state.text
     assert any(
-        "❌" in line and "⭕" in line and f"<@{alice.id}>" in line
+        "🟦 **X**" in line and "🟥 **O**" in line and f"<@{alice.id}>" in line
         for line in state.text.splitlines()
     ), f"a line with the players and their marks: {state.text}"
+    assert "a1 top left, c3 bottom right" in state.text
     assert f"<@{alice.id}>, your move" in state.text
     assert TURN_TIMER.search(state.text), "the text shows the time left"
     # Alice asked for the board: it notifies nobody, nor does anything else here.
@@ -78,7 +84,7 @@ async def test_a_full_game_against_each_level(arena: Arena, level: str, first: s
     assert review.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and review.ephemeral
     listed = REVIEW_MOVE.findall(review.message.text)
     assert len(listed) == final.move_no, review.message.text
-    shown = {int(cell) - 1: "X" if emoji == "❌" else "O" for emoji, cell in listed}
+    shown = {(int(row) - 1) * 3 + "abc".index(col): mark[-1] for mark, col, row in listed}
     assert shown == {i: m for i, m in enumerate(final.marks) if m}, review.message.text
     if mark:
         assert "decided" in review.message.text, review.message.text
@@ -128,9 +134,11 @@ async def test_rejected_clicks_are_answered_privately(arena: Arena) -> None:
     text = await refusal(await arena.raw_click(alice, board, old_id))
     assert "board changed" in text
 
-    # A taken cell (its button is disabled, so only a forged click can reach it).
+    # A taken cell named by a forged move click (its mark's own button is tested in
+    # test_marks_stay_bright_and_their_clicks_change_nothing).
     taken = arena.board(board)
-    text = await refusal(await arena.raw_click(alice, board, taken.cell_id(4)))
+    forged = f"ttt:cell:{taken.game_id}:4:{taken.move_no}"
+    text = await refusal(await arena.raw_click(alice, board, forged))
     assert "already taken" in text
     assert arena.board(board).marks == taken.marks
 
@@ -145,6 +153,34 @@ async def test_rejected_clicks_are_answered_privately(arena: Arena) -> None:
     text = await refusal(await arena.click(alice, live, label="Forfeit"))
     assert "over" in text
     assert arena.board(board).marks == ended.marks
+
+
+async def test_marks_stay_bright_and_their_clicks_change_nothing(arena: Arena) -> None:
+    """No mark is on a disabled button (Discord fades those): a click on one is answered
+    privately and changes nothing, on a live board and a finished one; only a finished
+    board's empty cells are disabled."""
+    alice, carol, channel = arena.member("alice"), arena.member("carol"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    await arena.move(alice, board, 4)
+    live = arena.board(board)  # read_board checks the colours and that no mark is disabled
+    assert live.marks[4] == "X" and live.cells[4].style == ButtonStyle.PRIMARY
+    bot_cell = next(i for i, m in enumerate(live.marks) if m == "O")
+    assert live.cells[bot_cell].style == ButtonStyle.DANGER
+    edits = arena.current(board).edits
+    for user, cell in ((alice, 4), (alice, bot_cell), (carol, 4)):
+        text = await refusal(
+            await arena.click(user, arena.current(board), custom_id=live.cell_id(cell))
+        )
+        assert text == "That cell is already taken."
+    assert arena.current(board).edits == edits and arena.board(board).marks == live.marks
+
+    ended = await arena.forfeit(alice, board)
+    assert [b.disabled for b in ended.cells] == [m is None for m in ended.marks]
+    edits = arena.current(board).edits
+    for user in (alice, carol):
+        text = await refusal(await arena.click(user, arena.current(board), row=1, col=1))
+        assert text == "This game is already over."
+    assert arena.current(board).edits == edits and arena.board(board).marks == ended.marks
 
 
 async def test_refusals_while_the_bot_thinks(arena: Arena) -> None:
@@ -184,7 +220,7 @@ async def test_rematch_and_forfeit_against_the_bot(arena: Arena) -> None:
     state = arena.board(new)
     # Sides swapped: the bot is X now and has already opened.
     assert state.live and state.move_no == 1 and state.marks.count("X") == 1
-    assert f"<@{alice.id}>, your move" in state.text and "Level: medium" in state.text
+    assert f"<@{alice.id}>, your move" in state.text and state.text.count("🤖 me (medium)") == 1
     assert state.game_id != ended.game_id
     # The old board is left as it was.
     assert arena.board(board).marks == ended.marks
@@ -200,7 +236,7 @@ async def test_one_game_per_channel(arena: Arena) -> None:
     assert answer.ephemeral and "already a game" in answer.message.text
     await arena.forfeit(alice, board)
     second = await arena.start_bot_game(bob, channel, first="me")
-    assert "Level: medium" in second.text, "medium is the default level"
+    assert second.text.count("🤖 me (medium)") == 1, "medium is the default level"
 
 
 async def test_commands_in_dms_are_answered_privately(arena: Arena) -> None:
@@ -266,7 +302,7 @@ async def test_naming_the_bot_as_opponent_starts_a_game_against_it(arena: Arena)
     )
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not answer.ephemeral
     state = arena.board(answer.message)
-    assert state.live and "Level: hard" in state.text
+    assert state.live and state.text.count("🤖 me (hard)") == 1
     assert f"<@{alice.id}>, your move" in state.text
     assert not [b for b in answer.message.buttons() if b.label in ("Accept", "Decline")]
     await arena.forfeit(alice, answer.message)

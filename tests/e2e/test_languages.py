@@ -13,17 +13,19 @@ each is checked to differ from the English, so a missing translation cannot pass
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
 
-from bot.errors import CellTaken, NotChallenged, NotYourTurn
+from bot.errors import CellTaken, GameOver, NotChallenged, NotChallenger, NotYourTurn
 from bot.i18n import N_, Message, translator
 from bot.models import Record
 from bot.ui import render
 from discord_emulator import CallbackType, Emulator, User
 from discord_emulator import Message as Posted
+from engine.levels import get_level
 from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
 
 from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
@@ -80,7 +82,16 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
         challenge.text
     )
     accept, decline = said(JA, N_("Accept")), said(JA, N_("Decline"))
-    assert labels(challenge) == [accept, decline]
+    assert labels(challenge) == [accept, decline, said(JA, N_("Withdraw"))]
+    # What Bob agrees to, before he accepts: who moves first, rated, the clock.
+    assert said(JA, N_("{player} moves first.", player=alice.mention)) in challenge.text
+    assert said(JA, N_("Rated: the result changes both players' ratings.")) in challenge.text
+    clock = N_("Turn clock: {time} per move.", time=render.duration_text(300, JA))
+    assert said(JA, clock) in challenge.text, challenge.text
+    # Withdraw is the challenger's: Bob is refused it, in Ukrainian.
+    withdraw = said(JA, N_("Withdraw"))
+    text = await refusal(await arena.click(bob, arena.current(challenge), label=withdraw))
+    assert text == said(UK, NotChallenger.default_message)
 
     # A refusal is for the one who clicked: Carol reads Korean.
     text = await refusal(await arena.click(carol, arena.current(challenge), label=accept))
@@ -90,6 +101,10 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     assert answer.type is CallbackType.UPDATE_MESSAGE
     board = arena.board(challenge)
     assert board.text.startswith("### " + said(JA, N_("Tic-tac-toe")))
+    # The game is named once in the header (not "三目並べ · 3×3・3目並べ").
+    assert board.text.splitlines()[0].count("目並べ") == 1, board.text
+    last = N_("Cells are named by column and row: a1 top left, {last} bottom right.", last="c3")
+    assert said(JA, last) in board.text
     assert labels(board.message)[-1] == said(JA, N_("Forfeit"))
     ping = await arena.turn_ping(alice, channel, after=0)
     fields = {"player": alice.mention, "opponent": bob.mention, "mark": "X"}
@@ -104,15 +119,24 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
         await arena.click(user, state.message, custom_id=state.cell_id(cell))
     final = arena.board(challenge)
     assert said(JA, N_("{player} won.", player=alice.mention)) in final.text, final.text
+    assert f"{alice.mention} さんの勝ちです。" in final.text  # さん, as on the rest of the board
+    # A mark of the finished board: at full colour, and a click on it is answered.
+    text = await refusal(await arena.click(carol, final.message, row=0, col=0))
+    assert text == said(KO, GameOver.default_message)
     assert labels(final.message)[-2:] == [said(JA, N_("Rematch")), said(JA, N_("Review"))]
 
     # Bob's review is his alone: Ukrainian, as is every line of it.
     review = await arena.click(bob, final.message, label=said(JA, N_("Review")))
     assert review.ephemeral
-    game_id = int(final.message.buttons()[-1].custom_id.rsplit(":", 1)[1])
     lines = review.message.text.splitlines()
-    assert lines[0] == "### " + said(UK, N_("Review of game {id}", id=game_id))
-    assert said(UK, N_("cell {cell}", cell=1)) in lines[2], lines
+    date = re.search(r"<t:[0-9]+:D>", lines[0])
+    assert date is not None, lines[0]
+    title = N_("Review: {x} vs {o}, {date}", x=alice.mention, o=bob.mention, date=date[0])
+    assert lines[0] == "### " + said(UK, title)  # the players and the date, no game id
+    grid = [line.replace("[", " ").replace("]", " ") for line in lines[1:6]]
+    assert grid == ["```", "   a  b  c ", "1  X  X  X ", "2  O  O  · ", "3  ·  ·  · "], lines
+    assert sum(line.count("[") for line in lines[2:6]) == 1, "the deciding move, on the grid"
+    assert "`" + " 1.` 🟦 X a1" in review.message.text and "🟥 O b2" in review.message.text
 
     # Alice's stats answer her, in German; the leaderboard is the server's, in Japanese.
     stats = await arena.command(alice, channel, "stats")
@@ -132,20 +156,20 @@ async def test_the_server_changes_its_language(arena: Arena) -> None:
     await eventually(arena.emu, lambda: arena.guild.locale == "pt-BR", "the switch", WAIT)
 
     after = await arena.start_bot_game(dana, new_channel, first="me", difficulty="easy")
-    level = N_("Level: {level}", level=render.level_text("easy", PT))
-    assert said(PT, level) in arena.board(after).text
-    assert JA(N_("Level: {level}", level=render.level_text("easy", JA))) in (
-        arena.board(before).text
-    )
+    # The level once, by name: its description is where it is chosen, not on the board.
+    level = said(PT, N_("me ({level})", level=render.level_name("easy", PT)))
+    assert arena.board(after).text.count(level) == 1
+    assert PT(get_level("easy").description) not in arena.board(after).text
+    assert JA(N_("me ({level})", level=render.level_name("easy", JA))) in (arena.board(before).text)
 
     # An occupied cell: Dana reads Latin American Spanish, whatever the server speaks.
     state = arena.board(after)
     await arena.click(dana, state.message, custom_id=state.cell_id(0))
     state = arena.board(after)
-    # Cell 0's button is disabled now: only a forged click can still name it.
-    forged = state.cell_id(state.free()[0]).rsplit(":", 2)[0] + f":0:{state.move_no}"
-    taken = await refusal(await arena.raw_click(dana, state.message, forged))
+    # Cell 0's mark is a live button: a click on it is answered, and changes nothing.
+    taken = await refusal(await arena.click(dana, state.message, row=0, col=0))
     assert taken == said(ES, CellTaken.default_message)
+    assert arena.board(after).marks == state.marks
     # The old board, redrawn by a click after the switch, is still Japanese.
     old = arena.board(before)
     free = old.marks.index(None)

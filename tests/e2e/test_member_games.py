@@ -56,7 +56,7 @@ async def test_a_game_between_members_from_challenge_to_result(arena: Arena) -> 
     assert arena.turn_pings(channel, deleted=True) == [], "a game played at once pings nobody"
     assert state.controls == ("Rematch", "Review")
     review = await arena.click(bob, state.message, label="Review")
-    assert review.ephemeral and "cell" in review.message.text
+    assert review.ephemeral and "🟦 X a1" in review.message.text, review.message.text
 
     # A rated game: 1500 each, K = 40, expected score 0.5 -> 1520 / 1480.
     text = await stats_text(arena, carol, channel, alice)
@@ -129,7 +129,19 @@ async def test_decline_and_withdraw(arena: Arena) -> None:
     # withdraws.
     carol = arena.member("carol")
     challenge = await arena.challenge(carol, bob, channel)
-    answer = await arena.click(carol, arena.current(challenge), label="Decline")
+    # Decline is the challenged member's, Withdraw the challenger's: each refuses the
+    # others privately, and the challenger is told to use Withdraw.
+    dave = arena.member("dave")
+    for user in (carol, dave):
+        text = await refusal(await arena.click(user, arena.current(challenge), label="Decline"))
+        assert text == "Only the challenged member can answer this challenge."
+    for user in (bob, dave):
+        text = await refusal(await arena.click(user, arena.current(challenge), label="Withdraw"))
+        assert text == "Only the challenger can withdraw this challenge."
+    answer = await arena.command(carol, arena.channel(), "tictactoe", opponent=dave)
+    assert answer.ephemeral and "Withdraw it with its Withdraw button" in answer.message.text
+    assert arena.current(challenge).edits == 0, "refusals change nothing"
+    answer = await arena.click(carol, arena.current(challenge), label="Withdraw")
     assert answer.type is CallbackType.UPDATE_MESSAGE
     closed = arena.current(challenge)
     assert "withdrew" in closed.text
@@ -177,13 +189,13 @@ async def test_rematch_between_members(arena: Arena) -> None:
     assert challenge.id != board.id and not challenge.ephemeral
     allowed = challenge.allowed_mentions or {}
     assert [int(u) for u in allowed.get("users", [])] == [alice.id], "it pings only the other"
-    assert [b.label for b in challenge.buttons()] == ["Accept", "Decline"]
+    assert [b.label for b in challenge.buttons()] == ["Accept", "Decline", "Withdraw"]
     text = await refusal(await arena.click(bob, arena.current(challenge), label="Accept"))
     assert "Only the challenged member" in text
 
     state = await arena.accept(alice, challenge)
     # Sides swapped: Bob, who was O, now plays X and moves first.
-    assert f"❌ <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
+    assert f"🟦 **X** <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
     await arena.move(bob, challenge, 0)
     assert arena.board(challenge).marks[0] == "X"
     await arena.forfeit(alice, challenge)
@@ -211,7 +223,8 @@ async def test_stop_by_a_moderator_and_refusal_for_others(arena: Arena) -> None:
     assert "stopped" in answer.message.text and answer.message.pings.nobody
     await arena.emu.wait_for(lambda: "stopped" in arena.current(board).text)
     state = arena.board(board)
-    assert not state.live and all(b.disabled for b in state.cells)
+    assert not state.live
+    assert [b.disabled for b in state.cells] == [m is None for m in state.marks]
     assert state.marks[4] == "X" and state.marks[0] == "O"
     text = await refusal(await arena.click(alice, view, row=2, col=2))
     assert "over" in text
@@ -265,7 +278,7 @@ async def test_the_challenged_member_may_be_given_the_first_move(arena: Arena) -
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     challenge = await arena.challenge(alice, bob, channel, first="opponent")
     state = await arena.accept(bob, challenge)
-    assert f"❌ <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
+    assert f"🟦 **X** <@{bob.id}>" in state.text and f"<@{bob.id}>, your move" in state.text
     text = await refusal(await arena.click(alice, state.message, row=1, col=1))
     assert "not your turn" in text
     await arena.move(bob, challenge, 4)

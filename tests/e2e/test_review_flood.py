@@ -199,7 +199,7 @@ async def run_flood(
         results = await asyncio.gather(*flood, return_exceptions=True)
     assert not [r for r in results if isinstance(r, BaseException)], results
     answers = await clicks  # reviews run once no move waits: now that the games paused
-    reviewed = [a for a in answers if a.startswith("### Review of game")]
+    reviewed = [a for a in answers if a.startswith("### Review: ")]
     refused = [a for a in answers if "lot of games" in a]
     assert len(reviewed) + len(refused) == REVIEWS, [a[:60] for a in answers]
     extra = max(under) - statistics.mean(alone)
@@ -224,7 +224,7 @@ async def run_flood(
     user, game, other = reviewers[first], seeded[first], seeded[second]
     retry = await busy.raw_click(user, boards[0], f"ttt:review:{game.id}")  # type: ignore[arg-type]
     assert retry.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE and retry.ephemeral
-    assert (await retry.handle.edited_original()).text.startswith("### Review of game")
+    assert (await retry.handle.edited_original()).text.startswith("### Review: ")
     cooldown = await busy.raw_click(user, boards[0], f"ttt:review:{other.id}")  # type: ignore[arg-type]
     assert cooldown.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and cooldown.ephemeral
     text = cooldown.message.text

@@ -213,7 +213,7 @@ async def test_a_member_may_challenge_five_members_in_ten_minutes(arena: Arena) 
     others = [arena.member(f"member{i}") for i in range(6)]
     for other in others[:5]:
         challenge = await arena.challenge(carol, other, channel)
-        await arena.click(carol, arena.current(challenge), label="Decline")  # withdrawn
+        await arena.click(carol, arena.current(challenge), label="Withdraw")
     before = len(arena.emu.messages(channel, include_deleted=True))
     text = await refusal(await arena.command(carol, channel, "tictactoe", opponent=others[5]))
     assert "as many different members in 10 minutes" in text and "(5)" in text, text

@@ -32,6 +32,8 @@ from tests.bot.e2e_helpers import BotProcess, bot_env, full_collections_held_bac
 
 EMPTY = "\u200b"
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
+ANY_CELL = re.compile(r"\Attt:(?:cell|taken|over):(?P<game>[0-9]+):(?P<cell>[0-9]+)(?::[0-9]+)?\Z")
+"""A board cell's custom_id: an empty cell to play, a live board's mark, a finished board's."""
 YOUR_MOVE = re.compile(r"<@([0-9]+)>, your move")
 LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) .*$", re.MULTILINE)
 
@@ -235,7 +237,7 @@ def check_database(path: Path) -> dict[int, sqlite3.Row]:
 
 
 def cell_buttons(message: Message) -> list[Button]:
-    return [b for b in message.buttons() if CELL_ID.match(b.custom_id or "")]
+    return [b for b in message.buttons() if ANY_CELL.match(b.custom_id or "")]
 
 
 def board_state(message: Message) -> tuple[int, int, dict[int, str]] | None:
@@ -243,15 +245,15 @@ def board_state(message: Message) -> tuple[int, int, dict[int, str]] | None:
     cells = cell_buttons(message)
     if not cells:
         return None
-    first = CELL_ID.match(cells[0].custom_id or "")
+    first = ANY_CELL.match(cells[0].custom_id or "")
     assert first is not None
     marks = {}
     for button in cells:
-        found = CELL_ID.match(button.custom_id or "")
+        found = ANY_CELL.match(button.custom_id or "")
         assert found is not None
         if button.label in ("X", "O"):
             marks[int(found["cell"])] = button.label
-    return int(first["game"]), int(first["move"]), marks
+    return int(first["game"]), len(marks), marks
 
 
 def shows(message: Message, row: sqlite3.Row) -> bool:
@@ -263,7 +265,8 @@ def shows(message: Message, row: sqlite3.Row) -> bool:
     moves = moves_of(row)
     expected = {cell: "XO"[i % 2] for i, cell in enumerate(moves)}
     live = row["status"] in ("active", "bot_to_move")
-    enabled = any(not b.disabled for b in cell_buttons(message))
+    # Marks are never disabled (Discord would fade them): playable means an empty cell.
+    enabled = any(not b.disabled for b in free_or_empty(message))
     return (
         game_id == row["id"]
         and move_no == row["move_no"]
@@ -273,8 +276,13 @@ def shows(message: Message, row: sqlite3.Row) -> bool:
     )
 
 
+def free_or_empty(message: Message) -> list[Button]:
+    """The cells without a mark (disabled or not)."""
+    return [b for b in cell_buttons(message) if b.label not in ("X", "O")]
+
+
 def free_cells(message: Message) -> list[Button]:
-    return [b for b in cell_buttons(message) if not b.disabled]
+    return [b for b in free_or_empty(message) if not b.disabled]
 
 
 def player_on_move(message: Message) -> int | None:
@@ -302,10 +310,13 @@ def acknowledged_moves(emu: Emulator) -> dict[tuple[int, int], int]:
         if found is None:
             continue
         game, cell, move = int(found["game"]), int(found["cell"]), int(found["move"])
-        prefix = f"ttt:cell:{game}:{cell}:"
         for component in walk_components((handle.callback_data or {}).get("components") or []):
-            custom_id = str(component.get("custom_id", ""))
-            if custom_id.startswith(prefix) and component.get("label") in ("X", "O"):
+            shown = ANY_CELL.match(str(component.get("custom_id", "")))
+            if (
+                shown is not None
+                and (int(shown["game"]), int(shown["cell"])) == (game, cell)
+                and component.get("label") in ("X", "O")
+            ):
                 accepted[(game, move)] = cell
     return accepted
 

@@ -16,6 +16,7 @@ from bot.i18n import N_, Message, Translator
 from bot.models import GuildSettings
 from bot.service.guilds import BOUNDS, Guilds
 from bot.service.pings import GRACE, TurnPings
+from bot.ui import render
 from bot.ui.gate import reader, send_ephemeral
 
 SETTINGS = N_("tictactoe-settings")
@@ -45,16 +46,7 @@ def _on_off(on: bool, t: Translator) -> str:
 
 
 def _seconds(value: float, t: Translator) -> str:
-    """Seconds as people read them: 45 s, 5 min, 1 h 30 min (units in ``t``'s language)."""
-    whole = round(value)
-    if whole < 60:
-        return t(N_("{n} s", n=whole))
-    hours, rest = divmod(whole, 3600)
-    minutes, seconds = divmod(rest, 60)
-    parts = [t(N_("{n} h", n=hours))] if hours else []
-    parts += [t(N_("{n} min", n=minutes))] if minutes else []
-    parts += [t(N_("{n} s", n=seconds))] if seconds else []
-    return " ".join(parts)
+    return render.duration_text(value, t)
 
 
 def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
