@@ -254,10 +254,17 @@ async def test_a_board_or_channel_deleted_while_the_bot_was_down_ends_its_game_u
             boards = []
             for player in (alice, bob):
                 board = await arena.start_bot_game(
-                    player, arena.channel(), size="5x5", difficulty="impossible", first="me"
+                    player,
+                    arena.channel(),
+                    size="5x5",
+                    win_length=4,
+                    difficulty="impossible",
+                    first="me",
                 )
+                await arena.move(player, board, 12, side=5)  # the opening's reply: the book's
                 state = arena.board(board, 5)
-                answer = await arena.click(player, state.message, custom_id=state.cell_id(12))
+                # Past its book, the strongest level thinks for a while on 5x5 k=4.
+                answer = await arena.click(player, state.message, custom_id=state.cell_id(0))
                 assert answered_thinking(answer.handle), answer.handle.callback_data
                 boards.append(board)
             await kill(bot)
