@@ -41,6 +41,7 @@ from bot.store import Store
 from bot.ui.boards import Boards
 from bot.ui.buttons import Buttons
 from bot.ui.cogs.games import Games
+from bot.ui.cogs.help import Help
 from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
@@ -177,7 +178,10 @@ class TicTacToeBot(commands.AutoShardedBot):
         for game in completed:
             self.boards.queue_redraw(game)
             await self.boards.notify(game)
-        await self.add_cog(Games(self.service, self.boards))
+        games = Games(self.service, self.boards)
+        await self.add_cog(games)
+        self.tree.add_command(games.menu)
+        await self.add_cog(Help())
         await self.add_cog(Stats(self.service.stats))
         await self.add_cog(ServerSettings(self.service.guilds, self.service.pings))
         await self.add_cog(Privacy(self.service))
