@@ -115,10 +115,10 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     assert said(UK, N_("cell {cell}", cell=1)) in lines[2], lines
 
     # Alice's stats answer her, in German; the leaderboard is the server's, in Japanese.
-    stats = await arena.command(alice, channel, "stats")
+    stats = await arena.command(alice, channel, "tictactoe-stats")
     record = render.record_text(Record(wins=1), DE)
     assert said(DE, N_("Versus members: {record}", record=record)) in stats.message.text
-    board_of_ranks = await arena.command(bob, channel, "leaderboard")
+    board_of_ranks = await arena.command(bob, channel, "tictactoe-leaderboard")
     heading = N_("Leaderboard · page {page}/{pages}", page=1, pages=1)
     assert board_of_ranks.message.text.startswith("### " + said(JA, heading))
 
