@@ -263,7 +263,7 @@ async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:
     menu = synced.pop("Challenge to tic-tac-toe")
     assert menu["type"] == 2 and menu["description"] == ""
     assert menu["name_localizations"]["de"] == "Zu Tic-Tac-Toe herausfordern"
-    assert menu["name_localizations"]["ja"] == "三目並べで対戦を申し込む"
+    assert menu["name_localizations"]["ja"] == "三目並べで挑戦する"
     assert set(synced) == {command.name for command in slash_commands()}
     stop = synced["tictactoe-stop"]
     assert stop["name_localizations"]["de"] == "tictactoe-abbrechen"
