@@ -183,6 +183,17 @@ async def test_the_member_menu_challenges_with_the_default_options(arena: Arena)
         assert await refusal(await arena.answer(handle)) == said(
             reader, SelfChallenge.default_message
         )
+    # On the bot itself: a game against it at the default level, as /tictactoe would.
+    handle = await arena.emu.run_user_command(
+        carol, arena.channel(), "Challenge to tic-tac-toe", arena.emu.bot
+    )
+    answer = await arena.answer(handle)
+    if answer.type is CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
+        game = await answer.handle.edited_original()
+    else:
+        game = answer.message
+    assert arena.board(game).live and not game.ephemeral
+    await forfeit(arena, carol, game)
     with pytest.raises(UserActionError):  # the client offers the menu on members only
         outsider = arena.emu.add_user("outsider")
         await arena.emu.run_user_command(alice, channel, "Challenge to tic-tac-toe", outsider)
