@@ -4,10 +4,12 @@ Errors an admin can fix (a missing or rejected token, an unusable database path,
 setting) end the process with one line on stderr naming the setting, and exit status 2
 for a bad setting or 1 otherwise; tracebacks are kept for bugs (in the log).
 
-The token stays out of sight: ``.env`` is read from the working folder only and never
-copied into ``os.environ``, DISCORD_TOKEN is removed from ``os.environ`` once read (so
-no child process, such as the search pool's workers, inherits it), and everything the
-process logs, tracebacks and warnings included, goes through a handler that redacts it.
+The token and the database's passwords stay out of sight: ``.env`` is read from the
+working folder only and never copied into ``os.environ``, DISCORD_TOKEN and DATABASE_URL
+are removed from ``os.environ`` once read (so no child process, such as the search
+pool's workers, inherits them), and everything the process logs, tracebacks and
+warnings included, goes through a handler that redacts them: the token, and every
+password the database connection may use, in whatever form (``database_secrets``).
 
 ``discord.Client.run`` would not close the bot on SIGTERM, so this module runs its own
 event loop and turns both signals into an orderly ``bot.close()``.
@@ -26,10 +28,11 @@ import sqlite3
 import stat
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
+from urllib.parse import quote
 
 import aiohttp
 import discord
@@ -37,7 +40,7 @@ import yarl
 from dotenv import dotenv_values
 
 from bot.errors import StorageError
-from bot.settings import Settings, SettingsError
+from bot.settings import Settings, SettingsError, database_secrets
 
 if TYPE_CHECKING:  # imported when running: a bad setting should not need the whole bot
     from bot.store import Store
@@ -57,35 +60,46 @@ class FatalError(Exception):
 
 
 REDACTED = "[token]"
+REDACTED_PASSWORD = "[password]"
 LOG_FORMAT = "%(asctime)s %(levelname)-8s %(name)s: %(message)s"
 LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 class RedactingHandler(logging.StreamHandler[TextIO]):
-    """Writes records to stderr with the token replaced in the whole formatted text.
+    """Writes records to stderr with the token (and ``passwords``) replaced in the whole
+    formatted text.
 
     Redacting the finished text, rather than ``record.msg``, also covers tracebacks, stack
-    traces and exceptions whose text holds the token. A record that fails to format is
+    traces and exceptions whose text holds a secret. A record that fails to format is
     reported by ``handleError`` with its arguments, so that report is redacted too.
     """
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, passwords: Collection[str] = ()) -> None:
         super().__init__(sys.stderr)
         self.secret = secret
+        self.passwords = tuple(passwords)
         self.setFormatter(logging.Formatter(LOG_FORMAT, LOG_DATE_FORMAT))
 
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record), self.secret)
+        return redact(super().format(record), self.secret, self.passwords)
 
     def handleError(self, record: logging.LogRecord) -> None:
         report = io.StringIO()
         with contextlib.redirect_stderr(report):
             super().handleError(record)
-        sys.stderr.write(redact(report.getvalue(), self.secret))
+        sys.stderr.write(redact(report.getvalue(), self.secret, self.passwords))
 
 
-def redact(text: str, secret: str) -> str:
-    return text.replace(secret, REDACTED) if secret else text
+def redact(text: str, secret: str, passwords: Collection[str] = ()) -> str:
+    """``text`` with the token and each password replaced, the longest first (so that a
+    password holding another is replaced whole), also as they appear percent-encoded."""
+    if secret:
+        text = text.replace(secret, REDACTED)
+    forms = {form for password in passwords for form in (password, quote(password, safe=""))}
+    for form in sorted(forms, key=len, reverse=True):
+        if form:
+            text = text.replace(form, REDACTED_PASSWORD)
+    return text
 
 
 def _not_about_voice(record: logging.LogRecord) -> bool:
@@ -95,17 +109,17 @@ def _not_about_voice(record: logging.LogRecord) -> bool:
     )
 
 
-def configure_logging(settings: Settings) -> None:
+def configure_logging(settings: Settings, passwords: Collection[str] = ()) -> None:
     """Every record to stderr through a ``RedactingHandler``, including those that find
     no handler (``logging.lastResort``)."""
-    handler = RedactingHandler(settings.token)
+    handler = RedactingHandler(settings.token, passwords)
     handler.addFilter(_not_about_voice)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level_number)
     # discord.py's HTTP and gateway chatter is only useful when debugging it.
     logging.getLogger("discord").setLevel(max(settings.log_level_number, logging.INFO))
-    last_resort = RedactingHandler(settings.token)  # for loggers that do not propagate
+    last_resort = RedactingHandler(settings.token, passwords)  # for those that do not propagate
     last_resort.setLevel(logging.WARNING)
     logging.lastResort = last_resort
 
@@ -295,15 +309,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     dotenv = Path.cwd() / ".env"
     env: dict[str, str] = {}
+    passwords: set[str] = set()
     try:
         env = read_environment(dotenv.parent)
         token_from_file = "DISCORD_TOKEN" not in os.environ and bool(_token_in(env))
         os.environ.pop("DISCORD_TOKEN", None)  # no child process may inherit it
+        os.environ.pop("DATABASE_URL", None)  # nor the database's password
+        passwords = database_secrets(env.get("DATABASE_URL"), env)
         settings = Settings.from_env(env)
     except SettingsError as exc:
-        print(f"error: {redact(str(exc), _token_in(env))}", file=sys.stderr)
+        print(f"error: {redact(str(exc), _token_in(env), passwords)}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
-    configure_logging(settings)
+    configure_logging(settings, passwords)
     log_stray_errors()
     if token_from_file:
         warn_if_exposed(dotenv)
@@ -312,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         use_endpoints(settings)
         asyncio.run(run(settings, force_sync=args.sync))
     except FatalError as exc:
-        print(f"error: {redact(str(exc), settings.token)}", file=sys.stderr)
+        print(f"error: {redact(str(exc), settings.token, passwords)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return EXIT_FAILURE

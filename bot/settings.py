@@ -18,7 +18,7 @@ import yarl
 from bot.durations import parse_duration
 from bot.models import BOUNDS
 
-__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError"]
+__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError", "database_secrets"]
 
 DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
 
@@ -26,6 +26,8 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _MAX_SNOWFLAKE = 2**63 - 1
 _MAX_SHARDS = 100_000
 """More shards than any bot needs (Discord asks for one per 2,500 servers at most)."""
+_SECRET_PARAMETERS = ("password", "sslpassword")
+"""Query parameters of a libpq URL that hold a secret (asyncpg reads both)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
 _SHORT_CLOCKS = 1.0
 """The host alone may set the turn clock and the challenge expiry below the servers'
@@ -65,6 +67,8 @@ class Settings:
     sweep_interval: float = 5.0
     shutdown_grace: float = 10.0
     lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
+    left_server_days: float = 30.0  # LEFT_SERVER_DAYS: a server the bot left is erased then
+    history_days: float | None = None  # HISTORY_DAYS: finished games are deleted then (None: kept)
     # Sharding: None and None lets discord.py ask Discord for the count and run every
     # shard; a count alone runs all of its shards; ids (sorted) run only those.
     shard_count: int | None = None
@@ -145,6 +149,8 @@ class Settings:
                 "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
             ),
             lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
+            left_server_days=_days("LEFT_SERVER_DAYS", get("LEFT_SERVER_DAYS"), 30.0),
+            history_days=_days("HISTORY_DAYS", get("HISTORY_DAYS"), None),
             shard_count=count,
             shard_ids=None if shard_ids is None else _shard_ids("SHARD_IDS", shard_ids, count),
         )
@@ -173,6 +179,53 @@ def _database_url(raw: str | None) -> str | None:
     if not url.host and "host" not in url.query:
         raise SettingsError("DATABASE_URL", "names no server: postgresql://user@HOST/database")
     return raw
+
+
+def database_secrets(url: str | None, environ: Mapping[str, str]) -> set[str]:
+    """Every password the connection to ``url`` may use, to redact wherever it shows: the
+    URL's own (user part, ``password`` and ``sslpassword`` parameters), PGPASSWORD, and
+    the passwords of the passfile (the URL's ``passfile``, PGPASSFILE or ~/.pgpass)."""
+    found: set[str] = set()
+    passfile = environ.get("PGPASSFILE") or str(Path.home() / ".pgpass")
+    if url is not None:
+        try:
+            parsed = yarl.URL(url)
+        except (TypeError, ValueError):
+            parsed = None
+        if parsed is not None:
+            found.add(parsed.password or "")
+            found.update(v for k, v in parsed.query.items() if k.lower() in _SECRET_PARAMETERS)
+            passfile = parsed.query.get("passfile", passfile)
+    found.add(environ.get("PGPASSWORD", ""))
+    found.update(_passfile_passwords(Path(passfile).expanduser()))
+    return {secret for secret in found if secret}
+
+
+def _passfile_passwords(path: Path) -> list[str]:
+    """The password field of each line of a libpq passfile (``host:port:db:user:password``,
+    with ``\\:`` and ``\\\\`` escaped); none if it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields, field, escaped = [], "", False
+        for char in line:
+            if escaped:
+                field, escaped = field + char, False
+            elif char == "\\":
+                escaped = True
+            elif char == ":" and len(fields) < 4:
+                fields.append(field)
+                field = ""
+            else:
+                field += char
+        if len(fields) == 4 and field:
+            found.append(field)
+    return found
 
 
 def _parsed(raw: str) -> yarl.URL | None:
@@ -256,6 +309,19 @@ def _optional_seconds(
     if raw is None or raw == "0":
         return None
     return _seconds(name, raw, 0.0, low, high)
+
+
+def _days(name: str, raw: str | None, default: float | None) -> float | None:
+    """Days from 1 to 36500; ``default`` when unset (for HISTORY_DAYS, 0 is off too)."""
+    if raw is None or (default is None and raw == "0"):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(name, f"must be a number of days, not {raw!r}") from None
+    if not 1.0 <= value <= 36_500.0:  # also rejects nan and inf
+        raise SettingsError(name, f"must be from 1 to 36500 days, not {raw}")
+    return value
 
 
 def _count(name: str, raw: str | None, default: int, low: int, high: int) -> int:

@@ -176,10 +176,15 @@ class Challenges:
             return False
         return not await self._store.has_rematch(game_id)
 
-    async def get(self, challenge_id: int, guild_id: int | None = None) -> Challenge:
-        """The challenge; ChallengeNotFound if missing or (with ``guild_id``) elsewhere."""
+    async def get(
+        self, challenge_id: int, guild_id: int | None = None, message_id: int | None = None
+    ) -> Challenge:
+        """The challenge; ChallengeNotFound if missing, (with ``guild_id``) elsewhere, or
+        (with ``message_id``, the clicked message) shown by another message than that."""
         challenge = await self._store.get_challenge(challenge_id)
         if challenge is None or (guild_id is not None and challenge.guild_id != guild_id):
+            raise ChallengeNotFound()
+        if not rules.on_its_message(challenge.message_id, message_id):
             raise ChallengeNotFound()
         return challenge
 
@@ -187,9 +192,11 @@ class Challenges:
         if not await self._store.set_challenge_message(challenge_id, message_id):
             raise ChallengeNotFound()
 
-    async def _open(self, challenge_id: int, guild_id: int | None, now: float) -> Challenge:
+    async def _open(
+        self, challenge_id: int, guild_id: int | None, now: float, message_id: int | None = None
+    ) -> Challenge:
         """The challenge if it can still be answered; else the error saying why not."""
-        challenge = await self.get(challenge_id, guild_id)
+        challenge = await self.get(challenge_id, guild_id, message_id)
         if challenge.status is ChallengeStatus.EXPIRED:
             raise ChallengeExpired()
         if challenge.status is not ChallengeStatus.PENDING:
@@ -199,10 +206,18 @@ class Challenges:
             raise ChallengeExpired()
         return challenge
 
-    async def accept(self, challenge_id: int, user_id: int, guild_id: int | None = None) -> Game:
-        """Start the challenge's game; sides follow ``first`` from the challenger's view."""
+    async def accept(
+        self,
+        challenge_id: int,
+        user_id: int,
+        guild_id: int | None = None,
+        *,
+        message_id: int | None = None,
+    ) -> Game:
+        """Start the challenge's game; sides follow ``first`` from the challenger's view.
+        ``message_id``: the message clicked (ChallengeNotFound if not the challenge's)."""
         now = self._clock()
-        challenge = await self._open(challenge_id, guild_id, now)
+        challenge = await self._open(challenge_id, guild_id, now, message_id)
         if user_id != challenge.opponent_id:
             raise NotChallenged()
         settings = await self._guilds.get(challenge.guild_id)
@@ -255,11 +270,17 @@ class Challenges:
         return accepted[1]
 
     async def refuse(
-        self, challenge_id: int, user_id: int, guild_id: int | None = None
+        self,
+        challenge_id: int,
+        user_id: int,
+        guild_id: int | None = None,
+        *,
+        message_id: int | None = None,
     ) -> Challenge:
-        """The challenge's Decline button: the challenger withdraws, the challenged declines."""
+        """The challenge's Decline button: the challenger withdraws, the challenged declines
+        (``message_id`` as for ``accept``)."""
         now = self._clock()
-        challenge = await self._open(challenge_id, guild_id, now)
+        challenge = await self._open(challenge_id, guild_id, now, message_id)
         status = ChallengeStatus.DECLINED
         if user_id == challenge.challenger_id:
             status = ChallengeStatus.WITHDRAWN

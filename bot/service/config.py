@@ -36,3 +36,7 @@ class ServiceConfig:
     # The shards this process runs, when it runs only some: its sweep, reminders and
     # start-up repairs then touch only their servers (see bot.models.Shards). None: all.
     shards: Shards | None = None
+    # Days after which the data of a server the bot was removed from is erased, and
+    # (None: kept for good) after which finished games are deleted (ratings stay).
+    left_server_days: float = 30.0
+    history_days: float | None = None

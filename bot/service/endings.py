@@ -51,6 +51,7 @@ class Endings:
         guild_id: int | None,
         move_no: int | None,
         decide: Callable[[Game, float], Game],
+        message_id: int | None = None,
     ) -> Game:
         """End the live game with ``decide`` (which checks the user and returns the ended
         game). With ``move_no`` a game that moved on gives StaleBoard; without, the latest
@@ -59,7 +60,7 @@ class Endings:
         async with self._locks[game_id]:
             for _attempt in range(5):
                 now = self._clock()
-                game = await writer.get_game(game_id, guild_id)
+                game = await writer.get_game(game_id, guild_id, message_id)
                 await writer.settle_if_overdue(game, now)
                 if not game.is_live:
                     raise GameOver()
@@ -73,9 +74,16 @@ class Endings:
             raise await writer.conflict(game_id, guild_id)
 
     async def forfeit(
-        self, game_id: int, user_id: int, *, move_no: int | None = None, guild_id: int | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        *,
+        move_no: int | None = None,
+        guild_id: int | None = None,
+        message_id: int | None = None,
     ) -> Game:
-        """The player gives up and loses (rated between members)."""
+        """The player gives up and loses (rated between members); ``message_id``: the
+        board clicked (GameNotFound if it is not the game's)."""
 
         def decide(game: Game, now: float) -> Game:
             mark = game.mark_of(user_id)
@@ -83,7 +91,7 @@ class Endings:
                 raise NotAPlayer()
             return rules.end(game, Result.FORFEIT, mark, now)
 
-        return await self._end(game_id, guild_id, move_no, decide)
+        return await self._end(game_id, guild_id, move_no, decide, message_id)
 
     async def stop(
         self,

@@ -52,6 +52,7 @@ from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
+from bot.service.upkeep import Upkeep, monotonic_for
 from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
 
@@ -74,6 +75,7 @@ class GameService:
         clock: Callable[[], float] = time.time,
         executor: concurrent.futures.Executor | None = None,
         rng: random.Random | None = None,
+        monotonic: Callable[[], float] | None = None,
     ) -> None:
         config = config if config is not None else ServiceConfig()
         self._store = store
@@ -93,17 +95,21 @@ class GameService:
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock, self._pool)
         self.privacy = Privacy(store, config, clock)
+        ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
+        self.upkeep = Upkeep(store, config, clock, ticks, self._writer, self._locks)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
     # -- life cycle ---------------------------------------------------------------------
 
     async def start(self) -> list[Game]:
-        """Start the search pool, then finish bot moves owed since a crash (in this
-        process's servers, with ``config.shards``).
+        """Start the search pool, move turn clocks on by the time the bot was down
+        (``Upkeep.resume``), then finish bot moves owed since a crash (in this process's
+        servers, with ``config.shards``).
 
         Returns the games whose owed move was completed, so their boards can be redrawn.
         """
         await self._pool.start()
+        await self.upkeep.resume()
         if self.config.inline_cells:
             ai.warm_up()  # builds the 3x3 tables here (~50 ms) before the first click
         owed = await self._store.games_bot_to_move(self.config.shards)
@@ -286,11 +292,13 @@ class GameService:
         move_no: int,
         *,
         guild_id: int | None = None,
+        message_id: int | None = None,
         await_reply: bool = True,
     ) -> Game:
         """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
 
-        Checks, in order: GameNotFound, GameOver (also when the player on move ran out of
+        Checks, in order: GameNotFound (also for a click on another message than the
+        game's, ``message_id``), GameOver (also when the player on move ran out of
         time: the timeout is settled here), then ``rules.check_move``'s, then Busy if the
         reply this move would owe needs the search pool and it is full (nothing is
         written then; see ``SearchPool.promise``). In a bot game the result includes the
@@ -299,7 +307,7 @@ class GameService:
         """
         async with self._locks[game_id]:
             now = self._clock()
-            game = await self.get_game(game_id, guild_id)
+            game = await self._writer.get_game(game_id, guild_id, message_id)
             await self._writer.settle_if_overdue(game, now)
             rules.check_move(game, user_id, cell, move_no)
             new = rules.advance(game, cell, now, self.config.turn_timeout)
@@ -349,8 +357,9 @@ class GameService:
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
 
     async def sweep(self) -> tuple[list[Game], list[Challenge]]:
-        """Settle overdue turns (the player on move loses by TIMEOUT), expire challenges,
-        and complete bot moves a dead process left owed. Returns what changed, so the
+        """Record the bot alive (``Upkeep.beat``), settle overdue turns (the player on
+        move loses by TIMEOUT), expire challenges, and complete bot moves a dead process
+        left owed. Returns what changed, so the
         Discord layer can redraw those messages.
 
         With ``config.shards``, only in this process's servers: each process sweeps its
@@ -358,6 +367,7 @@ class GameService:
         leader). Each game is settled by a guarded write of its own, so if the process
         dies half-way, the games it had not reached stay overdue for its next sweep.
         """
+        await self.upkeep.beat()  # first: a clock that jumped ahead moves deadlines on
         now = self._clock()
         changed: list[Game] = []
         shards = self.config.shards

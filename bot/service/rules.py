@@ -55,6 +55,7 @@ __all__ = [
     "is_overdue",
     "message_link",
     "new_game",
+    "on_its_message",
     "settle",
     "too_many_games",
     "validate_options",
@@ -169,6 +170,13 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
 
 def game_link(game: Game) -> str:
     return message_link(game.guild_id, game.channel_id, game.message_id)
+
+
+def on_its_message(recorded: int | None, clicked: int | None) -> bool:
+    """Whether a click on message ``clicked`` is a click on the game's or challenge's own
+    message ``recorded``. Unknown on either side (a message not recorded yet, a click from
+    no message) passes: the id in the button is then all there is to go by."""
+    return recorded is None or clicked is None or recorded == clicked
 
 
 def check_allowed_channel(

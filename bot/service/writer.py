@@ -23,10 +23,15 @@ class Writer:
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    async def get_game(self, game_id: int, guild_id: int | None = None) -> Game:
-        """The game; GameNotFound if missing or (with ``guild_id``) in another guild."""
+    async def get_game(
+        self, game_id: int, guild_id: int | None = None, message_id: int | None = None
+    ) -> Game:
+        """The game; GameNotFound if missing, (with ``guild_id``) in another guild, or
+        (with ``message_id``, the clicked message) shown by another message than that."""
         game = await self._store.get_game(game_id)
         if game is None or (guild_id is not None and game.guild_id != guild_id):
+            raise GameNotFound()
+        if not rules.on_its_message(game.message_id, message_id):
             raise GameNotFound()
         return game
 

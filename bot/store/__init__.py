@@ -6,7 +6,8 @@ statement it runs, as constants), ``rows`` (column lists and row mapping), ``bac
 (what the store needs from an engine), ``sqlite`` (one aiosqlite connection, who may use it
 when, and the transaction runner), ``postgres`` (an asyncpg pool), ``dialect`` (the
 statements' placeholders as PostgreSQL takes them), ``migrate`` and ``pg_migrate``
-(numbered migrations of each engine), ``shards`` (the servers a process looks after).
+(numbered migrations of each engine), ``shards`` (the servers a process looks after),
+``upkeep`` (liveness, servers left, pruning).
 """
 
 from bot.store.calloffs import CallOff
@@ -21,6 +22,7 @@ from bot.store.refusals import (
     PendingTaken,
 )
 from bot.store.store import ChannelView, Store
+from bot.store.upkeep import Pruned
 
 __all__ = [
     "CHALLENGE_ACTION",
@@ -33,6 +35,7 @@ __all__ = [
     "LimitReached",
     "LiveGames",
     "PendingTaken",
+    "Pruned",
     "StandingPing",
     "Store",
     "TurnState",

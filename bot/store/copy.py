@@ -1,6 +1,11 @@
 """Copy an SQLite database into an empty PostgreSQL database, every table, in one go.
 
-    python -m bot.store.copy data/tictactoe.db postgresql://bot:secret@db/tictactoe
+    DATABASE_URL=... python -m bot.store.copy data/tictactoe.db
+    python -m bot.store.copy data/tictactoe.db --database-url-file url.txt
+
+The PostgreSQL URL, which may hold a password, comes from the environment (DATABASE_URL,
+as the bot reads it) or from a file, never from the command line, where ``ps`` and the
+shell's history would keep it; nothing printed shows its password.
 
 Stop the bot first. SQLite's write-ahead log lets the copy read while a bot writes, but
 the copy reads one moment of the file: a move made after that moment is not copied.
@@ -31,10 +36,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +48,7 @@ import aiosqlite
 import asyncpg
 
 from bot.errors import StorageError
+from bot.settings import database_secrets
 from bot.store.backend import POSTGRES_SCHEMES
 from bot.store.postgres import without_password
 from bot.store.store import Store
@@ -343,10 +350,34 @@ def parser() -> argparse.ArgumentParser:
     )
     command.add_argument("sqlite_file", type=Path, help="the SQLite file (DATABASE_PATH)")
     command.add_argument(
-        "postgresql_url",
-        help="the target, as DATABASE_URL: postgresql://user:password@host:5432/database",
+        "--database-url-file",
+        type=Path,
+        metavar="FILE",
+        help=(
+            "a file holding the target's URL (postgresql://user:password@host:5432/database);"
+            " without it, the URL is read from the DATABASE_URL environment variable, as the"
+            " bot reads it. Never on the command line: ps and the shell's history keep it."
+        ),
     )
     return command
+
+
+def target_url(url_file: Path | None, environ: Mapping[str, str]) -> str:
+    """The PostgreSQL URL: the first line of ``url_file``, else DATABASE_URL."""
+    if url_file is not None:
+        try:
+            lines = url_file.read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise CopyRefused(f"cannot read {url_file}: {error}") from None
+        if not lines:
+            raise CopyRefused(f"{url_file} is empty; put the PostgreSQL URL in it")
+        return lines[0].strip()
+    url = (environ.get("DATABASE_URL") or "").strip()
+    if not url:
+        raise CopyRefused(
+            "no PostgreSQL URL: set DATABASE_URL (as for the bot) or give --database-url-file"
+        )
+    return url
 
 
 def summary(report: CopyReport) -> str:
@@ -363,17 +394,34 @@ def one_line(error: Exception) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args, extra = parser().parse_known_args(argv)
+    if extra:  # never echoed: it may be the URL, password and all
+        print(
+            f"refused: {len(extra)} unexpected argument(s); the PostgreSQL URL goes in"
+            " DATABASE_URL or a file (--database-url-file), not on the command line",
+            file=sys.stderr,
+        )
+        return 2
+    passwords: set[str] = set()
     try:
-        report = asyncio.run(copy_database(args.sqlite_file, args.postgresql_url))
+        url = target_url(args.database_url_file, os.environ)
+        passwords = database_secrets(url, os.environ)
+        report = asyncio.run(copy_database(args.sqlite_file, url))
     except CopyRefused as refusal:
-        print(f"refused: {one_line(refusal)}", file=sys.stderr)
+        print(f"refused: {hidden(one_line(refusal), passwords)}", file=sys.stderr)
         return 2
     except StorageError as error:
-        print(f"error: {one_line(error)}", file=sys.stderr)
+        print(f"error: {hidden(one_line(error), passwords)}", file=sys.stderr)
         return 1
     print(summary(report))
     return 0
+
+
+def hidden(text: str, passwords: set[str]) -> str:
+    """``text`` with each password replaced, in case an error quoted one."""
+    for password in sorted(passwords, key=len, reverse=True):
+        text = text.replace(password, "[password]")
+    return text
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ The schema version is SQLite's ``PRAGMA user_version``. Each migration runs in i
 database as it was before it, and a second process that migrated meanwhile is noticed
 (the version is read again once the write lock is held). A database newer than the code
 is refused before anything is written to it.
+
+Foreign keys are off while a migration runs (SQLite ignores that PRAGMA inside a
+transaction, so it is set around it) and checked whole before it commits: a migration may
+then rebuild a table that others point at, SQLite's documented way of changing what
+``ALTER TABLE`` cannot, without the ``DROP TABLE`` cascading into the other tables.
 """
 
 from __future__ import annotations
@@ -115,6 +120,19 @@ async def _apply(db: aiosqlite.Connection, version: int, path: Path) -> bool:
         statements = split_statements(await asyncio.to_thread(path.read_text, encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise StorageError(f"cannot read migration {path.name}: {error}") from error
+    ((enforced,),) = await db.execute_fetchall("PRAGMA foreign_keys")
+    await db.execute_fetchall("PRAGMA foreign_keys = OFF")
+    try:
+        return await _apply_unchecked(db, version, path, statements)
+    finally:
+        if enforced:
+            await db.execute_fetchall("PRAGMA foreign_keys = ON")
+
+
+async def _apply_unchecked(
+    db: aiosqlite.Connection, version: int, path: Path, statements: list[str]
+) -> bool:
+    """``_apply``'s transaction, foreign keys off: checked before the COMMIT instead."""
     await db.execute_fetchall("BEGIN IMMEDIATE")
     try:
         # Another process may have migrated while we waited for the write lock.
@@ -123,6 +141,13 @@ async def _apply(db: aiosqlite.Connection, version: int, path: Path) -> bool:
             return False
         for statement in statements:
             await db.execute_fetchall(statement)
+        broken = await db.execute_fetchall("PRAGMA foreign_key_check")
+        if broken:
+            table, rowid, parent, _ = broken[0]
+            raise sqlite3.IntegrityError(
+                f"{len(broken)} row(s) would point at nothing, such as {table} row {rowid}"
+                f" (into {parent})"
+            )
         await db.execute_fetchall(f"PRAGMA user_version = {int(version)}")
         await db.execute_fetchall("COMMIT")
     except sqlite3.Error as error:

@@ -58,10 +58,17 @@ _SETTINGS = (
 )
 
 
+_SECRET_PARAMETERS = ("password", "sslpassword")
+"""Query parameters of a libpq URL that hold a secret (asyncpg takes both)."""
+
+
 def without_password(url: str) -> str:
-    """``url`` fit for a log line or an error message."""
+    """``url`` fit for a log line or an error message: without the password of its user
+    part (``user:password@``) nor its ``password`` or ``sslpassword`` parameters."""
     try:
-        return str(yarl.URL(url).with_password(None))
+        parsed = yarl.URL(url).with_password(None)
+        query = [(k, v) for k, v in parsed.query.items() if k.lower() not in _SECRET_PARAMETERS]
+        return str(parsed.with_query(query))
     except (TypeError, ValueError):
         return "the database URL"  # unparsable: never echoed, it may hold a password
 

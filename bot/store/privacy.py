@@ -122,6 +122,7 @@ ERASE_GUILD = (
     "DELETE FROM cooldowns WHERE guild_id = :guild",
     "DELETE FROM challenge_blocks WHERE guild_id = :guild",
     "DELETE FROM member_prefs WHERE guild_id = :guild",
+    "DELETE FROM left_guilds WHERE guild_id = :guild",
 )
 """Every table with a guild_id; challenges before the games they point to."""
 

@@ -16,7 +16,7 @@ cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreS
 ``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
 Newer tables have stores of their own on the same database (``guilds``, ``pings``,
-``reviews``, ``privacy``, ``calloffs``); refusals are in bot/store/refusals.py.
+``reviews``, ``privacy``, ``calloffs``, ``upkeep``); refusals are in bot/store/refusals.py.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from bot.store.rows import (
 )
 from bot.store.shards import owned_values
 from bot.store.sqlite import SqliteDatabase
+from bot.store.upkeep import UpkeepStore
 
 __all__ = ["ChannelView", "Store"]
 
@@ -86,6 +87,7 @@ class Store:
         self.reviews = ReviewStore(db)  # reviews of ended games
         self.privacy = PrivacyStore(db)  # erasure on request
         self.calloffs = CallOffStore(db)  # proposals to end a rated game unrated
+        self.upkeep = UpkeepStore(db)  # liveness, servers left, pruning
 
     @classmethod
     async def open(

@@ -22,7 +22,7 @@ import discord
 from bot.errors import GameError
 from bot.models import Challenge, Game, GameStatus
 from bot.service import GameService
-from bot.ui.notices import Notices
+from bot.ui.notices import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Notices
 from bot.ui.outbox import Outbox
 from bot.ui.views import board_view, challenge_mentions, challenge_view
 
@@ -44,6 +44,7 @@ class Boards:
         self._client = client
         self._service = service
         self._outbox = outbox
+        self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self.notices = Notices(client, service, outbox, self.queue_redraw)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
@@ -80,11 +81,14 @@ class Boards:
         else:
             await self._service.challenges.set_message(item.id, message_id)
 
-    async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> None:
+    async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),
-        in the outbox's pace (``paced`` False: the caller took the slot already)."""
+        in the outbox's pace (``paced`` False: the caller took the slot already).
+        False if the message or its channel is gone: what it showed was then ended
+        (``gone``); in a deleted channel, the turn notifications of the games there are
+        forgotten too, so that a ``notify`` after this sends nothing."""
         if item.message_id is None:
-            return
+            return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
@@ -94,10 +98,30 @@ class Boards:
             await channel.get_partial_message(item.message_id).edit(
                 view=view, allowed_mentions=_QUIET
             )
-        except (discord.NotFound, discord.Forbidden) as exc:
+        except discord.NotFound as exc:
+            log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
+            if exc.code in (UNKNOWN_CHANNEL, UNKNOWN_MESSAGE):
+                await self.gone(item, channel=exc.code == UNKNOWN_CHANNEL)
+                return False
+        except discord.Forbidden as exc:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
         except discord.HTTPException as exc:
             log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+        return True
+
+    async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
+        """``item``'s message (``channel``: its whole channel) no longer exists: end its
+        live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
+        message's standing turn notification is deleted; in a deleted channel nothing is."""
+        upkeep = self._service.upkeep
+        if channel:
+            ended = (item.id,) if isinstance(item, Game) else ()
+            await upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            return
+        assert item.message_id is not None
+        games, _ = await upkeep.message_gone(item.guild_id, item.channel_id, item.message_id)
+        for game in games:
+            await self.notify(game)
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
@@ -110,6 +134,16 @@ class Boards:
         """
         if interaction.message is None or interaction.channel_id is None:
             return
+        if game_id in self._refreshing:
+            return  # the refresh under way reads the game again after each edit
+        self._refreshing.add(game_id)
+        try:
+            await self._refresh(game_id, interaction)
+        finally:
+            self._refreshing.discard(game_id)
+
+    async def _refresh(self, game_id: int, interaction: discord.Interaction) -> None:
+        assert interaction.message is not None
         drawn: tuple[int, GameStatus] | None = None
         for _attempt in range(3):
             # The slot first, then the read: what is drawn is as fresh as the edit.

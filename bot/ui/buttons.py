@@ -68,6 +68,12 @@ _QUIET = discord.AllowedMentions.none()
 _Handler = Callable[[discord.Interaction, "re.Match[str]"], Awaitable[None]]
 
 
+def _clicked(interaction: discord.Interaction) -> int | None:
+    """The id of the message whose button was clicked: the service refuses a click on a
+    message that is not the one recorded for the game or challenge in the custom_id."""
+    return interaction.message.id if interaction.message is not None else None
+
+
 class Buttons:
     """Routes ``ttt:`` clicks to their handlers, through the gate."""
 
@@ -129,6 +135,7 @@ class Buttons:
                 int(match["cell"]),
                 int(match["move"]),
                 guild_id=interaction.guild_id,
+                message_id=_clicked(interaction),
                 await_reply=False,
             )
         except (StaleBoard, GameOver) as error:
@@ -153,7 +160,10 @@ class Buttons:
         game_id = int(match["game"])
         try:
             game = await self._service.endings.forfeit(
-                game_id, interaction.user.id, guild_id=interaction.guild_id
+                game_id,
+                interaction.user.id,
+                guild_id=interaction.guild_id,
+                message_id=_clicked(interaction),
             )
         except GameOver as error:
             # Perhaps the clock ran out first (settled just now): show how it ended.
@@ -253,7 +263,12 @@ class Buttons:
         challenge_id = int(match["challenge"])
         challenges = self._service.challenges
         try:
-            game = await challenges.accept(challenge_id, interaction.user.id, interaction.guild_id)
+            game = await challenges.accept(
+                challenge_id,
+                interaction.user.id,
+                interaction.guild_id,
+                message_id=_clicked(interaction),
+            )
         except GameError as error:
             await self._answer_closed(interaction, challenge_id, error)
             return
@@ -270,7 +285,10 @@ class Buttons:
         challenges = self._service.challenges
         try:
             challenge = await challenges.refuse(
-                challenge_id, interaction.user.id, interaction.guild_id
+                challenge_id,
+                interaction.user.id,
+                interaction.guild_id,
+                message_id=_clicked(interaction),
             )
         except GameError as error:
             await self._answer_closed(interaction, challenge_id, error)
@@ -284,7 +302,9 @@ class Buttons:
         date if it shows a challenge that is no longer open."""
         await answer_error(interaction, error)
         try:
-            challenge = await self._service.challenges.get(challenge_id, interaction.guild_id)
+            challenge = await self._service.challenges.get(
+                challenge_id, interaction.guild_id, _clicked(interaction)
+            )
         except GameError:
             return
         if challenge.status is not ChallengeStatus.PENDING:

@@ -27,6 +27,7 @@ import functools
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 import discord
@@ -117,10 +118,13 @@ async def commands_hash(tree: app_commands.CommandTree[Any], application_id: int
 
 
 def message_free_intents() -> discord.Intents:
-    """The default intents without message events: the bot never reads messages, and
-    parsing a MESSAGE_UPDATE for each of its own board edits cost ~8% of a click."""
+    """The default intents without direct messages' events. Server messages' events stay
+    (``guild_messages``): MESSAGE_DELETE and MESSAGE_DELETE_BULK tell the bot that a board
+    or a challenge was deleted. They bring MESSAGE_CREATE and MESSAGE_UPDATE too, which it
+    ignores; parsing those of its own board edits cost ~8% of a click, so the client keeps
+    no message cache (``max_messages=None``) to make each one cost as little as it can."""
     intents = discord.Intents.default()
-    intents.messages = False  # guild and DM messages
+    intents.dm_messages = False
     return intents
 
 
@@ -138,6 +142,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             command_prefix=commands.when_mentioned,
             help_command=None,
             intents=message_free_intents(),
+            max_messages=None,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=GameTree,
             shard_count=settings.shard_count,
@@ -167,6 +172,8 @@ class TicTacToeBot(commands.AutoShardedBot):
             ping_grace=self.settings.ping_grace,
             challenge_reach=self.settings.challenge_reach,
             shards=owned_shards(self.settings),
+            left_server_days=self.settings.left_server_days,
+            history_days=self.settings.history_days,
         )
         self.service = GameService(self.store, config)
         self.outbox = Outbox(share_of_limit(config.shards))
@@ -235,9 +242,73 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def on_message(self, message: discord.Message, /) -> None:
         """There are no prefix commands: messages are not even read."""
 
+    # -- servers, channels and messages that go away ---------------------------------------
+
+    async def on_guild_remove(self, guild: discord.Guild, /) -> None:
+        """The bot was removed from the server (discord.py dispatches a GUILD_DELETE that
+        is an outage as ``on_guild_unavailable`` instead): its live games end unrated, its
+        challenges are withdrawn, its data is erased LEFT_SERVER_DAYS later. Nothing is
+        redrawn: the bot can no longer reach the server."""
+        games, challenges = await self.service.upkeep.guild_left(guild.id)
+        log.info(
+            "Removed from server %s: %d live game(s) ended unrated, %d challenge(s) withdrawn;"
+            " its data is erased in %g days unless the bot is added back",
+            guild.id,
+            len(games),
+            len(challenges),
+            self.settings.left_server_days,
+        )
+
+    async def on_guild_join(self, guild: discord.Guild, /) -> None:
+        """Added to a server: if it is one the bot had left, its data stays."""
+        if await self.service.upkeep.guild_back(guild.id):
+            log.info("Back in server %s: its data is kept", guild.id)
+
+    async def on_guild_available(self, guild: discord.Guild, /) -> None:
+        """A server's GUILD_CREATE saying ``unavailable: false`` (at every connection, and
+        on joining one, as Discord may send it): the same as ``on_guild_join``."""
+        await self.on_guild_join(guild)
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel, /) -> None:
+        """A channel was deleted: its live games end unrated, its challenges are withdrawn,
+        and nothing is sent there any more (its messages went with it)."""
+        games, challenges = await self.service.upkeep.channel_gone(channel.guild.id, channel.id)
+        if games or challenges:
+            log.info(
+                "Channel %s deleted: %d game(s) ended unrated, %d challenge(s) withdrawn",
+                channel.id,
+                len(games),
+                len(challenges),
+            )
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent, /) -> None:
+        await self._messages_deleted(payload.guild_id, payload.channel_id, (payload.message_id,))
+
+    async def on_raw_bulk_message_delete(
+        self, payload: discord.RawBulkMessageDeleteEvent, /
+    ) -> None:
+        await self._messages_deleted(payload.guild_id, payload.channel_id, payload.message_ids)
+
+    async def _messages_deleted(
+        self, guild_id: int | None, channel_id: int, message_ids: Iterable[int]
+    ) -> None:
+        """A board deleted ends its game unrated (its turn notification is deleted too); a
+        challenge deleted is withdrawn. Any other message costs one read."""
+        if guild_id is None:
+            return
+        for message_id in message_ids:
+            games, challenges = await self.service.upkeep.message_gone(
+                guild_id, channel_id, message_id
+            )
+            for game in games:
+                log.info("The board of game %s was deleted: it ended unrated", game.id)
+                await self.boards.notify(game)
+            for challenge in challenges:
+                log.info("The message of challenge %s was deleted: withdrawn", challenge.id)
+
     async def sweep_once(self) -> None:
         """Settle timed-out games and expired challenges, then redraw their messages;
-        send the turn notifications due, and delete those whose turn is over."""
+        send the turn notifications due, and delete those whose turn is over; prune."""
         try:
             games, challenges = await self.service.sweep()
             for game in games:
@@ -249,6 +320,8 @@ class TicTacToeBot(commands.AutoShardedBot):
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
             await self.boards.notices.sweep(self.settings.sweep_interval)
+            # Pruning and erasing servers left long ago: no request to Discord.
+            await self.service.upkeep.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 

@@ -36,9 +36,21 @@ from bot.store import CallOff, StandingPing
 from bot.ui import render
 from bot.ui.outbox import Outbox
 
-__all__ = ["BACKOFF", "MAX_BACKOFF", "TOKEN_MARGIN", "WARN_EVERY", "Notices"]
+__all__ = [
+    "BACKOFF",
+    "MAX_BACKOFF",
+    "TOKEN_MARGIN",
+    "UNKNOWN_CHANNEL",
+    "UNKNOWN_MESSAGE",
+    "WARN_EVERY",
+    "Notices",
+]
 
 log = logging.getLogger(__name__)
+
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+"""Discord's JSON error codes for a channel or message that does not exist (any more)."""
 
 TOKEN_MARGIN = 60.0
 """Seconds before a click's token expires from which it is no longer used."""
@@ -210,6 +222,11 @@ class Notices:
         except discord.Forbidden as exc:
             await self._service.pings.refused(game)
             self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)
+            return
+        except discord.NotFound as exc:
+            log.warning("The turn notification of game %s failed: %s", game.id, exc)
+            if exc.code == UNKNOWN_CHANNEL:  # its games end, and nothing goes there again
+                await self._service.upkeep.channel_gone(game.guild_id, game.channel_id)
             return
         except discord.HTTPException as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)

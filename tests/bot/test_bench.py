@@ -98,3 +98,20 @@ async def test_the_slow_games_scenario_runs_and_pings_each_slow_turn_once() -> N
     assert figures["pings sent"] == figures["turns past the grace"] == 10
     assert figures["pings standing after the end"] == 0
     assert figures["429s"] == 0 and figures["requests counted by the global limit"] == 0
+
+
+def test_the_churn_bench_runs_and_prints_its_ratios() -> None:
+    """A short run of bench/churn.py (the figures are for 100,000 games: README)."""
+    done = subprocess.run(
+        [sys.executable, "bench/churn.py", "--games", "200", "--every", "100"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("SQLite 3.")
+    assert any(line.startswith("pruned: bytes per ended game, last / first: ") for line in lines)
+    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
+    assert [int(row[0]) for row in rows] == [150, 300], lines

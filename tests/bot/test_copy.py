@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import shutil
 import sqlite3
 import sys
@@ -74,7 +75,8 @@ async def fill(service: GameService, store: Store) -> Played:
     """Every table gets rows: finished rated games, a drawn rematch, a bot game and its
     rematch, a live member game with its turn ping and a call-off proposal, a pending,
     a declined and an accepted challenge, settings with game channels, a cooldown, a
-    blocked member, a stored review, a second server, and the command fingerprint."""
+    blocked member, a stored review, a second server, a server the bot left, and the
+    command fingerprint (the start recorded the bot alive)."""
     await service.guilds.update(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     for channel in (CHANNEL + 1, CHANNEL + 2, CHANNEL + 3):
         await service.guilds.update(GUILD, {}, allow_channel=channel)
@@ -102,6 +104,7 @@ async def fill(service: GameService, store: Store) -> Played:
     other = await service.challenges.create(OTHER_GUILD, CHANNEL, BOB, ALICE, first=First.ME)
     other_guild = await play_out(service, await service.challenges.accept(other.id, ALICE), X_WINS)
     await store.set_meta("commands", "fingerprint-1")
+    await service.upkeep.guild_left(OTHER_GUILD + 1)  # a server the bot was removed from
     assert rematch.status is GameStatus.FINISHED and rematch.rematch_of == won.id
     return Played(won, rematch, bot_game, bot_rematch, active, pending, other_guild)
 
@@ -359,13 +362,18 @@ def test_tables_are_copied_after_the_tables_they_point_at() -> None:
 # -- the command line -----------------------------------------------------------------------
 
 
-async def run_copy(*args: str) -> tuple[int, str, str]:
+async def run_copy(*args: str, url: str | None = None) -> tuple[int, str, str]:
+    """The command, with ``url`` as DATABASE_URL (the environment has none otherwise)."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    if url is not None:
+        env["DATABASE_URL"] = url
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot.store.copy",
         *args,
         cwd=ROOT,
+        env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -378,7 +386,7 @@ async def test_the_command_copies_then_refuses_a_second_time(
     played: tuple[Path, Played, FakeClock], fresh_pg_database: str, tmp_path: Path
 ) -> None:
     path, _, _ = played
-    status, out, err = await run_copy(str(path), fresh_pg_database)
+    status, out, err = await run_copy(str(path), url=fresh_pg_database)
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0].startswith(f"copied {path} (schema {LATEST}) to postgresql://")
@@ -389,18 +397,29 @@ async def test_the_command_copies_then_refuses_a_second_time(
         assert counted[table] == await pg_count(fresh_pg_database, table)
     assert lines[-1].startswith(f"{sum(counted.values())} rows in {len(names)} tables in ")
 
-    status, out, err = await run_copy(str(path), fresh_pg_database)
+    url_file = tmp_path / "url.txt"
+    url_file.write_text(fresh_pg_database + "\n")
+    status, out, err = await run_copy(str(path), "--database-url-file", str(url_file))
     assert (status, out) == (2, "")
     assert err.startswith("refused: ") and "already holds rows" in err
     assert len(err.splitlines()) == 1
 
     not_sqlite = tmp_path / "notes.txt"
     not_sqlite.write_text("hello")
-    status, _, err = await run_copy(str(not_sqlite), fresh_pg_database)
+    status, _, err = await run_copy(str(not_sqlite), url=fresh_pg_database)
     assert status == 2 and err == f"refused: {not_sqlite} is not an SQLite database\n"
 
-    status, _, err = await run_copy(str(path), "postgresql://nobody@/none?host=/nonexistent")
+    unreachable = "postgresql://nobody:s3cr3t@/none?host=/nonexistent&password=other"
+    status, _, err = await run_copy(str(path), url=unreachable)
     assert status == 1 and err.startswith("error: cannot connect to") and len(err.splitlines()) == 1
+    assert "s3cr3t" not in err and "other" not in err, err
+
+    # A URL on the command line is refused, and not repeated.
+    status, out, err = await run_copy(str(path), unreachable, url=fresh_pg_database)
+    assert (status, out) == (2, "") and "not on the command line" in err
+    assert "s3cr3t" not in err and "nobody" not in err, err
+    status, _, err = await run_copy(str(path))
+    assert status == 2 and "set DATABASE_URL" in err
 
 
 async def test_the_command_explains_itself() -> None:
@@ -408,5 +427,5 @@ async def test_the_command_explains_itself() -> None:
     assert status == 0
     for words in ("Stop the bot", "migrated", "empty PostgreSQL database", "Exit status"):
         assert words in " ".join(out.split())
-    status, _, err = await run_copy("only-one-argument")
-    assert status == 2 and "postgresql_url" in err
+    status, _, err = await run_copy()
+    assert status == 2 and "sqlite_file" in err

@@ -271,3 +271,88 @@ async def test_fair_play_migration_gives_live_games_their_places(tmp_path: Path)
     assert slots == [(1, 0), (1, 1), (2, 0)]
     assert seats == [(1, 7, 0, 1), (1, 8, 0, 1), (1, 8, 1, 2), (2, 7, 0, 4)]
     assert pending == [(21,), (22,)]
+
+
+def _at_version(tmp_path: Path, version: int) -> Path:
+    """A copy of the first ``version`` migrations."""
+    directory = tmp_path / f"up_to_{version}"
+    directory.mkdir()
+    for file in sorted(DEFAULT_MIGRATIONS_DIR.glob("*.sql"))[:version]:
+        shutil.copy(file, directory / file.name)
+    return directory
+
+
+_GAME = (
+    "INSERT INTO games (id, guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
+    " bot_level, width, height, k, moves, move_no, status, result, rated, created_at,"
+    " updated_at, turn_deadline, rematch_of, guild_slot) VALUES"
+    " (?, 7, 8, ?, ?, 11, 22, NULL, 3, 3, 3, ?, ?, ?, ?, 0, 1.5, 2.5, ?, ?, ?)"
+)
+_CHALLENGE = (
+    "INSERT INTO challenges (id, guild_id, channel_id, message_id, challenger_id, opponent_id,"
+    " width, height, k, first, status, created_at, expires_at, game_id, rematch_of)"
+    " VALUES (?, 7, 8, ?, 11, 22, 3, 3, 3, 'me', ?, 1.0, 61.0, ?, ?)"
+)
+
+
+async def test_0006_makes_ids_never_reused_keeping_rows_and_foreign_keys(tmp_path: Path) -> None:
+    """A database at version 5 with games that point at each other, and rows in every table
+    that points at games: after 0006 every row is there with its id, the foreign keys
+    still act (cascades, SET NULL), and the ids of deleted rows are never given again."""
+    path = tmp_path / "bot.db"
+    await (await Store.open(path, _at_version(tmp_path, 5))).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(_GAME, (1, None, 501, "0,4,8", 3, "finished", "win", None, None, None))
+        conn.execute(_GAME, (2, None, 502, "", 0, "finished", "abandoned", None, 1, None))
+        conn.execute(_GAME, (3, 0, 503, "4", 1, "active", None, 99.0, 2, 0))
+        conn.execute(_CHALLENGE, (1, 601, "accepted", 3, 2))
+        conn.execute(_CHALLENGE, (2, 602, "declined", None, 1))
+        conn.execute("INSERT INTO live_seats VALUES (7, 11, 0, 3), (7, 22, 0, 3)")
+        conn.execute("INSERT INTO turn_pings VALUES (3, 8, 701, 22, 1, 0)")
+        conn.execute("INSERT INTO calloffs VALUES (3, 11, 1, 702, 5.0)")
+        conn.execute("INSERT INTO reviews VALUES (1, '{}'), (2, '{}')")
+    conn.close()
+    before = snapshot(path)
+
+    store = await Store.open(path)
+    assert store.schema_version == LATEST
+    assert await store.integrity_check() == "ok"
+    await store.close()
+    after = snapshot(path)
+    for table, rows in before["rows"].items():
+        assert after["rows"][table] == rows, table
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA foreign_keys = ON")
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'games'").fetchone()[0]
+        assert "AUTOINCREMENT" in sql
+        # The foreign keys still point at the rebuilt tables, and still act.
+        conn.execute("DELETE FROM games WHERE id = 1")
+        assert conn.execute("SELECT game_id FROM reviews").fetchall() == [(2,)]
+        assert conn.execute("SELECT rematch_of FROM games WHERE id = 2").fetchone() == (None,)
+        assert conn.execute("SELECT rematch_of FROM challenges WHERE id = 2").fetchone() == (None,)
+        conn.execute("DELETE FROM challenges")
+        conn.execute("DELETE FROM live_seats")
+        conn.execute("DELETE FROM games")
+        assert conn.execute("SELECT COUNT(*) FROM turn_pings").fetchone() == (0,)
+        # Ids once given are never given again, even with the tables empty.
+        conn.execute(_GAME, (None, None, 504, "", 0, "finished", "abandoned", None, None, None))
+        conn.execute(_CHALLENGE, (None, 603, "expired", None, None))
+        assert conn.execute("SELECT id FROM games").fetchall() == [(4,)]
+        assert conn.execute("SELECT id FROM challenges").fetchall() == [(3,)]
+    conn.close()
+
+
+async def test_a_migration_that_breaks_a_foreign_key_is_rolled_back(tmp_path: Path) -> None:
+    """Foreign keys are off while a migration runs, and checked before it commits."""
+    path = tmp_path / "bot.db"
+    directory = migrations_copy(
+        tmp_path,
+        {f"{NEXT}_orphans.sql": "INSERT INTO reviews (game_id, review) VALUES (12345, '{}');"},
+    )
+    await (await Store.open(path)).close()
+    before = snapshot(path)
+    with pytest.raises(StorageError, match="would point at nothing"):
+        await Store.open(path, directory)
+    assert snapshot(path) == before

@@ -36,6 +36,7 @@ from .world import (
     Guild,
     Message,
     MessageFlag,
+    Permission,
     Pings,
     Role,
     User,
@@ -405,6 +406,19 @@ class Emulator(World):
             raise UserActionError(f"{user.name} may not send messages in #{channel.name}")
         draft = parse_message_payload({"content": content, **fields})
         return self._post(channel, user, draft)
+
+    def delete_message(self, user: User, message: Message) -> None:
+        """``user`` deletes ``message``: their own, or anyone's with Manage Messages (the bot
+        gets MESSAGE_DELETE, intents permitting)."""
+        channel = message.channel
+        guild = channel.guild
+        if message.deleted or message.ephemeral:
+            raise UserActionError(f"{message!r} cannot be deleted")
+        if message.author is not user and (
+            guild is None or not guild.permissions_of(user) & Permission.MANAGE_MESSAGES
+        ):
+            raise UserActionError(f"{user.name} may not delete others' messages here")
+        self._delete(message)
 
     def dispatch_event(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> bool:
         """Send an arbitrary gateway dispatch to the sessions that own ``data["guild_id"]``
@@ -805,6 +819,28 @@ class Emulator(World):
         if kind == "guild_join":
             for session in gateway.targets(obj.id):
                 gateway.emit(session, "GUILD_CREATE", self._guild_payload(obj, session.intents))
+            return
+        if kind == "guild_leave":  # no "unavailable": removed, not an outage
+            gateway.dispatch(
+                "GUILD_DELETE", {"id": str(obj.id)}, intent=Intent.GUILDS, guild_id=obj.id
+            )
+            self._changed()
+            return
+        if kind == "channel_delete" and obj.is_thread:
+            assert obj.guild is not None and obj.parent is not None
+            if obj.guild.sees(self.bot, obj):
+                data = {
+                    "id": str(obj.id),
+                    "guild_id": str(obj.guild.id),
+                    "parent_id": str(obj.parent.id),
+                    "type": int(obj.type),
+                }
+                gateway.dispatch("THREAD_DELETE", data, intent=Intent.GUILDS)
+            self._changed()
+            return
+        if kind == "channel_delete":
+            gateway.dispatch("CHANNEL_DELETE", obj.to_payload(), intent=Intent.GUILDS)
+            self._changed()
             return
         if kind == "guild_update":
             if self.bot.id in obj.members:

@@ -798,6 +798,43 @@ class World:
         self._world_changed("thread_create", thread)
         return thread
 
+    def delete_channel(self, channel: Channel) -> None:
+        """A moderator deletes a server channel: it and its messages are gone (Discord sends
+        CHANNEL_DELETE, and no MESSAGE_DELETE for the messages that went with it)."""
+        guild = channel.guild
+        if guild is None:
+            raise ValueError("only a server channel can be deleted")
+        for thread in [c for c in guild.channels if c.parent is channel]:
+            self.delete_channel(thread)  # a channel's threads go with it
+        guild.channels.remove(channel)
+        del self.channels[channel.id]
+        for message in channel.messages:
+            message.deleted = True
+        self._world_changed("channel_delete", channel)
+
+    def remove_bot(self, guild: Guild) -> None:
+        """The bot is removed (kicked) from ``guild``; it gets a GUILD_DELETE without
+        ``unavailable``. ``add_bot`` adds it back."""
+        if guild.members.pop(self.bot.id, None) is None:
+            raise ValueError(f"the bot is not in {guild.name}")
+        for role_id in [r.id for r in guild.roles.values() if r.managed]:
+            del guild.roles[role_id]
+        self._world_changed("guild_leave", guild)
+
+    def add_bot(self, guild: Guild, *, permissions: int = DEFAULT_BOT_PERMISSIONS) -> None:
+        """The bot is added (back) to ``guild``, with a managed role of ``permissions``."""
+        role = Role(
+            id=self.snowflakes.next(),
+            guild_id=guild.id,
+            name=self.bot.name,
+            permissions=permissions,
+            position=1,
+            managed=True,
+        )
+        guild.roles[role.id] = role
+        self._join(guild, self.bot, [role], None)
+        self._world_changed("guild_join", guild)
+
     def dm_channel(self, user: User) -> Channel:
         """The DM channel between ``user`` and the bot (made on first use)."""
         for channel in self.channels.values():
@@ -810,8 +847,8 @@ class World:
         return channel
 
     def _world_changed(self, kind: str, obj: Any) -> None:
-        """Hook for subclasses; ``kind`` is guild_join, guild_update, role_create, member_join,
-        channel_create or thread_create."""
+        """Hook for subclasses; ``kind`` is guild_join, guild_leave, guild_update,
+        role_create, member_join, channel_create, channel_delete or thread_create."""
 
     # -- looking things up ------------------------------------------------------------------
 

@@ -343,6 +343,8 @@ class Arena:
     """ERROR lines the current test expects the bot to log (a provoked failure)."""
     logged_errors: int = 0
     """ERROR lines expected by the module's tests so far."""
+    database: str | Path | None = None
+    """The bot's database (a SQLite file or a PostgreSQL URL), for tests that read it."""
     _names: Iterator[int] = field(default_factory=itertools.count)
 
     def channel(self, name: str = "games") -> Channel:
@@ -565,6 +567,7 @@ async def shared_arena(
             guild = emu.add_guild("Arcade")
             async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
                 arena = Arena(emu, guild, bot, workdir)
+                arena.database = env.get("DATABASE_URL", workdir / "data" / "tictactoe.db")
                 yield arena
                 code = await bot.stop()
             log = bot.log()

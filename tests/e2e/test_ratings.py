@@ -17,7 +17,9 @@ from .conftest import Arena, EloBook, Player, check_final
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # The same members play each other again and again, at once: no challenge cooldown.
-BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0"}
+# Members here play many quick games against many others: no cooldown, and the widest
+# reach a server may allow (20 different members in 10 minutes).
+BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "CHALLENGE_REACH": "20"}
 
 ROW = re.compile(
     r"(?P<rank>[0-9]+)\.\W*<@(?P<user>[0-9]+)>\W+(?P<rating>[0-9]+)\**(?P<provisional>\?)?"

@@ -2,8 +2,8 @@
 (a SQLite file, then a PostgreSQL database).
 
 The messages and their buttons stay on Discord's side (the emulator), so after the restart
-the very same custom_ids must carry on the games; a turn that ran out while the bot was
-down is settled as soon as it is back, and its message updated.
+the very same custom_ids must carry on the games; time the bot was down is nobody's loss:
+a turn that would have run out meanwhile goes on, with at least what was left of it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from tests.bot.e2e_helpers import BotProcess, answered_thinking
-from tests.discord_emulator import CallbackType, Emulator
+from tests.discord_emulator import CallbackType, Emulator, Permission, User
 from tests.pgtools import read_rows
 
 from .conftest import (
@@ -39,7 +39,7 @@ async def kill(bot: BotProcess) -> None:
     assert code == -signal.SIGKILL, code
 
 
-async def test_games_survive_sigkill_and_overdue_turns_are_settled(
+async def test_games_survive_sigkill_and_the_outage_costs_nobody_their_turn(
     tmp_path: Path, database_env: dict[str, str]
 ) -> None:
     async with Emulator(wait_timeout=WAIT) as emu:
@@ -57,24 +57,33 @@ async def test_games_survive_sigkill_and_overdue_turns_are_settled(
                 **env,
             )
 
-        # First life, with 2-second turns: a game whose turn will run out while it is down.
-        async with launch(TURN_TIMEOUT_SECONDS="2") as bot:
+        # First life, with 6-second turns: games whose turns would run out while it is down.
+        async with launch(TURN_TIMEOUT_SECONDS="6") as bot:
             arena = Arena(emu, guild, bot, tmp_path)
             alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+            dave, erin = arena.member("dave"), arena.member("erin")
             late = await arena.start_bot_game(alice, arena.channel(), difficulty="easy", first="me")
             await arena.move(alice, late, 4)
+            rated = await arena.member_game(dave, erin, arena.channel())
+            await arena.move(dave, rated, 4)
             await kill(bot)
         first_life = bot.log()
-        await asyncio.sleep(2.5)  # the turn runs out with nobody watching
+        await asyncio.sleep(6.5)  # longer than a turn, and nobody could play
 
-        # Second life: the overdue turn is settled at start-up; two games get under way.
+        # Second life: the clocks moved on by the outage; the players move normally.
         async with launch() as bot:
             arena.bot = bot
-            await emu.wait_for(lambda: "ran out of time" in arena.current(late).text)
-            state = arena.board(late)
-            assert f"<@{alice.id}> ran out of time" in state.text, state.text
-            check_final(state, 3)
-            assert state.controls == ("Rematch", "Review")
+            assert "Turn clocks and challenges moved on by" in bot.log(), bot.log()
+            await asyncio.sleep(1.5)  # a sweep or more: nothing is settled
+            for board in (late, rated):
+                assert arena.board(board).live, arena.current(board).text
+            await arena.move(erin, rated, 0)
+            await arena.move(alice, late, arena.board(late).free()[0])
+            state = arena.board(rated)
+            assert state.live and state.marks[0] == "O" and state.marks[4] == "X"
+            assert f"<@{dave.id}>, your move" in state.text, state.text
+            await arena.forfeit(erin, rated)
+            await arena.command(alice, arena.current(late).channel, "tictactoe-stop")
 
             versus_bot = await arena.start_bot_game(
                 alice, arena.channel(), difficulty="hard", first="me"
@@ -217,3 +226,70 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
             await emu.wait_for(lambda: arena.current(ping).deleted)
             assert await bot.stop() == 0
         assert_log_clean(bot.log())
+
+
+async def test_a_board_or_channel_deleted_while_the_bot_was_down_ends_its_game_unrated(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
+    """The bot is killed while it thinks on two 5x5 games; meanwhile a moderator deletes
+    one's board and the other's channel, events it never gets. At the restart it makes
+    the owed moves and redraws them: Discord answers Unknown Message and Unknown Channel,
+    and each game ends unrated; nothing more is sent to the deleted channel."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        guild = emu.add_guild("Arcade")
+        database = tmp_path / "data" / "tictactoe.db"
+
+        def launch() -> AbstractAsyncContextManager[BotProcess]:
+            return BotProcess.launch(
+                emu, tmp_path, dev_guild=guild, database=database, ready_timeout=3 * WAIT,
+                **database_env,
+            )  # fmt: skip
+
+        async with launch() as bot:
+            arena = Arena(emu, guild, bot, tmp_path)
+            alice, bob = arena.member("alice"), arena.member("bob")
+            moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+            boards = []
+            for player in (alice, bob):
+                board = await arena.start_bot_game(
+                    player, arena.channel(), size="5x5", difficulty="impossible", first="me"
+                )
+                state = arena.board(board, 5)
+                answer = await arena.click(player, state.message, custom_id=state.cell_id(12))
+                assert answered_thinking(answer.handle), answer.handle.callback_data
+                boards.append(board)
+            await kill(bot)
+        first_life = bot.log()
+        emu.delete_message(moderator, arena.current(boards[0]))
+        gone = boards[1].channel
+        emu.delete_channel(gone)
+        since = len(emu.requests)
+
+        async with launch() as bot:
+            arena.bot = bot
+            target = database_env.get("DATABASE_URL", database)
+            query = "SELECT status, result, rated, message_id FROM games ORDER BY id"
+            for _ in range(200):
+                rows = await read_rows(target, query)
+                if all(status == "abandoned" for status, *_ in rows):
+                    break
+                await asyncio.sleep(0.05)
+            assert [row[:3] for row in rows] == [("abandoned", "abandoned", 0)] * 2, rows
+            assert rows[0][3] is None, "the deleted board is forgotten: nothing redraws it"
+            await asyncio.sleep(1.5)  # a sweep or more
+            prefix = f"/channels/{gone.id}/"
+            tried = [r for r in emu.requests[since:] if r.path.startswith(prefix)]
+            assert len(tried) == 1 and tried[0].status == 404, tried
+            await can_play(arena, alice, bob)
+            assert await bot.stop() == 0, bot.log()
+        assert_log_clean(first_life)
+        assert_log_clean(bot.log()[len(first_life) :])
+
+
+async def can_play(arena: Arena, *players: User) -> None:
+    """Each player holds no seat: a new game starts (and is stopped)."""
+    for player in players:
+        channel = arena.channel()
+        board = await arena.start_bot_game(player, channel, difficulty="easy", first="me")
+        assert arena.board(board).live
+        await arena.command(player, channel, "tictactoe-stop")

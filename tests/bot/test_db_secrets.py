@@ -1,0 +1,128 @@
+"""The database's password stays secret, in every form a URL or libpq can carry it: the
+user part (``user:password@``), ``?password=``/``?sslpassword=``, PGPASSWORD and passfile
+contents. Redacted from what the bot logs and prints, never in a URL it shows, and
+DATABASE_URL is out of the environment once read (no child process inherits it)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from pathlib import Path
+
+import pytest
+import yarl
+
+from bot.__main__ import REDACTED_PASSWORD, RedactingHandler
+from bot.settings import database_secrets
+from bot.store.postgres import without_password
+from tests.bot.e2e_helpers import BotProcess, bot_env
+from tests.bot.test_secrets import command_line, descendants, environment_of
+from tests.bot.test_settings import TOKEN, one_error_line, run_bot
+from tests.discord_emulator import Emulator
+
+URL = "postgresql://bot:hunter2@db:5432/tt?password=swordfish&sslpassword=keyphrase&sslmode=require"
+
+
+def test_a_url_is_shown_without_any_password() -> None:
+    shown = without_password(URL)
+    for secret in ("hunter2", "swordfish", "keyphrase"):
+        assert secret not in shown, shown
+    assert shown == "postgresql://bot@db:5432/tt?sslmode=require"
+    assert without_password("postgresql://bot@[::1") == "the database URL"  # unparsable
+
+
+def test_every_form_of_password_is_found(tmp_path: Path) -> None:
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(
+        "# host:port:database:user:password\n"
+        "db:5432:tt:bot:from\\:the\\\\file\n"
+        "*:*:*:other:second one\n"
+    )
+    env = {"PGPASSWORD": "from-env", "PGPASSFILE": str(passfile)}
+    assert database_secrets(URL, env) == {
+        "hunter2",
+        "swordfish",
+        "keyphrase",
+        "from-env",
+        "from:the\\file",
+        "second one",
+    }
+    named = f"postgresql://bot@db/tt?passfile={passfile}"
+    assert database_secrets(named, {}) == {"from:the\\file", "second one"}
+    assert database_secrets(None, {"PGPASSFILE": str(tmp_path / "none")}) == set()
+
+
+def test_the_log_redacts_each_password_as_written_or_percent_encoded() -> None:
+    stream = io.StringIO()
+    handler = RedactingHandler("tok.en", {"p@ss/word", "swordfish"})
+    handler.setStream(stream)
+    log = logging.getLogger("test.db_secrets")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.error("connecting to postgresql://bot:p%40ss%2Fword@db/tt?password=swordfish")
+        try:
+            raise ValueError("bad password 'p@ss/word' for token tok.en")
+        except ValueError:
+            log.exception("failed")
+    finally:
+        log.removeHandler(handler)
+    text = stream.getvalue()
+    for secret in ("p@ss/word", "p%40ss%2Fword", "swordfish", "tok.en"):
+        assert secret not in text, text
+    assert text.count(REDACTED_PASSWORD) == 4, text  # the source line in the traceback too
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://bot:hunter2@127.0.0.1:9/tt?password=swordfish&passfile={passfile}",
+        "postgresql://bot:hunter2@127.0.0.1:9/tt?password=swordfish&port=x{passfile}",
+        "postgresql://bot:hunter2@[::1/tt?password=swordfish",
+    ],
+    ids=["unreachable", "bad-port", "unparsable"],
+)
+def test_a_database_url_that_fails_shows_no_password(tmp_path: Path, url: str) -> None:
+    """The process stops with one line naming DATABASE_URL, the password in no form."""
+    passfile = tmp_path / "pgpass"
+    passfile.write_text("*:*:*:*:filesecret\n")
+    env = {
+        "DISCORD_TOKEN": TOKEN,
+        "DATABASE_URL": url.format(passfile=passfile),
+        "PGPASSWORD": "envsecret",
+    }
+    result = run_bot(tmp_path, env)
+    assert result.returncode in (1, 2), result.stderr
+    assert "DATABASE_URL" in one_error_line(result), result.stderr
+    for secret in ("hunter2", "swordfish", "filesecret", "envsecret"):
+        assert secret not in result.stderr + result.stdout, result.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+async def test_the_search_pools_processes_do_not_inherit_database_url(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """On PostgreSQL, with the password in the URL twice (the server trusts local users,
+    so it connects all the same): in no log line, and no child has DATABASE_URL."""
+    parsed = yarl.URL(pg_url).with_user("postgres").with_password("hunter2")
+    url = str(parsed.update_query(password="swordfish"))
+    async with Emulator() as emu:
+        env = bot_env(emu, tmp_path / "unused.db", AI_WORKERS="2", DATABASE_URL=url)
+        bot = await BotProcess.start(env, tmp_path)
+        try:
+            async with asyncio.timeout(30):
+                await bot.wait_until(emu.wait_for(lambda: bool(emu.dispatched("READY"))))
+            processes = descendants(bot.process.pid)
+            workers = [pid for pid in processes if b"forkserver" in command_line(pid)]
+            assert len(workers) >= 3, [command_line(pid) for pid in processes]
+            for pid in processes:  # the bot's own /proc environ is as it was at exec
+                environ = environment_of(pid)
+                assert b"DATABASE_URL" not in environ, pid
+                assert b"hunter2" not in environ and b"swordfish" not in environ, pid
+        finally:
+            returncode = await bot.stop()
+        assert returncode == 0, bot.log()
+        log = bot.log()
+        assert "Database: postgresql at postgresql://postgres@" in log, log
+        assert "hunter2" not in log and "swordfish" not in log, log

@@ -1,0 +1,186 @@
+"""Data that stays right, end to end: old buttons after a server's erasure, deleted boards,
+challenges and channels, and the bot removed from its server (on SQLite, then PostgreSQL).
+
+The bot learns of deletions from the gateway (MESSAGE_DELETE, CHANNEL_DELETE,
+GUILD_DELETE); the tests wait for the line it logs for each, then check what members see.
+The module's last test removes the bot from the (module's own) server and adds it back,
+so it runs last here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.discord_emulator import Channel, Permission, User
+from tests.pgtools import read_rows
+
+from .conftest import WAIT, Arena, eventually, refusal, snapshot
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+GONE = "doesn't exist any more"
+CLOSED = "no longer open"
+
+
+async def record(arena: Arena, viewer: User, channel: Channel, member: User) -> str:
+    """The member's record against members, as /stats shows it."""
+    text = (await arena.command(viewer, channel, "stats", member=member)).message.text
+    return next(line for line in text.splitlines() if "Versus members" in line)
+
+
+async def can_start(arena: Arena, user: User, channel: Channel) -> None:
+    """``user`` starts a bot game (so they hold no seat elsewhere: one game per member),
+    then stops it."""
+    board = await arena.start_bot_game(user, channel, difficulty="easy", first="me")
+    assert arena.board(board).live
+    await arena.command(user, channel, "tictactoe-stop")
+
+
+async def logged(arena: Arena, text: str) -> None:
+    """Wait for the bot to log ``text`` (the log is read again every 50 ms)."""
+    for _ in range(int(WAIT / 0.05)):
+        if text in arena.bot.log():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the bot did not log {text!r}:\n{arena.bot.log()[-3000:]}")
+
+
+async def recorded(arena: Arena, table: str, message_id: int) -> None:
+    """Wait until the bot has recorded ``message_id`` as its game's or challenge's (it
+    does right after posting it; a deletion before that finds nothing to end)."""
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT 1 FROM {table} WHERE message_id = {mark}"
+    for _ in range(int(WAIT / 0.05)):
+        if await read_rows(arena.database, query, message_id):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"message {message_id} was never recorded in {table}")
+
+
+def requests_to(arena: Arena, channel: Channel, since: int) -> list[str]:
+    prefix = f"/channels/{channel.id}/"
+    return [f"{r.method} {r.path}" for r in arena.emu.requests[since:] if r.path.startswith(prefix)]
+
+
+async def test_a_deleted_board_ends_its_game_unrated(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    ping = await arena.turn_ping(bob, channel, after=1)
+    before = snapshot(arena.current(board))
+    game_id = arena.board(board).game_id
+
+    arena.emu.delete_message(moderator, arena.current(board))
+    await logged(arena, f"The board of game {game_id} was deleted: it ended unrated")
+    # Its standing turn notification goes with it; nobody's record changes.
+    await eventually(arena.emu, lambda: arena.current(ping).deleted, "the ping deleted", WAIT)
+    assert await record(arena, bob, channel, alice) == "Versus members: 0W 0L 0D"
+    assert await record(arena, alice, channel, bob) == "Versus members: 0W 0L 0D"
+    await can_start(arena, alice, arena.channel())  # the seats are free
+    await can_start(arena, bob, channel)  # and so is the channel
+    # A button of the board, from a client that still shows it, changes nothing.
+    text = await refusal(await arena.click(bob, before, row=0, col=0))
+    assert "over" in text, text
+
+
+async def test_a_deleted_challenge_is_withdrawn(arena: Arena) -> None:
+    alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
+    channel = arena.channel()
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    challenge = await arena.challenge(alice, bob, channel)
+    before = snapshot(challenge)
+    await recorded(arena, "challenges", challenge.id)
+
+    arena.emu.delete_message(moderator, arena.current(challenge))
+    await logged(arena, "was deleted: withdrawn")
+    text = await refusal(await arena.click(bob, before, label="Accept"))
+    assert CLOSED in text, text
+    # Hers was withdrawn: she may challenge someone else (one pending challenge each).
+    await arena.challenge(alice, carol, channel)
+
+
+async def test_a_deleted_channel_ends_its_games_and_withdraws_its_challenges(
+    arena: Arena,
+) -> None:
+    alice, bob, carol, dave = (arena.member(n) for n in ("alice", "bob", "carol", "dave"))
+    channel, other, elsewhere = arena.channel(), arena.channel(), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 0)
+    await arena.turn_ping(bob, channel, after=1)
+    await arena.challenge(carol, dave, other)  # a channel holds a game or a challenge
+    since = len(arena.emu.requests)
+
+    arena.emu.delete_channel(channel)
+    arena.emu.delete_channel(other)
+    await logged(arena, f"Channel {channel.id} deleted: 1 game(s) ended unrated, 0 challenge(s)")
+    await logged(arena, f"Channel {other.id} deleted: 0 game(s) ended unrated, 1 challenge(s)")
+    await can_start(arena, alice, elsewhere)
+    await can_start(arena, bob, elsewhere)
+    await arena.challenge(carol, alice, elsewhere)  # her pending challenge is gone
+    assert await record(arena, carol, elsewhere, alice) == "Versus members: 0W 0L 0D"
+    assert await record(arena, carol, elsewhere, bob) == "Versus members: 0W 0L 0D"
+    for gone in (channel, other):
+        assert requests_to(arena, gone, since) == [], "nothing is sent to a deleted channel"
+
+
+async def test_old_buttons_after_forget_server_act_on_nothing_new(arena: Arena) -> None:
+    """The replay of issue 23: after /tictactoe-forget-server, the next challenge and game
+    got the erased ones' ids, and the old messages' buttons acted on them."""
+    alice, bob = arena.member("alice"), arena.member("bob")
+    moderator = arena.member("mod", permissions=Permission.MANAGE_GUILD)
+    channel = arena.channel()
+    bot_board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    old_board = snapshot(arena.current(bot_board))  # Forfeit and the cells, live
+    await arena.command(alice, channel, "tictactoe-stop")
+    old_challenge = snapshot(await arena.challenge(alice, bob, channel))
+
+    question = (await arena.command(moderator, channel, "tictactoe-forget-server")).message
+    await arena.click(moderator, question, label="Erase this server's data")
+    assert arena.current(question).text.startswith("🗑️ Done"), arena.current(question).text
+
+    challenge = await arena.challenge(alice, bob, channel, first="me")
+    text = await refusal(await arena.click(bob, old_challenge, label="Accept"))
+    assert CLOSED in text, text
+    state = await arena.accept(bob, challenge)  # the new challenge was untouched
+    game_id = state.game_id
+    text = await refusal(await arena.click(alice, old_board, label="Forfeit"))
+    assert GONE in text, text
+    text = await refusal(await arena.click(alice, old_board, row=1, col=1))
+    assert GONE in text, text
+    # The second guard: the new game's own button, on another message than its board.
+    forged = arena.board(challenge).cell_id(4)
+    text = await refusal(await arena.raw_click(alice, old_board, forged))
+    assert GONE in text, text
+    state = arena.board(challenge)
+    assert state.game_id == game_id and state.live and state.move_no == 0
+    await arena.move(alice, challenge, 4)  # and it plays on
+    assert arena.board(challenge).marks[4] == "X"
+    await arena.forfeit(bob, challenge)
+
+
+async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> None:
+    alice, bob, carol, dave = (arena.member(n) for n in ("alice", "bob", "carol", "dave"))
+    channel = arena.channel()
+    await arena.member_game(alice, bob, channel)
+    await arena.challenge(carol, dave, arena.channel())
+    since = len(arena.emu.requests)
+
+    arena.emu.remove_bot(arena.guild)
+    await logged(
+        arena,
+        f"Removed from server {arena.guild.id}: 1 live game(s) ended unrated,"
+        " 1 challenge(s) withdrawn; its data is erased in 30 days",
+    )
+    await asyncio.sleep(1.5)  # a sweep or more: nothing is sent to the server it left
+    assert not [r for r in arena.emu.requests[since:] if r.path.startswith("/channels/")]
+
+    arena.emu.add_bot(arena.guild)
+    await logged(arena, f"Back in server {arena.guild.id}: its data is kept")
+    assert await record(arena, carol, channel, alice) == "Versus members: 0W 0L 0D"
+    await can_start(arena, alice, channel)
+    await can_start(arena, bob, channel)
