@@ -92,3 +92,14 @@ async def test_threads_come_only_from_text_channels_and_with_the_permission(
     room = emu.add_text_channel(bare, "room")
     with pytest.raises(UserActionError):
         emu.add_thread(room, "b", owner=someone)
+
+
+async def test_a_deleted_channel_takes_its_threads(arena: Arena) -> None:
+    emu, bot = arena.emu, arena.bot
+    hall = emu.add_text_channel(arena.guild, "hall")
+    thread = emu.add_thread(hall, "side talk", owner=arena.alice)
+    await emu.wait_for(lambda: bot.get_channel(thread.id) is not None)
+    emu.delete_channel(hall)
+    await emu.wait_for(lambda: bot.get_channel(thread.id) is None)
+    (gone,) = [e for e in emu.dispatched("THREAD_DELETE") if e["id"] == str(thread.id)]
+    assert gone["parent_id"] == str(hall.id) and emu.channel(thread.id) is None
