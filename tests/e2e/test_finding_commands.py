@@ -34,7 +34,7 @@ from tests.discord_emulator import CallbackType, Emulator, Permission, User, Use
 from tests.discord_emulator import Message as Posted
 from tests.pgtools import new_pg_database
 
-from .conftest import WAIT, Arena, assert_log_clean, refusal
+from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -249,6 +249,17 @@ async def test_games_in_the_threads_of_an_allowed_channel(arena: Arena) -> None:
         assert moved.type is CallbackType.UPDATE_MESSAGE
         assert arena.board(challenge).marks[4] == "X"
         await forfeit(arena, bob, challenge)
+
+        # A thread deleted with a game in it: the game ends unrated, as in a channel.
+        doomed = arena.emu.add_thread(games, "short-lived", owner=bob)
+        await arena.start_bot_game(bob, doomed, first="me")
+        arena.emu.delete_channel(doomed)
+        await eventually(
+            arena.emu,
+            lambda: f"Channel {doomed.id} deleted: 1 game(s) ended unrated" in arena.bot.log(),
+            "the deleted thread's game ended",
+            WAIT,
+        )
 
         # A thread of a channel that is not listed is refused, in each reader's language.
         outside = arena.emu.add_thread(elsewhere, "side", owner=carol)
