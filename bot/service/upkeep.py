@@ -130,7 +130,7 @@ class Upkeep:
         await self._store.upkeep.leave(guild_id, self._clock())
         games, challenges = await self._close_down(guild_id)
         for game in games:  # their messages are out of reach: nothing is sent to delete them
-            await self._store.pings.take_ended(game.id)
+            await self._store.pings.drop(game.id)
         return games, challenges
 
     async def guild_back(self, guild_id: int) -> bool:
@@ -153,7 +153,7 @@ class Upkeep:
         is sent to a channel that no longer exists."""
         games, challenges = await self._close_down(guild_id, channel_id)
         for game_id in (*ended, *(game.id for game in games)):
-            await self._store.pings.take_ended(game_id)
+            await self._store.pings.drop(game_id)
         return games, challenges
 
     async def message_gone(

@@ -30,6 +30,7 @@ UPSERT = (
     " move_no = excluded.move_no, reminder = excluded.reminder"
 )
 FORGET = "DELETE FROM turn_pings WHERE game_id = ? AND message_id = ?"
+DROP = "DELETE FROM turn_pings WHERE game_id = ?"
 REFUSE = (
     "INSERT INTO ping_refusals (game_id, move_no) VALUES (?, ?)"
     " ON CONFLICT (game_id) DO UPDATE SET move_no = excluded.move_no"
@@ -178,6 +179,11 @@ class PingStore:
     async def forget(self, game_id: int, message_id: int) -> None:
         """Forget a ping whose message Discord deleted (or no longer knows)."""
         await self._db.run_alone(FORGET, (game_id, message_id))
+
+    async def drop(self, game_id: int) -> None:
+        """Forget the game's ping, whatever its message: one the bot can no longer reach
+        (its channel was deleted, or the bot left the server)."""
+        await self._db.run_alone(DROP, (game_id,))
 
     async def refuse(self, game_id: int, move_no: int) -> None:
         """Remember that the channel refused the ping of ``game_id``'s move ``move_no``."""

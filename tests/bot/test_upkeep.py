@@ -5,6 +5,7 @@ channels, and the pruning of what nobody needs any more."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import sqlite3
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from bot.errors import ChallengeNotFound, GameNotFound
 from bot.models import ChallengeStatus, First, GameStatus, Result, Shards
 from bot.service import GameService
+from bot.service.pings import outranks
 from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
 from bot.settings import Settings, SettingsError
 from bot.store import StandingPing, Store
@@ -194,7 +196,8 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     assert [(c.id, c.status) for c in withdrawn] == [(challenge.id, ChallengeStatus.WITHDRAWN)]
 
     game = await member_game(service, CAROL, DAVE)
-    await store.pings.claim(StandingPing(game.id, CHANNEL, 903, CAROL, 0, False))
+    standing = StandingPing(game.id, CHANNEL, 903, CAROL, 0, False)
+    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
     pending = await service.challenges.create(GUILD, CHANNEL + 1, ALICE, BOB)
     games, challenges = await service.upkeep.channel_gone(GUILD, CHANNEL)
     assert [g.id for g in games] == [game.id] and challenges == []
@@ -215,7 +218,8 @@ async def test_pruning_in_batches(
         store, clock, executor, challenge_cooldown=60.0, history_days=history_days
     )
     old = await member_game(service)  # rated, with a review and a ping left behind
-    await store.pings.claim(StandingPing(old.id, CHANNEL, 800, ALICE, 0, False))
+    standing = StandingPing(old.id, CHANNEL, 800, ALICE, 0, False)
+    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
     await service.endings.forfeit(old.id, BOB)
     await store.reviews.put(old.id, "{}")
     declined = await service.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
