@@ -1,7 +1,7 @@
 """Two bot processes on one PostgreSQL database, one shard each: the deployment a bot
 outgrowing one process moves to (SHARD_COUNT=2, SHARD_IDS=0 and SHARD_IDS=1).
 
-One server on each shard, and a second on shard 1 whose moderators set a 30 s turn clock
+One server on each shard, and a second on shard 1 whose moderators set a 90 s turn clock
 (for the game that must outlive its process's restart; the others have 3 s turns). Three
 launches in all, in one test: both processes at once (they migrate the new database
 together), and shard 1's again after a SIGKILL. It shows, in order:
@@ -55,8 +55,10 @@ from .test_ratings import expected_rows, shown_rows
 
 TURN = 3.0
 """The turn clock (TURN_TIMEOUT_SECONDS) of every server but the slow one."""
-SLOW_TURN = 30
-"""The slow server's turn clock, set by its moderators (the shortest allowed)."""
+SLOW_TURN = 90
+"""The slow server's turn clock, set by its moderators: long enough for its half-played
+game to outlive everything before its last moves (over 30 s on a loaded machine, now
+that the emulator limits like Discord)."""
 X_WINS = (0, 3, 1, 4, 2)  # X and O alternate; X completes the top row
 DRAW = (0, 4, 8, 2, 6, 3, 5, 7, 1)  # X and O alternate; nobody gets a line
 SWEPT = re.compile(r"Swept game (?P<game>[0-9]+) of server (?P<guild>[0-9]+) \((?P<state>\w+)\)")
@@ -88,7 +90,7 @@ class Cluster:
     one: Arena
     """Shard 1's server."""
     slow: Arena
-    """Shard 1's other server, with a 30 s turn clock."""
+    """Shard 1's other server, with a 90 s turn clock."""
     logs: dict[str, int]
     """Each process life's log file, and the shard it ran."""
     forged: set[int] = field(default_factory=set)
@@ -263,20 +265,14 @@ async def race(cluster: Cluster) -> None:
         after = arena.board(board)
         changed = [i for i, before in enumerate(state.marks) if after.marks[i] != before]
         assert changed == [cell] and after.marks[cell] == mark, after.marks
-        if after.live:
-            on_move = o if mark == "X" else x
-            await eventually(
-                emu,
-                lambda on_move=on_move: pinged(arena, board, on_move),
-                f"one turn notification standing after move {n}, for the player on move",
-                WAIT,
-            )
     state = arena.board(board)
     assert check_final(state, 3) == "" and "draw" in state.text.lower(), state.text
-    # Each losing process redrew the board from the database (Boards.refresh), at least
-    # once: more if the game had moved on meanwhile.
-    await eventually(emu, lambda: channel_edits(emu, board) >= len(DRAW), "refreshes", WAIT)
-    await eventually(emu, lambda: not standing_pings(arena, board), "no ping after it", WAIT)
+    # The losing processes redrew the board from the database (Boards.refresh); a refused
+    # click's refresh is dropped while one of the same game is under way in its process
+    # (that one reads the game again after each edit), so there may be fewer than moves.
+    await eventually(emu, lambda: channel_edits(emu, board) >= 1, "refreshes", WAIT)
+    # Played at once: nobody was pinged (a ping waits for the turn's grace).
+    assert arena.turn_pings(board.channel, deleted=True) == []
     row = await cluster.game_row(game_id, "status, result, move_no, rated")
     assert row == ("finished", "draw", 9, 1), row
     arena.elo.add(x.id, o.id, 0.5)
@@ -331,12 +327,12 @@ async def scenario(
     """Everything between the first launch and the last stop; returns shard 1's second life."""
     emu, zero_server, one_server, slow = cluster.emu, cluster.zero, cluster.one, cluster.slow
 
-    # The slow server's moderator sets a 30 s turn clock; a game there is half played.
+    # The slow server's moderator sets a 90 s turn clock; a game there is half played.
     mod = slow.member("mod", permissions=MANAGE_SERVER)
     saved = await slow.command(
         mod, slow.channel(), "tictactoe-settings", turn_clock=f"{SLOW_TURN}s"
     )
-    assert saved.ephemeral and f"Turn clock: {SLOW_TURN} s" in saved.message.text
+    assert saved.ephemeral and "Turn clock: 1 min 30 s" in saved.message.text
     half, half_x, half_o = await play_member_game(slow, X_WINS[:3])  # O to move
 
     # Games in both servers at once; each click reaches only its own shard's session.

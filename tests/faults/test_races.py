@@ -145,9 +145,12 @@ async def run_races(arena: Arena, *, races: int, tables: int) -> None:
         await asyncio.gather(*(run(table) for table in playing))
         # Stale races (the board was already out of date, mostly because its 2 s turn had
         # just run out) are answered correctly but race nothing: they do not count, and
-        # they must stay a minority (about 9% on a quiet machine).
+        # they must stay a minority (about 9% on a quiet machine when every redraw went
+        # out at once; the bot's own edits are now paced to its share of the global
+        # limit, 40 a second, while these races ask for some 90 refreshes a second, so
+        # about a quarter on a loaded one).
         assert sum(t.races - t.stale for t in playing) >= races
-        assert sum(t.stale for t in playing) < races // 4
+        assert sum(t.stale for t in playing) < races // 3
         await asyncio.sleep(0.3)
 
         games = check_database(arena.database)
