@@ -24,12 +24,15 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
+from bot.durations import split_duration
+
 __all__ = [
     "DOMAIN",
     "ENGLISH",
     "KEYWORDS",
     "LOCALES",
     "N_",
+    "Duration",
     "Message",
     "Nn_",
     "Translator",
@@ -62,6 +65,14 @@ class Message:
         return Translator(ENGLISH, gettext.NullTranslations())(self)
 
 
+@dataclass(frozen=True)
+class Duration:
+    """A length of time to show in the reader's units: ``1 h 30 min``, ``1 d``, ``45 s``
+    (the way ``/tictactoe-settings`` reads them: ``1h30m``, ``1d``, ``45s``)."""
+
+    seconds: float
+
+
 def N_(message: str, /, **params: object) -> Message:
     """Mark ``message`` for extraction; translated later, in the reader's locale."""
     return Message(message, params=params)
@@ -70,6 +81,15 @@ def N_(message: str, /, **params: object) -> Message:
 def Nn_(singular: str, plural: str, n: int, /, **params: object) -> Message:
     """Mark a text with plural forms; ``n`` picks the form and fills ``{n}``."""
     return Message(singular, plural, n, params)
+
+
+_UNIT_TEXTS = {
+    # TRANSLATORS: a number of days, short: "2 d" (with hours, minutes, seconds: "1 d 2 h")
+    "d": N_("{n} d"),
+    "h": N_("{n} h"),
+    "m": N_("{n} min"),
+    "s": N_("{n} s"),
+}
 
 
 class Translator:
@@ -87,12 +107,16 @@ class Translator:
         return self.translations.ngettext(singular, plural, n).format(n=n, **self._filled(params))
 
     def _filled(self, params: Mapping[str, object]) -> dict[str, object]:
-        """A field holding a Message (a setting's name in a sentence) is translated too."""
-        return {k: self(v) if isinstance(v, Message) else v for k, v in params.items()}
+        """A field holding a Message (a setting's name in a sentence) or a Duration is
+        translated too."""
+        return {k: self(v) if isinstance(v, Message | Duration) else v for k, v in params.items()}
 
-    def __call__(self, message: Message | str) -> str:
+    def __call__(self, message: Message | Duration | str) -> str:
         if isinstance(message, str):
             return self.gettext(message)
+        if isinstance(message, Duration):
+            parts = split_duration(message.seconds)
+            return " ".join(self.gettext(_UNIT_TEXTS[unit].singular, n=n) for unit, n in parts)
         if message.plural is None:
             return self.gettext(message.singular, **message.params)
         return self.ngettext(message.singular, message.plural, message.n, **message.params)

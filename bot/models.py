@@ -13,6 +13,7 @@ from typing import Any
 from engine import Board, Mark
 
 __all__ = [
+    "BOUNDS",
     "DELETED_MEMBER",
     "Challenge",
     "ChallengeStatus",
@@ -218,6 +219,20 @@ class Shards:
         return (guild_id >> 22) % self.count in self.ids
 
 
+BOUNDS: dict[str, tuple[float, float]] = {
+    "turn_timeout": (30, 86_400),  # half a minute to a day: correspondence games are fine
+    "challenge_timeout": (15, 3_600),
+    "games_per_member": (1, 5),
+    "server_games": (1, 100),
+    "challenge_cooldown": (0, 3_600),
+    "review_cooldown": (0, 3_600),
+    "ping_grace": (1, 3_600),  # bot.service.pings.MIN_GRACE upwards
+    "challenge_reach": (1, 20),
+}
+"""What a moderator may choose for each server setting (inclusive), in seconds or games;
+the host's defaults (``bot.settings``) keep within the same bounds."""
+
+
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     """A server's settings as they apply: its moderators' choices, else the bot's defaults."""
@@ -234,8 +249,12 @@ class GuildSettings:
     ping_grace: float | None = None  # seconds before one (None: min(30 s, a fifth of the turn))
     challenge_reach: int = 5  # different members one member's challenges may ping in 10 min
 
-    def allows_channel(self, channel_id: int) -> bool:
-        return not self.channels or channel_id in self.channels
+    def allows_channel(self, channel_id: int, parent_id: int | None = None) -> bool:
+        """Whether games may start in ``channel_id``; a thread (``parent_id``: its
+        channel) is allowed where its channel is."""
+        if not self.channels or channel_id in self.channels:
+            return True
+        return parent_id is not None and parent_id in self.channels
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import yarl
 
+from bot.durations import parse_duration
+from bot.models import BOUNDS
+
 __all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError", "database_secrets"]
 
 DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
@@ -26,6 +29,10 @@ _MAX_SHARDS = 100_000
 _SECRET_PARAMETERS = ("password", "sslpassword")
 """Query parameters of a libpq URL that hold a secret (asyncpg reads both)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
+_SHORT_CLOCKS = 1.0
+"""The host alone may set the turn clock and the challenge expiry below the servers'
+lower bounds, down to a second: tests and demos run games out in seconds. Every other
+bound is the servers' (``bot.models.BOUNDS``)."""
 
 
 class SettingsError(ValueError):
@@ -100,21 +107,41 @@ class Settings:
             api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
             gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
             log_level=level,
-            turn_timeout=_seconds("TURN_TIMEOUT_SECONDS", get("TURN_TIMEOUT_SECONDS"), 300.0),
+            turn_timeout=_seconds(
+                "TURN_TIMEOUT_SECONDS",
+                get("TURN_TIMEOUT_SECONDS"),
+                300.0,
+                *_bounds("turn_timeout", low=_SHORT_CLOCKS),
+            ),
             challenge_timeout=_seconds(
-                "CHALLENGE_TIMEOUT_SECONDS", get("CHALLENGE_TIMEOUT_SECONDS"), 60.0
+                "CHALLENGE_TIMEOUT_SECONDS",
+                get("CHALLENGE_TIMEOUT_SECONDS"),
+                60.0,
+                *_bounds("challenge_timeout", low=_SHORT_CLOCKS),
             ),
             ai_workers=_count("AI_WORKERS", get("AI_WORKERS"), 1, low=1, high=32),
-            games_per_member=_count("GAMES_PER_MEMBER", get("GAMES_PER_MEMBER"), 1, low=1, high=5),
-            server_games=_count("SERVER_GAMES", get("SERVER_GAMES"), 25, low=1, high=100),
+            games_per_member=_count(
+                "GAMES_PER_MEMBER", get("GAMES_PER_MEMBER"), 1, *_whole("games_per_member")
+            ),
+            server_games=_count("SERVER_GAMES", get("SERVER_GAMES"), 25, *_whole("server_games")),
             challenge_cooldown=_seconds(
-                "CHALLENGE_COOLDOWN_SECONDS", get("CHALLENGE_COOLDOWN_SECONDS"), 60.0, low=0.0
+                "CHALLENGE_COOLDOWN_SECONDS",
+                get("CHALLENGE_COOLDOWN_SECONDS"),
+                60.0,
+                *_bounds("challenge_cooldown"),
             ),
             review_cooldown=_seconds(
-                "REVIEW_COOLDOWN_SECONDS", get("REVIEW_COOLDOWN_SECONDS"), 30.0, low=0.0
+                "REVIEW_COOLDOWN_SECONDS",
+                get("REVIEW_COOLDOWN_SECONDS"),
+                30.0,
+                *_bounds("review_cooldown"),
             ),
-            ping_grace=_optional_seconds("PING_GRACE_SECONDS", get("PING_GRACE_SECONDS")),
-            challenge_reach=_count("CHALLENGE_REACH", get("CHALLENGE_REACH"), 5, low=1, high=20),
+            ping_grace=_optional_seconds(
+                "PING_GRACE_SECONDS", get("PING_GRACE_SECONDS"), *_bounds("ping_grace")
+            ),
+            challenge_reach=_count(
+                "CHALLENGE_REACH", get("CHALLENGE_REACH"), 5, *_whole("challenge_reach")
+            ),
             sweep_interval=_seconds(
                 "SWEEP_INTERVAL_SECONDS", get("SWEEP_INTERVAL_SECONDS"), 5.0, high=300.0
             ),
@@ -247,25 +274,41 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _bounds(name: str, *, low: float | None = None) -> tuple[float, float]:
+    """The servers' bounds for the setting ``name`` (``low`` replacing the lower one)."""
+    bottom, top = BOUNDS[name]
+    return (bottom if low is None else low), top
+
+
+def _whole(name: str) -> tuple[int, int]:
+    bottom, top = BOUNDS[name]
+    return int(bottom), int(top)
+
+
 def _seconds(
-    name: str, raw: str | None, default: float, *, low: float = 1.0, high: float = 86_400.0
+    name: str, raw: str | None, default: float, low: float = 1.0, high: float = 86_400.0
 ) -> float:
+    """Seconds (``90``, ``30.5``) or a duration (``90s``, ``5m``, ``1h30m``, ``1d``)."""
     if raw is None:
         return default
     try:
-        value = float(raw)
+        value = parse_duration(raw)
     except ValueError:
-        raise SettingsError(name, f"must be a number of seconds, not {raw!r}") from None
+        raise SettingsError(
+            name, f"must be a number of seconds or a duration such as 5m or 1h30m, not {raw!r}"
+        ) from None
     if not low <= value <= high:  # also rejects nan and inf
         raise SettingsError(name, f"must be from {low:g} to {high:g} seconds, not {raw}")
     return value
 
 
-def _optional_seconds(name: str, raw: str | None) -> float | None:
-    """Seconds from 1 to 3600, or None when unset or 0 (off)."""
+def _optional_seconds(
+    name: str, raw: str | None, low: float = 1.0, high: float = 3_600.0
+) -> float | None:
+    """Seconds within the bounds, or None when unset or 0 (off)."""
     if raw is None or raw == "0":
         return None
-    return _seconds(name, raw, 0.0, high=3600.0)
+    return _seconds(name, raw, 0.0, low, high)
 
 
 def _days(name: str, raw: str | None, default: float | None) -> float | None:
@@ -281,7 +324,7 @@ def _days(name: str, raw: str | None, default: float | None) -> float | None:
     return value
 
 
-def _count(name: str, raw: str | None, default: int, *, low: int, high: int) -> int:
+def _count(name: str, raw: str | None, default: int, low: int, high: int) -> int:
     if raw is None:
         return default
     if not _digits(raw):

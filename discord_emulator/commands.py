@@ -415,6 +415,22 @@ def _convert(option: dict[str, Any], value: Any, resolver: _Resolver) -> Any:
     return value
 
 
+def build_user_command_data(
+    command: dict[str, Any], target: User, *, guild: Guild | None
+) -> dict[str, Any]:
+    """The ``data`` of a user command (a member's Apps menu): the target in ``target_id``
+    and ``resolved`` (its user, and its member in a guild), as the client sends it."""
+    resolver = _Resolver(guild=guild, resolved={})
+    resolver.user(target)
+    return {
+        "id": command["id"],
+        "name": command["name"],
+        "type": command["type"],
+        "target_id": str(target.id),
+        "resolved": resolver.resolved,
+    }
+
+
 def check_command_access(command: dict[str, Any], *, guild: Guild | None, user: User) -> None:
     """Refuse commands the user could not see: DM/guild contexts, default member permissions."""
     contexts = command.get("contexts")

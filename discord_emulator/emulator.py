@@ -10,7 +10,12 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Self
 
-from .commands import CommandRegistry, build_command_data, check_command_access
+from .commands import (
+    CommandRegistry,
+    build_command_data,
+    build_user_command_data,
+    check_command_access,
+)
 from .components import Button, assign_ids, copy_json, find_button
 from .errors import APIError, UserActionError
 from .gateway import Gateway, GatewayFrame, Intent, Session
@@ -26,7 +31,18 @@ from .shards import (
     SessionStartLimit,
     shard_for,
 )
-from .world import Channel, Guild, Message, MessageFlag, Permission, Pings, Role, User, World
+from .world import (
+    Channel,
+    Guild,
+    Message,
+    MessageFlag,
+    Permission,
+    Pings,
+    Role,
+    User,
+    World,
+    iso,
+)
 
 __all__ = ["Emulator"]
 
@@ -309,6 +325,23 @@ class Emulator(World):
         data = build_command_data(command, parts[1:], options, guild=guild)
         return self._new_interaction(user, channel, InteractionType.APPLICATION_COMMAND, data, None)
 
+    async def run_user_command(
+        self, user: User, channel: Channel, name: str, target: User
+    ) -> InteractionHandle:
+        """``user``, in ``channel``, opens ``target``'s member menu and picks Apps > ``name``
+        (a user command, by its default name). The client offers only what was synced for
+        user commands (type 2), and in a server only on its members."""
+        self._check_can_act(user, channel)
+        guild = channel.guild
+        command = self.commands.find(name, guild.id if guild else None, kind=2)
+        if command is None:
+            raise UserActionError(f"Apps > {name!r} is not a user command {user.name} can see")
+        if guild is not None and guild.member(target) is None:
+            raise UserActionError(f"{target.name} is not a member of {guild.name}")
+        check_command_access(command, guild=guild, user=user)
+        data = build_user_command_data(command, target, guild=guild)
+        return self._new_interaction(user, channel, InteractionType.APPLICATION_COMMAND, data, None)
+
     async def click(
         self,
         user: User,
@@ -373,7 +406,7 @@ class Emulator(World):
         if not self.can_view(user, channel):
             raise UserActionError(f"{user.name} cannot see #{channel.name}")
         guild = channel.guild
-        if guild is not None and not guild.permissions_of(user) & Permission.SEND_MESSAGES:
+        if guild is not None and not guild.permissions_of(user) & channel.send_permission:
             raise UserActionError(f"{user.name} may not send messages in #{channel.name}")
         draft = parse_message_payload({"content": content, **fields})
         return self._post(channel, user, draft)
@@ -781,7 +814,7 @@ class Emulator(World):
 
     def _guild_payload(self, guild: Guild, intents: int) -> dict[str, Any]:
         members = None if intents & Intent.GUILD_MEMBERS else [guild.members[self.bot.id]]
-        return guild.to_payload(members=members)
+        return guild.to_payload(members=members, viewer=self.bot.id)
 
     def _world_changed(self, kind: str, obj: Any) -> None:
         gateway: Gateway | None = getattr(self, "gateway", None)
@@ -797,6 +830,18 @@ class Emulator(World):
             )
             self._changed()
             return
+        if kind == "channel_delete" and obj.is_thread:
+            assert obj.guild is not None and obj.parent is not None
+            if obj.guild.sees(self.bot, obj):
+                data = {
+                    "id": str(obj.id),
+                    "guild_id": str(obj.guild.id),
+                    "parent_id": str(obj.parent.id),
+                    "type": int(obj.type),
+                }
+                gateway.dispatch("THREAD_DELETE", data, intent=Intent.GUILDS)
+            self._changed()
+            return
         if kind == "channel_delete":
             gateway.dispatch("CHANNEL_DELETE", obj.to_payload(), intent=Intent.GUILDS)
             self._changed()
@@ -807,12 +852,26 @@ class Emulator(World):
                 self._changed()
             return
         guild = (
-            obj.guild if kind in ("member_join", "channel_create") else self.guilds[obj.guild_id]
+            obj.guild
+            if kind in ("member_join", "channel_create", "thread_create")
+            else self.guilds[obj.guild_id]
         )
         if self.bot.id not in guild.members:
             return
         if kind == "channel_create":
             gateway.dispatch("CHANNEL_CREATE", obj.to_payload(), intent=Intent.GUILDS)
+        elif kind == "thread_create":
+            # Only to a bot that sees the thread (a private one: a member, or Manage Threads).
+            if guild.sees(self.bot, obj):
+                data = {**obj.to_payload(), "newly_created": True}
+                if self.bot.id in obj.thread_members:
+                    data["member"] = {
+                        "id": str(obj.id),
+                        "user_id": str(self.bot.id),
+                        "join_timestamp": iso(self.clock.utcnow()),
+                        "flags": 0,
+                    }
+                gateway.dispatch("THREAD_CREATE", data, intent=Intent.GUILDS)
         elif kind == "role_create" and isinstance(obj, Role):
             gateway.dispatch(
                 "GUILD_ROLE_CREATE",

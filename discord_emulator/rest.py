@@ -204,8 +204,10 @@ class RestApi:
         if guild is None:
             return channel
         perms = guild.permissions_of(self.emu.bot)
-        if self.emu.bot.id not in guild.members or not perms & Permission.VIEW_CHANNEL:
+        if self.emu.bot.id not in guild.members or not guild.sees(self.emu.bot, channel):
             raise APIError(403, 50001, "Missing Access")
+        if need & Permission.SEND_MESSAGES:  # in a thread: Send Messages in Threads instead
+            need = (need & ~Permission.SEND_MESSAGES) | channel.send_permission
         if need & ~perms:
             raise APIError(403, 50013, "Missing Permissions")
         return channel

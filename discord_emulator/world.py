@@ -61,6 +61,10 @@ class Permission(IntFlag):
     USE_EXTERNAL_EMOJIS = 1 << 18
     MANAGE_ROLES = 1 << 28
     USE_APPLICATION_COMMANDS = 1 << 31
+    MANAGE_THREADS = 1 << 34  # also: view every private thread
+    CREATE_PUBLIC_THREADS = 1 << 35
+    CREATE_PRIVATE_THREADS = 1 << 36
+    SEND_MESSAGES_IN_THREADS = 1 << 38  # what a thread asks instead of SEND_MESSAGES
 
 
 ALL_PERMISSIONS = (1 << 51) - 1
@@ -73,6 +77,9 @@ DEFAULT_EVERYONE_PERMISSIONS = int(
     | Permission.ATTACH_FILES
     | Permission.USE_EXTERNAL_EMOJIS
     | Permission.USE_APPLICATION_COMMANDS
+    | Permission.CREATE_PUBLIC_THREADS
+    | Permission.CREATE_PRIVATE_THREADS
+    | Permission.SEND_MESSAGES_IN_THREADS
 )
 DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS
 # What Discord reports as the app's permissions in a DM with the bot.
@@ -91,6 +98,8 @@ class MessageFlag(IntFlag):
 class ChannelType(IntEnum):
     GUILD_TEXT = 0
     DM = 1
+    PUBLIC_THREAD = 11
+    PRIVATE_THREAD = 12
 
 
 class Clock:
@@ -285,6 +294,17 @@ class Guild:
             return ALL_PERMISSIONS
         return value
 
+    def sees(self, user: User | int, channel: Channel) -> bool:
+        """Whether ``user`` sees ``channel``: View Channel, and for a private thread being
+        one of its members or holding Manage Threads."""
+        user_id = user if isinstance(user, int) else user.id
+        perms = self.permissions_of(user_id)
+        if not perms & Permission.VIEW_CHANNEL:
+            return False
+        if channel.type is not ChannelType.PRIVATE_THREAD:
+            return True
+        return user_id in channel.thread_members or bool(perms & Permission.MANAGE_THREADS)
+
     @property
     def features(self) -> list[str]:
         return ["COMMUNITY"] if self.community else []
@@ -297,8 +317,11 @@ class Guild:
         del payload["large"]
         return payload
 
-    def to_payload(self, *, members: Iterable[Member] | None = None) -> dict[str, Any]:
-        """A full GUILD_CREATE payload; ``members`` defaults to every member."""
+    def to_payload(
+        self, *, members: Iterable[Member] | None = None, viewer: int | None = None
+    ) -> dict[str, Any]:
+        """A full GUILD_CREATE payload; ``members`` defaults to every member; ``threads``
+        are those ``viewer`` (the bot) sees."""
         listed = list(self.members.values() if members is None else members)
         return {
             "id": str(self.id),
@@ -333,8 +356,12 @@ class Guild:
             "emojis": [],
             "stickers": [],
             "soundboard_sounds": [],
-            "channels": [channel.to_payload() for channel in self.channels],
-            "threads": [],
+            "channels": [c.to_payload() for c in self.channels if not c.is_thread],
+            "threads": [
+                c.to_payload()
+                for c in self.channels
+                if c.is_thread and viewer is not None and self.sees(viewer, c)
+            ],
             "members": [member.to_payload() for member in listed],
             "member_count": len(self.members),
             "large": len(self.members) >= 250,
@@ -349,6 +376,10 @@ class Guild:
 
 @dataclass(eq=False)
 class Channel:
+    """A text channel, a DM, or a thread: a thread has the text channel it lives in
+    (``parent``), its creator (``owner_id``) and its members (``thread_members``), who alone
+    see it when it is private (with those holding Manage Threads)."""
+
     id: int
     type: ChannelType
     name: str
@@ -356,6 +387,20 @@ class Channel:
     recipient: User | None = None
     position: int = 0
     messages: list[Message] = field(default_factory=list)
+    parent: Channel | None = None
+    owner_id: int | None = None
+    thread_members: set[int] = field(default_factory=set)
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type in (ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD)
+
+    @property
+    def send_permission(self) -> int:
+        """What posting here takes: Send Messages, or in a thread Send Messages in Threads."""
+        if self.is_thread:
+            return int(Permission.SEND_MESSAGES_IN_THREADS)
+        return int(Permission.SEND_MESSAGES)
 
     def __repr__(self) -> str:
         where = f"DM with {self.recipient.name}" if self.recipient else f"#{self.name}"
@@ -382,6 +427,28 @@ class Channel:
                 "flags": 0,
             }
         assert self.guild is not None
+        if self.is_thread:
+            assert self.parent is not None
+            return {
+                "id": str(self.id),
+                "type": int(self.type),
+                "guild_id": str(self.guild.id),
+                "parent_id": str(self.parent.id),
+                "owner_id": str(self.owner_id),
+                "name": self.name,
+                "last_message_id": last_id,
+                "rate_limit_per_user": 0,
+                "message_count": len(self.messages),
+                "member_count": min(len(self.thread_members), 50),
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": iso(datetime.datetime.now(datetime.UTC)),
+                    "locked": False,
+                    "invitable": self.type is ChannelType.PUBLIC_THREAD,
+                },
+                "flags": 0,
+            }
         return {
             "id": str(self.id),
             "type": int(self.type),
@@ -700,12 +767,49 @@ class World:
         self._world_changed("channel_create", channel)
         return channel
 
+    def add_thread(
+        self,
+        parent: Channel,
+        name: str,
+        *,
+        owner: User,
+        private: bool = False,
+        members: Iterable[User] = (),
+    ) -> Channel:
+        """``owner`` starts a thread in the text channel ``parent`` (Create Public Threads,
+        or Create Private Threads for a private one) and adds ``members``; the bot gets
+        THREAD_CREATE if it sees the thread. A private thread is seen by its members and
+        by those with Manage Threads only."""
+        guild = parent.guild
+        if guild is None or parent.type is not ChannelType.GUILD_TEXT:
+            raise UserActionError("threads live in a server's text channels")
+        if not self.can_view(owner, parent):
+            raise UserActionError(f"{owner.name} cannot see #{parent.name}")
+        need = Permission.CREATE_PRIVATE_THREADS if private else Permission.CREATE_PUBLIC_THREADS
+        if not guild.permissions_of(owner) & need:
+            raise UserActionError(f"{owner.name} may not create that thread in #{parent.name}")
+        thread = Channel(
+            id=self.snowflakes.next(),
+            type=ChannelType.PRIVATE_THREAD if private else ChannelType.PUBLIC_THREAD,
+            name=name,
+            guild=guild,
+            parent=parent,
+            owner_id=owner.id,
+            thread_members={owner.id, *(user.id for user in members)},
+        )
+        guild.channels.append(thread)
+        self.channels[thread.id] = thread
+        self._world_changed("thread_create", thread)
+        return thread
+
     def delete_channel(self, channel: Channel) -> None:
         """A moderator deletes a server channel: it and its messages are gone (Discord sends
         CHANNEL_DELETE, and no MESSAGE_DELETE for the messages that went with it)."""
         guild = channel.guild
         if guild is None:
             raise ValueError("only a server channel can be deleted")
+        for thread in [c for c in guild.channels if c.parent is channel]:
+            self.delete_channel(thread)  # a channel's threads go with it
         guild.channels.remove(channel)
         del self.channels[channel.id]
         for message in channel.messages:
@@ -748,7 +852,7 @@ class World:
 
     def _world_changed(self, kind: str, obj: Any) -> None:
         """Hook for subclasses; ``kind`` is guild_join, guild_leave, guild_update,
-        role_create, member_join, channel_create or channel_delete."""
+        role_create, member_join, channel_create, channel_delete or thread_create."""
 
     # -- looking things up ------------------------------------------------------------------
 
@@ -795,5 +899,4 @@ class World:
         if channel.is_dm:
             return user is channel.recipient or user is self.bot
         assert channel.guild is not None
-        perms = channel.guild.permissions_of(user)
-        return bool(perms & Permission.VIEW_CHANNEL)
+        return channel.guild.sees(user, channel)

@@ -70,6 +70,7 @@ class Challenges:
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
         locale: str | None = None,
+        parent_id: int | None = None,
     ) -> Challenge:
         """A new pending challenge, refused (nothing written, nobody pinged) if: the
         channel is not one for games, the opponent turned challenges off, either member
@@ -79,6 +80,7 @@ class Challenges:
         from the cooldown, but its message pings nobody if the cooldown still runs
         (``pinged`` False): a challenge pings a member at most once per cooldown.
         ``locale`` is the server's: the language of the challenge and of its game.
+        ``parent_id``: the channel whose thread ``channel_id`` is, if it is one.
         """
         rules.validate_options(width, height, k)
         order = rules.first_from(first)
@@ -87,7 +89,7 @@ class Challenges:
         if opponent_is_bot:
             raise BotChallenge()
         settings = await self._guilds.get(guild_id)
-        rules.check_allowed_channel(settings, channel_id)
+        rules.check_allowed_channel(settings, channel_id, parent_id)
         if not await self._guilds.accepts_challenges(guild_id, opponent_id):
             raise ChallengesOff(
                 N_(

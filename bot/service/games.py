@@ -167,16 +167,18 @@ class GameService:
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
         locale: str | None = None,
+        parent_id: int | None = None,
     ) -> Game:
         """A new game against the bot; if the bot is X, its first move is already made.
-        ``locale``: the server's Discord locale, the language of the game's board."""
+        ``locale``: the server's Discord locale, the language of the game's board;
+        ``parent_id``: the channel whose thread ``channel_id`` is, if it is one."""
         rules.validate_options(width, height, k, level)
         order = rules.first_from(first)
         if order is First.RANDOM:
             order = self._rng.choice((First.ME, First.OPPONENT))
         player_is_x = order is First.ME
         settings = await self.guilds.get(guild_id)
-        rules.check_allowed_channel(settings, channel_id)
+        rules.check_allowed_channel(settings, channel_id, parent_id)
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -228,9 +230,10 @@ class GameService:
         guild_id: int | None = None,
         *,
         locale: str | None = None,
+        parent_id: int | None = None,
     ) -> Game | Challenge:
         """Play an ended game again with sides swapped, in the server's ``locale`` (by
-        default the old game's).
+        default the old game's); ``parent_id``: the channel of the game's thread, if any.
 
         Against the bot: the new game at once. Between members: a challenge to the other
         player, whose acceptance starts the game with sides swapped.
@@ -257,6 +260,7 @@ class GameService:
                     first=First.ME if game.x_id is None else First.OPPONENT,
                     rematch_of=game.id,
                     locale=locale,
+                    parent_id=parent_id,
                 )
             other = game.o_id if user_id == game.x_id else game.x_id
             assert other is not None
@@ -273,6 +277,7 @@ class GameService:
                 first=First.OPPONENT if user_id == game.x_id else First.ME,
                 rematch_of=game.id,
                 locale=locale,
+                parent_id=parent_id,
             )
         except (ChannelBusy, AlreadyPlaying) as error:
             raise busy from error

@@ -11,29 +11,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 from typing import Any
 
+from bot.durations import parse_duration
 from bot.errors import InvalidSettings, TooManyGames
-from bot.i18n import N_, Message
-from bot.models import GuildSettings
+from bot.i18n import N_, Duration, Message
+from bot.models import BOUNDS, GuildSettings
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.store import LimitReached, Store
 
-__all__ = ["BOUNDS", "MAX_CHANNELS", "Guilds"]
+__all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Guilds", "read_duration"]
 
-BOUNDS: dict[str, tuple[float, float]] = {
-    "turn_timeout": (30, 86_400),  # half a minute to a day: correspondence games are fine
-    "challenge_timeout": (15, 3_600),
-    "games_per_member": (1, 5),
-    "server_games": (1, 100),
-    "challenge_cooldown": (0, 3_600),
-    "review_cooldown": (0, 3_600),
-    "ping_grace": (1, 3_600),  # bot.service.pings.MIN_GRACE upwards
-    "challenge_reach": (1, 20),
-}
-"""What a moderator may choose for each number (inclusive), in seconds or games."""
 MAX_CHANNELS = 25
 """Channels a server may list for games (a longer list is easier as "every channel")."""
 _WHOLE = {"games_per_member", "server_games", "challenge_reach"}
+DURATIONS = frozenset(BOUNDS) - _WHOLE
+"""The settings that are lengths of time (typed as ``90s``, ``5m``, ``1h30m``, ``1d``)."""
 _SWITCHES = {"reviews", "turn_pings"}
 
 
@@ -164,16 +156,35 @@ def _check(name: str, value: Any) -> None:
     if whole and not float(value).is_integer():
         raise InvalidSettings(N_("{setting} must be a whole number.", setting=label(name)))
     if not math.isfinite(value) or not low <= value <= high:
-        bounds = {"setting": label(name), "low": f"{low:g}", "high": f"{high:g}"}
+        if whole:
+            shown: dict[str, object] = {
+                "low": f"{low:g}",
+                "high": f"{high:g}",
+                "value": f"{value:g}",
+            }
+        else:
+            shown = {"low": Duration(low), "high": Duration(high), "value": Duration(value)}
+            if not math.isfinite(value) or not float(value).is_integer():
+                shown["value"] = repr(value)
         raise InvalidSettings(
-            N_("{setting} must be from {low} to {high}, not {value}.", value=f"{value:g}", **bounds)
-            if whole
-            else N_(
-                "{setting} must be from {low} to {high} seconds, not {value}.",
-                value=f"{value:g}",
-                **bounds,
-            )
+            N_("{setting} must be from {low} to {high}, not {value}.", setting=label(name), **shown)
         )
+
+
+def read_duration(name: str, text: str) -> float:
+    """The seconds a moderator typed for the setting ``name``: ``90s``, ``5m``, ``1h30m``,
+    ``1d`` or a number of seconds; InvalidSettings if it is none of those (``update``
+    checks the bounds)."""
+    try:
+        return parse_duration(text)
+    except ValueError:
+        raise InvalidSettings(
+            N_(
+                "{setting}: write a time such as 90s, 5m, 1h30m or 1d, not {value}.",
+                setting=label(name),
+                value=repr(text[:20]),
+            )
+        ) from None
 
 
 def label(name: str) -> Message:

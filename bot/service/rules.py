@@ -182,9 +182,12 @@ def on_its_message(recorded: int | None, clicked: int | None) -> bool:
     return recorded is None or clicked is None or recorded == clicked
 
 
-def check_allowed_channel(settings: GuildSettings, channel_id: int) -> None:
-    """ChannelNotAllowed unless the server lets games start in ``channel_id``."""
-    if not settings.allows_channel(channel_id):
+def check_allowed_channel(
+    settings: GuildSettings, channel_id: int, parent_id: int | None = None
+) -> None:
+    """ChannelNotAllowed unless the server lets games start in ``channel_id`` (a thread
+    of ``parent_id``: where that channel is allowed)."""
+    if not settings.allows_channel(channel_id, parent_id):
         where = ", ".join(f"<#{channel}>" for channel in settings.channels)
         raise ChannelNotAllowed(N_("Games on this server are played in {where}.", where=where))
 

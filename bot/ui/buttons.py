@@ -33,6 +33,7 @@ from bot.ui.gate import (
     send_ephemeral,
     server_locale,
     server_reader,
+    thread_parent,
 )
 from bot.ui.views import calloff_view, leaderboard_view
 
@@ -203,7 +204,11 @@ class Buttons:
         if old.is_bot_game and service.replies.may_be_slow(old.width, old.height):
             await interaction.response.defer(thinking=True)
         new = await service.rematch(
-            old.id, interaction.user.id, interaction.guild_id, locale=server_locale(interaction)
+            old.id,
+            interaction.user.id,
+            interaction.guild_id,
+            locale=server_locale(interaction),
+            parent_id=thread_parent(interaction),
         )
         await self._boards.post(interaction, new)
 

@@ -42,6 +42,7 @@ from bot.store import Store
 from bot.ui.boards import Boards
 from bot.ui.buttons import Buttons
 from bot.ui.cogs.games import Games
+from bot.ui.cogs.help import Help
 from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
@@ -184,7 +185,10 @@ class TicTacToeBot(commands.AutoShardedBot):
         for game in completed:
             self.boards.queue_redraw(game)
             await self.boards.notify(game)
-        await self.add_cog(Games(self.service, self.boards))
+        games = Games(self.service, self.boards)
+        await self.add_cog(games)
+        self.tree.add_command(games.menu)
+        await self.add_cog(Help())
         await self.add_cog(Stats(self.service.stats))
         await self.add_cog(ServerSettings(self.service.guilds, self.service.pings))
         await self.add_cog(Privacy(self.service))
@@ -268,11 +272,19 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel, /) -> None:
         """A channel was deleted: its live games end unrated, its challenges are withdrawn,
         and nothing is sent there any more (its messages went with it)."""
-        games, challenges = await self.service.upkeep.channel_gone(channel.guild.id, channel.id)
+        await self._channel_gone(channel.guild.id, channel.id)
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent, /) -> None:
+        """A thread was deleted, alone or with its channel: the same as a channel (the raw
+        event, as a thread the bot never cached may hold a game)."""
+        await self._channel_gone(payload.guild_id, payload.thread_id)
+
+    async def _channel_gone(self, guild_id: int, channel_id: int) -> None:
+        games, challenges = await self.service.upkeep.channel_gone(guild_id, channel_id)
         if games or challenges:
             log.info(
                 "Channel %s deleted: %d game(s) ended unrated, %d challenge(s) withdrawn",
-                channel.id,
+                channel_id,
                 len(games),
                 len(challenges),
             )

@@ -59,16 +59,20 @@ def _name_character(char: str) -> bool:
     return any(low <= ord(char) <= high for low, high in _SCRIPTS)
 
 
-def problem(text: str, where: Where) -> str | None:
-    """Why Discord would refuse ``text`` at ``where`` (None: it would not).
+def problem(text: str, where: Where, *, menu: bool = False) -> str | None:
+    """Why Discord would refuse ``text`` at ``where`` (None: it would not); ``menu``: the
+    name of a context menu (a user or message command), which is 1 to 32 characters of any
+    kind, spaces and capitals included.
 
-    Names follow Discord's ``^[-_'\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``, in lower
+    Other names follow Discord's ``^[-_'\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``, in lower
     case where the script has case; the apostrophe is refused too, as the API does
     (discord/discord-api-docs#7371). Descriptions and choice names: 1 to 100 characters.
     """
     if where in NAMES:
         if not 1 <= len(text) <= 32:
             return f"a name has 1 to 32 characters, not {len(text)}"
+        if menu:
+            return None
         if text != text.lower():
             return "a name is lower case"
         wrong = "".join(sorted({char for char in text if not _name_character(char)}))
@@ -130,7 +134,8 @@ class CommandTranslator(app_commands.Translator):
         translated = self.localize(string.message, locale.value, context.location)
         if translated is None:
             return None
-        wrong = problem(translated, context.location)
+        menu = isinstance(context.data, app_commands.ContextMenu)
+        wrong = problem(translated, context.location, menu=menu)
         if wrong is not None:
             log.warning(
                 "Not sending the %s translation %r of %r: %s",
@@ -146,9 +151,14 @@ class CommandTranslator(app_commands.Translator):
 def _texts(
     tree: app_commands.CommandTree[Any],
 ) -> list[tuple[str, Where, locale_str, Any]]:
-    """(where, location, string, context data) for every text of the tree's slash commands,
-    from their public attributes."""
+    """(where, location, string, context data) for every text of the tree's commands (slash
+    commands and context menus), from their public attributes."""
     found: list[tuple[str, Where, locale_str, Any]] = []
+    for kind in (discord.AppCommandType.user, discord.AppCommandType.message):
+        for menu in tree.get_commands(type=kind):
+            found.append(
+                (f"{kind.name}:{menu.name}", Where.command_name, locale_str(menu.name), menu)
+            )
     for command in tree.walk_commands():
         path = command.qualified_name
         group = isinstance(command, app_commands.Group)

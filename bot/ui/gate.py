@@ -66,6 +66,13 @@ def server_locale(interaction: discord.Interaction) -> str | None:
     return None if locale is None else locale.value
 
 
+def thread_parent(interaction: discord.Interaction) -> int | None:
+    """The channel whose thread ``interaction`` comes from (None: not from a thread), for
+    the server's channel allow-list, which covers a listed channel's threads."""
+    channel = interaction.channel
+    return channel.parent_id if isinstance(channel, discord.Thread) else None
+
+
 def server_reader(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the server ``interaction`` comes from."""
     return translator(server_locale(interaction))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.i18n import N_, Message, Nn_, Translator
+from bot.i18n import N_, Duration, Message, Nn_, Translator
 from bot.models import (
     DELETED_MEMBER,
     Challenge,
@@ -115,16 +115,8 @@ def level_text(level: str, t: Translator) -> str:
 
 
 def duration_text(seconds: float, t: Translator) -> str:
-    """Seconds as people read them: 45 s, 5 min, 1 h 30 min (units in ``t``'s language)."""
-    whole = round(seconds)
-    if whole < 60:
-        return t(N_("{n} s", n=whole))
-    hours, rest = divmod(whole, 3600)
-    minutes, rest = divmod(rest, 60)
-    parts = [t(N_("{n} h", n=hours))] if hours else []
-    parts += [t(N_("{n} min", n=minutes))] if minutes else []
-    parts += [t(N_("{n} s", n=rest))] if rest else []
-    return " ".join(parts)
+    """Seconds as people read them: 45 s, 5 min, 1 h 30 min, 1 d (in ``t``'s units)."""
+    return t(Duration(seconds))
 
 
 def cell_name(cell: int, width: int) -> str:

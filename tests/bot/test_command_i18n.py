@@ -24,10 +24,11 @@ from discord.app_commands import TranslationContext, locale_str
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
-from bot.models import First
-from bot.service.guilds import BOUNDS
+from bot.durations import UNITS, parse_duration
+from bot.models import BOUNDS, First
 from bot.ui.client import commands_hash
 from bot.ui.cogs.games import FIRST_NAMES, Games
+from bot.ui.cogs.help import Help
 from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
@@ -49,10 +50,12 @@ def command_tree() -> app_commands.CommandTree[Any]:
     tree: app_commands.CommandTree[Any] = app_commands.CommandTree(
         discord.Client(intents=discord.Intents.none())
     )
-    cogs = (Games(None, None), Stats(None), ServerSettings(None, None), Privacy(None))  # type: ignore[arg-type]
+    games = Games(None, None)  # type: ignore[arg-type]
+    cogs = (games, Stats(None), ServerSettings(None, None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
             tree.add_command(command)
+    tree.add_command(games.menu)
     return tree
 
 
@@ -114,14 +117,36 @@ def test_every_localized_command_keeps_discords_rules(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CATALOGS)
-def test_the_turn_clock_bounds_survive_translation(name: str) -> None:
-    """The description spells out BOUNDS; a translation must keep both numbers."""
-    low, high = BOUNDS["turn_timeout"]
-    english = f"Seconds a player has for each move ({low:g}-{high:g})"
-    (turn_clock,) = [p for c in slash_commands() for p in c.parameters if p.name == "turn_clock"]
-    assert turn_clock.description == english
-    text = shown(CommandTranslator(), english, discord_locale(name), Where.parameter_description)
-    assert f"{low:g}" in text and f"{high:g}" in text, text
+def test_the_time_bounds_survive_translation(name: str) -> None:
+    """Each time option's description ends with its BOUNDS as typed ("(30s-1d)") and an
+    example in the same form; a translation keeps both, letters included (they are what
+    a moderator types, in any language)."""
+    options = {
+        "turn_clock": "turn_timeout",
+        "challenge_expiry": "challenge_timeout",
+        "challenge_cooldown": "challenge_cooldown",
+        "review_cooldown": "review_cooldown",
+        "notify_after": "ping_grace",
+    }
+    parameters = {p.name: p for c in slash_commands() for p in c.parameters}
+    for option, setting in options.items():
+        low, high = (typed(seconds) for seconds in BOUNDS[setting])
+        english = parameters[option].description
+        assert english.endswith(f"({low}-{high})"), english
+        example = english.split("such as ")[1].split(" ")[0].rstrip(",")
+        assert parse_duration(example) > 0
+        text = shown(
+            CommandTranslator(), english, discord_locale(name), Where.parameter_description
+        )
+        assert f"{low}-{high}" in text and example in text, text
+
+
+def typed(seconds: float) -> str:
+    """The largest unit that divides ``seconds``: 30s, 1h, 1d."""
+    for letter, size in UNITS:
+        if seconds and seconds % size == 0:
+            return f"{seconds // size:g}{letter}"
+    return "0s"
 
 
 def test_the_english_texts_name_what_the_code_does() -> None:
@@ -144,13 +169,14 @@ def test_the_rules_of_the_translator_agree_with_discords() -> None:
 def test_only_a_locales_own_catalog_answers_and_never_with_the_english() -> None:
     translator = CommandTranslator()
     assert translator.localize("tictactoe-stop", "de", Where.command_name) == "tictactoe-abbrechen"
-    assert translator.localize("leaderboard", "ru", Where.command_name) == "рейтинг"
-    assert translator.localize("stats", "ja", Where.command_name) == "戦績"
+    leaderboard = "tictactoe-leaderboard"
+    assert translator.localize(leaderboard, "ru", Where.command_name) == "tictactoe-таблица-лидеров"
+    assert translator.localize("tictactoe-stats", "ja", Where.command_name) == "tictactoe-戦績"
     assert translator.localize("tictactoe", "de", Where.command_name) is None  # the same
-    assert translator.localize("leaderboard", "en-US", Where.command_name) is None
+    assert translator.localize(leaderboard, "en-US", Where.command_name) is None
     for other in ("en-GB", "de-AT", "fi"):  # no catalog of their own: Discord shows English
         assert own_catalog(other) is None
-        assert translator.localize("leaderboard", other, Where.command_name) is None
+        assert translator.localize(leaderboard, other, Where.command_name) is None
 
 
 def test_a_difficulty_choice_is_translated_term_and_description() -> None:
@@ -214,6 +240,17 @@ async def test_the_sync_fingerprint_follows_the_translations_and_nothing_else() 
     renamed = await digest(translator_with("ja", {"member": "だれ"}))
     assert renamed not in (shipped, await digest(changed))
     assert await digest(None) != shipped  # no translations at all
+    menu = await digest(translator_with("ru", {"Challenge to tic-tac-toe": "Вызвать на партию"}))
+    assert menu != shipped  # the member menu's name is covered too
+
+
+@pytest.mark.parametrize("name", CATALOGS)
+def test_the_member_menu_keeps_discords_rules(name: str) -> None:
+    """A context menu's name is 1 to 32 characters of any kind (spaces and capitals too)."""
+    (menu,) = command_tree().get_commands(type=discord.AppCommandType.user)
+    seen = shown(CommandTranslator(), menu.name, discord_locale(name), Where.command_name)
+    assert 1 <= len(seen) <= 32, seen
+    assert problem(seen, Where.command_name, menu=True) is None
 
 
 async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:
@@ -223,6 +260,10 @@ async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:
             pass
         assert not emu.unrouted
     synced = {command["name"]: command for command in emu.commands.list(None)}
+    menu = synced.pop("Challenge to tic-tac-toe")
+    assert menu["type"] == 2 and menu["description"] == ""
+    assert menu["name_localizations"]["de"] == "Zu Tic-Tac-Toe herausfordern"
+    assert menu["name_localizations"]["ja"] == "三目並べで挑戦する"
     assert set(synced) == {command.name for command in slash_commands()}
     stop = synced["tictactoe-stop"]
     assert stop["name_localizations"]["de"] == "tictactoe-abbrechen"

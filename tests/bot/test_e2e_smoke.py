@@ -176,16 +176,20 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             assert all(button.disabled for button in emu.message(waiting.id).buttons())
 
             board = (
-                await (await emu.run_command(alice, channel, "leaderboard")).response()
+                await (await emu.run_command(alice, channel, "tictactoe-leaderboard")).response()
             ).message
             assert board is not None and "Leaderboard" in board.text and board.pings.nobody
             assert [b.label for b in board.buttons()] == ["◀ Previous", "Next ▶"]
-            stats = await (await emu.run_command(bob, channel, "stats", member=alice)).response()
+            stats = await (
+                await emu.run_command(bob, channel, "tictactoe-stats", member=alice)
+            ).response()
             assert stats.message is not None and f"Stats for <@{alice.id}>" in stats.message.text
 
             # Discord hides the commands in DMs; one arriving anyway still gets an answer.
-            (command,) = [c for c in emu.commands.list(guild.id) if c["name"] == "leaderboard"]
-            data = {"id": str(command["id"]), "name": "leaderboard", "type": 1}
+            (command,) = [
+                c for c in emu.commands.list(guild.id) if c["name"] == "tictactoe-leaderboard"
+            ]
+            data = {"id": str(command["id"]), "name": "tictactoe-leaderboard", "type": 1}
             dm = await emu.send_raw_interaction(alice, emu.dm_channel(alice), type=2, data=data)
             answer = await dm.response()
             assert answer.ephemeral and "played in servers" in answer.message.text

@@ -206,7 +206,8 @@ def test_a_parent_folders_dotenv_is_ignored(tmp_path: Path) -> None:
     (child / ".env").write_text("DISCORD_TOKEN=abc\nTURN_TIMEOUT_SECONDS=from-the-child\n")
     result = run_bot(child, {})
     assert one_error_line(result) == (
-        "error: TURN_TIMEOUT_SECONDS: must be a number of seconds, not 'from-the-child'"
+        "error: TURN_TIMEOUT_SECONDS: must be a number of seconds or a duration such as 5m or"
+        " 1h30m, not 'from-the-child'"
     )
 
 

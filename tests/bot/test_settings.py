@@ -14,6 +14,7 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import FatalError, configure_logging, use_endpoints
+from bot.models import BOUNDS
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,6 +62,43 @@ def test_every_variable_is_read() -> None:
     assert (settings.shard_count, settings.shard_ids) == (8, (4, 5, 6, 7))
 
 
+def test_the_host_types_durations_within_the_servers_bounds() -> None:
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": TOKEN,
+            "TURN_TIMEOUT_SECONDS": "1d",
+            "CHALLENGE_TIMEOUT_SECONDS": "1h",
+            "CHALLENGE_COOLDOWN_SECONDS": "5m",
+            "REVIEW_COOLDOWN_SECONDS": "0",
+            "PING_GRACE_SECONDS": "1h",
+        }
+    )
+    assert (settings.turn_timeout, settings.challenge_timeout) == (86_400.0, 3_600.0)
+    assert (settings.challenge_cooldown, settings.review_cooldown) == (300.0, 0.0)
+    assert settings.ping_grace == 3_600.0
+    variables = {
+        "turn_timeout": "TURN_TIMEOUT_SECONDS",
+        "challenge_timeout": "CHALLENGE_TIMEOUT_SECONDS",
+        "games_per_member": "GAMES_PER_MEMBER",
+        "server_games": "SERVER_GAMES",
+        "challenge_cooldown": "CHALLENGE_COOLDOWN_SECONDS",
+        "review_cooldown": "REVIEW_COOLDOWN_SECONDS",
+        "ping_grace": "PING_GRACE_SECONDS",
+        "challenge_reach": "CHALLENGE_REACH",
+    }
+    assert set(variables) == set(BOUNDS)
+    for name, variable in variables.items():
+        low, high = BOUNDS[name]
+        top = Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{high:g}"})
+        assert getattr(top, name) == high
+        with pytest.raises(SettingsError):
+            Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{high + 1:g}"})
+        # The host alone may set the two clocks below the servers' bounds (tests, demos).
+        if low > 1 and name not in ("turn_timeout", "challenge_timeout"):
+            with pytest.raises(SettingsError):
+                Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{low - 1:g}"})
+
+
 def test_blank_values_count_as_unset() -> None:
     settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DEV_GUILD_ID": "", "LOG_LEVEL": " "})
     assert settings.dev_guild_id is None and settings.log_level == "INFO"
@@ -84,6 +122,15 @@ def test_blank_values_count_as_unset() -> None:
         ("TURN_TIMEOUT_SECONDS", "nan"),
         ("TURN_TIMEOUT_SECONDS", "inf"),
         ("CHALLENGE_TIMEOUT_SECONDS", "-1"),
+        ("CHALLENGE_TIMEOUT_SECONDS", "2h"),  # the servers' bound: at most an hour
+        ("TURN_TIMEOUT_SECONDS", "2d"),
+        ("TURN_TIMEOUT_SECONDS", "1.5h"),
+        ("CHALLENGE_COOLDOWN_SECONDS", "1h1s"),
+        ("REVIEW_COOLDOWN_SECONDS", "2h"),
+        ("PING_GRACE_SECONDS", "61m"),
+        ("GAMES_PER_MEMBER", "6"),
+        ("SERVER_GAMES", "101"),
+        ("CHALLENGE_REACH", "21"),
         ("AI_WORKERS", "0"),
         ("AI_WORKERS", "2.5"),
         ("AI_WORKERS", "1000"),

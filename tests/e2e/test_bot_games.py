@@ -342,7 +342,7 @@ async def test_settings_that_do_not_fit_are_refused(arena: Arena) -> None:
     alice, channel = arena.member("alice"), arena.channel()
     answer = await arena.command(alice, channel, "tictactoe", size="3x3", win_length=4)
     assert answer.ephemeral and "doesn't fit" in answer.message.text, answer.message.text
-    answer = await arena.command(alice, channel, "stats", member=arena.emu.bot)
+    answer = await arena.command(alice, channel, "tictactoe-stats", member=arena.emu.bot)
     assert answer.ephemeral and "Bots" in answer.message.text, answer.message.text
     board = await arena.start_bot_game(alice, channel, first="me")  # the channel is still free
     await arena.forfeit(alice, board)

@@ -24,7 +24,12 @@ async def test_settings_are_shown_changed_and_checked(arena: Arena) -> None:
     assert "Turn clock: 5 min" in shown.message.text
 
     changed = await arena.command(
-        mod, games, "tictactoe-settings", add_channel=games, turn_clock=90, challenge_cooldown=0
+        mod,
+        games,
+        "tictactoe-settings",
+        add_channel=games,
+        turn_clock="90s",
+        challenge_cooldown="0",
     )
     assert changed.ephemeral and "Saved" in changed.message.text
     text = changed.message.text
@@ -62,11 +67,11 @@ async def test_settings_are_shown_changed_and_checked(arena: Arena) -> None:
                 "id": str(command["id"]),
                 "name": "tictactoe-settings",
                 "type": 1,
-                "options": [{"name": "turn_clock", "type": 4, "value": 5}],
+                "options": [{"name": "turn_clock", "type": 3, "value": "5s"}],
             },
         )
     )
-    assert "from 30 to 86400" in await refusal(bad)
+    assert "from 30 s to 1 d, not 5 s" in await refusal(bad)
     again = await arena.command(mod, games, "tictactoe-settings")
     assert "Turn clock: 1 min 30 s" in again.message.text
 
@@ -115,5 +120,5 @@ async def test_a_stopped_rated_game_is_forfeited_after_a_choice(arena: Arena) ->
     assert "forfeited" in arena.emu.message(stop.message.id).text
     await arena.emu.wait_for(lambda: not arena.board(board).live)
     assert "forfeited" in arena.board(board).text
-    stats = await arena.command(bob, channel, "stats")
+    stats = await arena.command(bob, channel, "tictactoe-stats")
     assert "0W 1L 0D" in stats.message.text, stats.message.text

@@ -42,12 +42,12 @@ async def ask(arena: Arena, user: User, channel: Channel, command: str) -> Messa
 
 
 async def stats(arena: Arena, viewer: User, channel: Channel, member: User) -> str:
-    answer = await arena.command(viewer, channel, "stats", member=member)
+    answer = await arena.command(viewer, channel, "tictactoe-stats", member=member)
     return answer.message.text
 
 
 async def leaderboard(arena: Arena, viewer: User, channel: Channel) -> str:
-    return (await arena.command(viewer, channel, "leaderboard")).message.text
+    return (await arena.command(viewer, channel, "tictactoe-leaderboard")).message.text
 
 
 async def test_a_member_erases_their_data_after_confirming(arena: Arena) -> None:

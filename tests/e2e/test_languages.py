@@ -139,10 +139,10 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     assert "`" + " 1.` 🟦 X a1" in review.message.text and "🟥 O b2" in review.message.text
 
     # Alice's stats answer her, in German; the leaderboard is the server's, in Japanese.
-    stats = await arena.command(alice, channel, "stats")
+    stats = await arena.command(alice, channel, "tictactoe-stats")
     record = render.record_text(Record(wins=1), DE)
     assert said(DE, N_("Versus members: {record}", record=record)) in stats.message.text
-    board_of_ranks = await arena.command(bob, channel, "leaderboard")
+    board_of_ranks = await arena.command(bob, channel, "tictactoe-leaderboard")
     heading = N_("Leaderboard · page {page}/{pages}", page=1, pages=1)
     assert board_of_ranks.message.text.startswith("### " + said(JA, heading))
 

@@ -70,7 +70,7 @@ async def test_a_forfeit_after_the_opponents_turn_ran_out(arena: Arena) -> None:
     await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
     state = arena.board(board)
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text
-    stats = await arena.command(alice, channel, "stats")
+    stats = await arena.command(alice, channel, "tictactoe-stats")
     assert "Versus members: 1W 0L 0D" in stats.message.text, stats.message.text
 
 
@@ -83,5 +83,5 @@ async def test_stopping_after_ones_own_turn_ran_out(arena: Arena) -> None:
     await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
     state = arena.board(board)
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text
-    stats = await arena.command(alice, channel, "stats", member=bob)
+    stats = await arena.command(alice, channel, "tictactoe-stats", member=bob)
     assert "Versus members: 0W 1L 0D" in stats.message.text, stats.message.text

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def stats_text(arena: Arena, viewer: User, channel: Channel, member: User) -> str:
-    answer = await arena.command(viewer, channel, "stats", member=member)
+    answer = await arena.command(viewer, channel, "tictactoe-stats", member=member)
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, answer
     assert answer.message.pings.nobody
     assert not (answer.message.allowed_mentions or {}).get("users")
@@ -148,7 +148,7 @@ async def test_decline_and_withdraw(arena: Arena) -> None:
     assert all(button.disabled for button in closed.buttons())
 
     # Nothing was played, so nothing was rated.
-    answer = await arena.command(alice, channel, "stats")
+    answer = await arena.command(alice, channel, "tictactoe-stats")
     assert "Versus members: 0W 0L 0D" in answer.message.text, answer.message.text
 
 
@@ -230,7 +230,7 @@ async def test_stop_by_a_moderator_and_refusal_for_others(arena: Arena) -> None:
     assert "over" in text
 
     # A stopped game doesn't count.
-    answer = await arena.command(alice, channel, "stats")
+    answer = await arena.command(alice, channel, "tictactoe-stats")
     assert "Versus members: 0W 0L 0D" in answer.message.text, answer.message.text
     assert "1500" in answer.message.text
 

@@ -82,7 +82,7 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     viewer = arena.member("viewer")
     channel = arena.channel("quick")
     # Nobody has played yet.
-    answer = await arena.command(viewer, channel, "leaderboard")
+    answer = await arena.command(viewer, channel, "tictactoe-leaderboard")
     assert not arena.elo.players, "this test expects a fresh database"
     check_page(answer.message, arena.elo, 1)
     assert "No rated games" in answer.message.text, answer.message.text
@@ -110,7 +110,7 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
         await arena.forfeit(p1, board)
     assert len(arena.elo.players) == 14
 
-    answer = await arena.command(viewer, channel, "leaderboard")
+    answer = await arena.command(viewer, channel, "tictactoe-leaderboard")
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not answer.ephemeral
     board = answer.message
     check_page(board, arena.elo, 1)
@@ -125,9 +125,9 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     assert turned.type is CallbackType.UPDATE_MESSAGE
     check_page(arena.current(board), arena.elo, 1)
 
-    answer = await arena.command(viewer, channel, "leaderboard", page=2)
+    answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=2)
     check_page(answer.message, arena.elo, 2)
-    answer = await arena.command(viewer, channel, "leaderboard", page=99)
+    answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=99)
     check_page(answer.message, arena.elo, 2)  # past the end: the last page
 
     # Stats: rating, rank, record against members and each level, streaks, recent games.
@@ -164,7 +164,7 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
 
 async def stats(arena: Arena, viewer: User, member: User) -> str:
     channel = arena.channel("stats")
-    answer = await arena.command(viewer, channel, "stats", member=member)
+    answer = await arena.command(viewer, channel, "tictactoe-stats", member=member)
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, answer
     message = answer.message
     assert message.pings.nobody and not (message.allowed_mentions or {}).get("users")

@@ -111,7 +111,7 @@ async def test_games_survive_sigkill_and_the_outage_costs_nobody_their_turn(
             state = arena.board(members)
             assert check_final(state, 3) == "X" and state.success_cells() == {2, 4, 6}
             assert f"<@{bob.id}> won" in state.text
-            stats = await arena.command(carol, arena.current(members).channel, "stats")
+            stats = await arena.command(carol, arena.current(members).channel, "tictactoe-stats")
             assert stats.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
             assert "Versus members: 0W 1L 0D" in stats.message.text, stats.message.text
             assert await bot.stop() == 0, bot.log()

@@ -49,7 +49,7 @@ async def test_the_player_on_move_loses_against_the_bot(arena: Arena) -> None:
     text = await refusal(await arena.click(alice, view, row=free[0] // 3, col=free[0] % 3))
     assert "over" in text
 
-    answer = await arena.command(alice, channel, "stats")
+    answer = await arena.command(alice, channel, "tictactoe-stats")
     assert "Versus me (easy): 0W 1L 0D" in answer.message.text, answer.message.text
     assert "1 loss" in answer.message.text
 
@@ -65,6 +65,6 @@ async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     assert edited_through_channel(arena.emu, board)
 
     # A timeout is a rated result: 1520 / 1480.
-    answer = await arena.command(alice, channel, "stats", member=bob)
+    answer = await arena.command(alice, channel, "tictactoe-stats", member=bob)
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
     assert "1480" in answer.message.text and "0W 1L 0D" in answer.message.text

@@ -309,7 +309,9 @@ async def test_two_processes_on_one_postgresql_database(tmp_path: Path, pg_serve
                     Arena(emu, guilds[2], one, tmp_path),
                     logs,
                 )
-                await emu.wait_for_commands("tictactoe", "leaderboard")  # synced by shard 0's
+                await emu.wait_for_commands(
+                    "tictactoe", "tictactoe-leaderboard"
+                )  # synced by shard 0's
                 again = await scenario(cluster, stack, one)
             assert (zero.returncode, one.returncode, again.returncode) == (0, -signal.SIGKILL, 0)
             for name in logs:
@@ -327,7 +329,9 @@ async def scenario(
 
     # The slow server's moderator sets a 90 s turn clock; a game there is half played.
     mod = slow.member("mod", permissions=MANAGE_SERVER)
-    saved = await slow.command(mod, slow.channel(), "tictactoe-settings", turn_clock=SLOW_TURN)
+    saved = await slow.command(
+        mod, slow.channel(), "tictactoe-settings", turn_clock=f"{SLOW_TURN}s"
+    )
     assert saved.ephemeral and "Turn clock: 1 min 30 s" in saved.message.text
     half, half_x, half_o = await play_member_game(slow, X_WINS[:3])  # O to move
 
@@ -351,7 +355,7 @@ async def scenario(
     # ping for 4 s, longer than a 3 s turn. So the race's game gets the slow clock.
     mod = zero_server.member("mod", permissions=MANAGE_SERVER)
     where = zero_server.channel()
-    await zero_server.command(mod, where, "tictactoe-settings", turn_clock=SLOW_TURN)
+    await zero_server.command(mod, where, "tictactoe-settings", turn_clock=f"{SLOW_TURN}s")
     await race(cluster)
     await zero_server.command(mod, where, "tictactoe-settings", reset=True)
     for game in first_round:
@@ -399,7 +403,7 @@ async def scenario(
     # Each server's leaderboard, from its own process: its own results, whoever wrote them.
     for arena in (zero_server, one_server, slow):
         viewer = arena.member("viewer")
-        board = (await arena.command(viewer, arena.channel(), "leaderboard")).message
+        board = (await arena.command(viewer, arena.channel(), "tictactoe-leaderboard")).message
         assert shown_rows(board) == expected_rows(arena.elo), board.text
     players = await read_rows(
         cluster.url,

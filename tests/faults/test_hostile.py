@@ -134,14 +134,18 @@ async def test_names_cannot_ping_and_servers_stay_apart(arena: Arena) -> None:
             (loud, arena.channel(), (loud, quiet), (eve, zed)),
             (eve, elsewhere, (eve, zed), (loud, quiet)),
         ):
-            board = (await (await emu.run_command(user, where, "leaderboard")).response()).message
+            board = (
+                await (await emu.run_command(user, where, "tictactoe-leaderboard")).response()
+            ).message
             assert board is not None and board.pings.nobody
             allowed = board.allowed_mentions or {}
             assert not allowed.get("parse") and not allowed.get("roles")
             assert all(f"<@{u.id}>" in board.text for u in mine), board.text
             assert not any(str(u.id) in board.text for u in theirs), board.text
             assert "@everyone" not in board.text and "@here" not in board.text
-            stats = await (await emu.run_command(user, where, "stats", member=theirs[0])).response()
+            stats = await (
+                await emu.run_command(user, where, "tictactoe-stats", member=theirs[0])
+            ).response()
             assert stats.message is not None and stats.message.pings.nobody
             # A member of the other server is not a member here: refused, not looked up.
             assert stats.ephemeral and "isn't a member of this server" in stats.message.text, (

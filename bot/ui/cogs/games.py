@@ -1,4 +1,5 @@
-"""``/tictactoe`` (a game against the bot, or a challenge) and ``/tictactoe-stop``."""
+"""``/tictactoe`` (a game against the bot, or a challenge), the member menu's "Challenge to
+tic-tac-toe" (the same challenge with the default options) and ``/tictactoe-stop``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from bot.service import GameService
 from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import answer_error, reader, server_locale
+from bot.ui.gate import answer_error, reader, server_locale, thread_parent
 from bot.ui.views import stop_choice_view
 from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
 
@@ -74,6 +75,14 @@ class Games(commands.Cog):
     def __init__(self, service: GameService, boards: Boards) -> None:
         self.service = service
         self.boards = boards
+        # discord.py's context menus cannot be cog methods: the bot adds this one to its tree.
+        self.menu = app_commands.guild_only(
+            app_commands.ContextMenu(
+                # TRANSLATORS: a member menu's Apps entry: 1 to 32 characters, spaces allowed
+                name=locale_str("Challenge to tic-tac-toe"),
+                callback=self.challenge_member,
+            )
+        )
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -114,6 +123,23 @@ class Games(commands.Cog):
         win_length: app_commands.Range[int, 3, 5] | None = None,
         first: str = First.RANDOM.value,
     ) -> None:
+        await self._start(interaction, opponent, difficulty, size, win_length, first)
+
+    async def challenge_member(
+        self, interaction: discord.Interaction, member: discord.Member
+    ) -> None:
+        """The member menu's Apps > "Challenge to tic-tac-toe": ``/tictactoe`` naming them."""
+        await self._start(interaction, member, None, "3x3", None, First.RANDOM.value)
+
+    async def _start(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.Member | None,
+        difficulty: str | None,
+        size: str,
+        win_length: int | None,
+        first: str,
+    ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         width, height, k = board_shape(size, win_length)
         try:
@@ -139,6 +165,7 @@ class Games(commands.Cog):
                 k=k,
                 first=order,
                 locale=server_locale(interaction),
+                parent_id=thread_parent(interaction),
             )
             await self.boards.post(interaction, game)
             return
@@ -153,6 +180,7 @@ class Games(commands.Cog):
             k=k,
             first=order,
             locale=server_locale(interaction),
+            parent_id=thread_parent(interaction),
         )
         await self.boards.post(interaction, challenge)
         if difficulty is not None:

@@ -12,11 +12,10 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.errors import PermissionDenied
-from bot.i18n import N_, Message, Translator
-from bot.models import GuildSettings
-from bot.service.guilds import BOUNDS, Guilds
+from bot.i18n import N_, Duration, Message, Translator
+from bot.models import BOUNDS, GuildSettings
+from bot.service.guilds import Guilds, read_duration
 from bot.service.pings import GRACE, TurnPings
-from bot.ui import render
 from bot.ui.gate import reader, send_ephemeral
 
 SETTINGS = N_("tictactoe-settings")
@@ -24,20 +23,17 @@ SETTINGS = N_("tictactoe-settings")
 
 
 def _range(name: str) -> Any:
-    """The option type for a setting: whole numbers within its bounds (Discord's client
+    """The option type for a count: whole numbers within its bounds (Discord's client
     enforces them; the service checks again, for anything else that reaches us)."""
     low, high = BOUNDS[name]
     return app_commands.Range[int, int(low), int(high)]
 
 
-TurnClock = _range("turn_timeout")
-ChallengeExpiry = _range("challenge_timeout")
 GamesPerMember = _range("games_per_member")
 ServerGames = _range("server_games")
-ChallengeCooldown = _range("challenge_cooldown")
-ReviewCooldown = _range("review_cooldown")
-PingGrace = _range("ping_grace")
 ChallengeReach = _range("challenge_reach")
+Time = app_commands.Range[str, 1, 20]
+"""A length of time as typed: 90s, 5m, 1h30m, 1d (``bot.durations``)."""
 PREFERENCES = N_("tictactoe-preferences")
 
 
@@ -46,7 +42,8 @@ def _on_off(on: bool, t: Translator) -> str:
 
 
 def _seconds(value: float, t: Translator) -> str:
-    return render.duration_text(value, t)
+    """Seconds as typed, in ``t``'s units: 45 s, 5 min, 1 h 30 min, 1 d."""
+    return t(Duration(value))
 
 
 def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
@@ -145,19 +142,22 @@ class ServerSettings(commands.Cog):
         ),
         remove_channel=locale_str("Stop allowing games in this channel"),
         all_channels=locale_str("Allow games in every channel again"),
-        # The numbers are BOUNDS["turn_timeout"] (tests/bot/test_command_i18n.py checks).
-        turn_clock=locale_str("Seconds a player has for each move (30-86400)"),
-        challenge_expiry=locale_str("Seconds a challenge waits for an answer"),
+        # The bounds are BOUNDS' (tests/bot/test_command_i18n.py checks).
+        turn_clock=locale_str("Time for each move, such as 90s, 5m, 1h30m or 1d (30s-1d)"),
+        challenge_expiry=locale_str(
+            "How long a challenge waits for an answer, such as 5m (15s-1h)"
+        ),
         games_per_member=locale_str("Live games a member may be in at once"),
         server_games=locale_str("Live games the server may have at once"),
         challenge_cooldown=locale_str(
-            "Seconds before a member may challenge the same member again"
+            "Wait before a member may challenge the same member again, such as 10m (0s-1h)"
         ),
         review=locale_str("Offer the Review button on finished games"),
-        review_cooldown=locale_str("Seconds between one member's reviews"),
+        review_cooldown=locale_str("Wait between one member's reviews, such as 30s (0s-1h)"),
         turn_notifications=locale_str("Ping players whose turn waits, unless they chose otherwise"),
-        # The numbers are BOUNDS["ping_grace"].
-        notify_after=locale_str("Seconds a turn may wait before its player is pinged (1-3600)"),
+        notify_after=locale_str(
+            "How long a turn may wait before its player is pinged, such as 2m (1s-1h)"
+        ),
         # The numbers are BOUNDS["challenge_reach"].
         challenge_reach=locale_str(
             "Different members one member may challenge in 10 minutes (1-20)"
@@ -170,31 +170,36 @@ class ServerSettings(commands.Cog):
         add_channel: discord.TextChannel | None = None,
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool = False,
-        turn_clock: TurnClock | None = None,
-        challenge_expiry: ChallengeExpiry | None = None,
+        turn_clock: Time | None = None,
+        challenge_expiry: Time | None = None,
         games_per_member: GamesPerMember | None = None,
         server_games: ServerGames | None = None,
-        challenge_cooldown: ChallengeCooldown | None = None,
+        challenge_cooldown: Time | None = None,
         review: bool | None = None,
-        review_cooldown: ReviewCooldown | None = None,
+        review_cooldown: Time | None = None,
         turn_notifications: bool | None = None,
-        notify_after: PingGrace | None = None,
+        notify_after: Time | None = None,
         challenge_reach: ChallengeReach | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise PermissionDenied(N_("Only members with Manage Server can change these settings."))
-        given = {
+        times = {
             "turn_timeout": turn_clock,
             "challenge_timeout": challenge_expiry,
+            "challenge_cooldown": challenge_cooldown,
+            "review_cooldown": review_cooldown,
+            "ping_grace": notify_after,
+        }
+        given: dict[str, Any] = {
+            name: read_duration(name, text) for name, text in times.items() if text is not None
+        }
+        given |= {
             "games_per_member": games_per_member,
             "server_games": server_games,
-            "challenge_cooldown": challenge_cooldown,
             "reviews": review,
-            "review_cooldown": review_cooldown,
             "turn_pings": turn_notifications,
-            "ping_grace": notify_after,
             "challenge_reach": challenge_reach,
         }
         changes = {name: value for name, value in given.items() if value is not None}

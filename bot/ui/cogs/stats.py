@@ -1,4 +1,6 @@
-"""``/leaderboard`` and ``/stats``: read-only views of the server's results; nobody is pinged."""
+"""``/tictactoe-leaderboard`` and ``/tictactoe-stats``: read-only views of the server's
+results; nobody is pinged. The leaderboard is the channel's, in the server's language; stats
+answer only the asker, in their language, unless they ask for them in public."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ class Stats(commands.Cog):
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
-        name=locale_str("leaderboard"),
+        name=locale_str("tictactoe-leaderboard"),
         description=locale_str("This server's tic-tac-toe ranking."),
     )
     @app_commands.guild_only()
@@ -43,21 +45,36 @@ class Stats(commands.Cog):
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
-        name=locale_str("stats"),
+        name=locale_str("tictactoe-stats"),
         description=locale_str("A player's rating, record and recent games."),
     )
     @app_commands.guild_only()
     # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-    @app_commands.rename(member=locale_str("member"))
-    @app_commands.describe(member=locale_str("Whose stats to show (default: yours)"))
+    @app_commands.rename(
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        member=locale_str("member"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        public=locale_str("public"),
+    )
+    @app_commands.describe(
+        member=locale_str("Whose stats to show (default: yours)"),
+        public=locale_str("Show them to the whole channel (default: only to you)"),
+    )
     async def stats(
-        self, interaction: discord.Interaction, member: discord.Member | None = None
+        self,
+        interaction: discord.Interaction,
+        member: discord.Member | None = None,
+        public: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
         stats = await self.results.player_stats(interaction.guild_id, target.id)
+        # What the channel sees is in the server's language; a private answer in the asker's.
+        t = server_reader(interaction) if public else reader(interaction)
         await interaction.response.send_message(
-            view=text_view(render.stats_text(stats, reader(interaction))), allowed_mentions=_QUIET
+            view=text_view(render.stats_text(stats, t)),
+            ephemeral=not public,
+            allowed_mentions=_QUIET,
         )
