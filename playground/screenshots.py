@@ -58,7 +58,7 @@ def take(out: Path) -> list[Path]:
         client.page.locator("#messages article.message.ephemeral").last.wait_for()
         shots.append(shoot(client, out, "review"))
 
-        client.run("leaderboard")
+        client.run("tictactoe-leaderboard")
         client.last_message(with_button="ttt:lb:").wait_for()
         shots.append(shoot(client, out, "leaderboard"))
 

@@ -17,7 +17,7 @@ __all__ = ["Stats"]
 
 MAX_PER_PAGE = 50
 RECENT_GAMES = 5
-"""Games /stats lists by default."""
+"""Games /tictactoe-stats lists by default."""
 MAX_HISTORY = 100
 
 

@@ -28,8 +28,8 @@ CLOSED = "no longer open"
 
 
 async def record(arena: Arena, viewer: User, channel: Channel, member: User) -> str:
-    """The member's record against members, as /stats shows it."""
-    text = (await arena.command(viewer, channel, "stats", member=member)).message.text
+    """The member's record against members, as /tictactoe-stats shows it."""
+    text = (await arena.command(viewer, channel, "tictactoe-stats", member=member)).message.text
     return next(line for line in text.splitlines() if "Versus members" in line)
 
 

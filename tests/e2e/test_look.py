@@ -88,7 +88,7 @@ async def test_marks_stay_bright_and_a_taken_cell_is_refused(arena: Arena, local
 
 
 async def rating_of(arena: Arena, user: User, channel: object) -> str:
-    answer = await arena.command(user, channel, "stats")  # type: ignore[arg-type]
+    answer = await arena.command(user, channel, "tictactoe-stats")  # type: ignore[arg-type]
     found = RATING.search(answer.message.text)
     assert found, answer.message.text
     return found[1]
@@ -125,7 +125,7 @@ async def test_a_won_variant_is_announced_and_played_unrated(arena: Arena, local
     assert check_final(final, 3) == "X"
     assert await rating_of(arena, alice, channel) == "1500"
     assert await rating_of(arena, bob, channel) == "1500"
-    stats = (await arena.command(alice, channel, "stats")).message.text
+    stats = (await arena.command(alice, channel, "tictactoe-stats")).message.text
     record = N_("Versus members: {record}", record=render.record_text(Record(), t))
     assert said(t, record) in stats and said(t, N_("unranked")) in stats, stats
 

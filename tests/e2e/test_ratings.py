@@ -1,4 +1,5 @@
-"""``/leaderboard`` and ``/stats`` after real games, checked against Elo computed here.
+"""``/tictactoe-leaderboard`` and ``/tictactoe-stats`` after real games, checked against
+Elo computed here.
 
 The module's bot starts on an empty database and every rated game goes through
 ``Arena.quick_game`` or is added to ``arena.elo`` by hand, so the expected table is exact.

@@ -167,7 +167,7 @@ def test_new_messages_follow_the_server_language(client: Client) -> None:
     client.act_as("Alice")
     client.set_server_language("ja")
     client.page.wait_for_function("() => document.getElementById('server-locale').value === 'ja'")
-    client.run("leaderboard")
+    client.run("tictactoe-leaderboard")
     board = client.last_message(JA(N_("Leaderboard · page {page}/{pages}", page=1, pages=1)))
     assert "@Alice" in board.inner_text() and "@Bob" in board.inner_text()
     client.set_server_language("en-US")

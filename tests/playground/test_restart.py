@@ -106,7 +106,7 @@ def test_the_api_says_what_it_refuses(tmp_path: Path) -> None:
         offered = call(running, f"/api/commands?as={bob}&channel={games}")
         assert offered["locale"] == "ja"
         names = {c["name"]: c.get("name_localized") for c in offered["chat_input"]}
-        assert "tictactoe-settings" not in names and names["leaderboard"] not in (
+        assert "tictactoe-settings" not in names and names["tictactoe-leaderboard"] not in (
             None,
-            "leaderboard",
+            "tictactoe-leaderboard",
         )
