@@ -37,6 +37,8 @@ CHROMIUM_ARGS = (
     "--disable-sync",
 )
 READY_WITHIN = 90.0
+CELLS = ", ".join(f'button[data-custom-id^="ttt:{kind}:"]' for kind in ("cell", "taken", "over"))
+"""A board's cells: free (``cell``), marked (``taken``), or on a finished board (``over``)."""
 WAIT_MS = 15_000
 NEWEST_MESSAGE = """() => {
     const all = document.querySelectorAll("#messages article.message");
@@ -208,13 +210,14 @@ class Client:
         return found.last
 
     def board(self) -> Locator:
-        return self.last_message(with_button="ttt:cell:")
+        found = self.messages().filter(has=self.page.locator(CELLS))
+        found.last.wait_for()
+        return found.last
 
     def cells(self, board: Locator) -> list[str]:
         """Each cell's mark ("" for an empty one) in order."""
         return [
-            text.replace("\u200b", "").strip()
-            for text in board.locator('button[data-custom-id^="ttt:cell:"]').all_inner_texts()
+            text.replace("\u200b", "").strip() for text in board.locator(CELLS).all_inner_texts()
         ]
 
     def click(self, message: Locator, *, custom_id_prefix: str = "", label: str = "") -> None:
@@ -229,21 +232,21 @@ class Client:
         board = self.board()
         message_id = str(board.get_attribute("data-id"))
         before = sum(1 for mark in self.cells(board) if mark)
-        board.locator('button[data-custom-id^="ttt:cell:"]').nth(index).click()
+        board.locator(CELLS).nth(index).click()
         self.page.wait_for_function(
-            """([id, before]) => {
+            """([id, before, cells]) => {
                 const board = document.querySelector(`article.message[data-id="${id}"]`);
                 if (!board) return false;
-                const marks = [...board.querySelectorAll('button[data-custom-id^="ttt:cell:"]')]
+                const marks = [...board.querySelectorAll(cells)]
                     .filter((b) => b.textContent.replace(/\\u200b/g, "").trim()).length;
                 return marks > before;
             }""",
-            arg=[message_id, before],
+            arg=[message_id, before, CELLS],
         )
 
     def free_cells(self) -> list[int]:
         board = self.board()
-        buttons = board.locator('button[data-custom-id^="ttt:cell:"]')
+        buttons = board.locator(CELLS)
         return [
             i
             for i, mark in enumerate(self.cells(board))

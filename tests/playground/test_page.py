@@ -155,9 +155,9 @@ def test_the_member_menu_offers_the_bots_user_commands(client: Client) -> None:
     menu = client.page.locator("#context-menu")
     menu.wait_for()
     assert menu.locator(".menu-title").first.text_content() == "Carol"
-    # the bot syncs no user commands: Apps says so, and offers nothing to click
-    assert menu.locator(".menu-item.app").count() == 0
-    assert menu.locator(".menu-item:disabled").count() == 1
+    # Apps offers the bot's one user command, in Alice's language
+    apps = menu.locator(".menu-item.app")
+    assert apps.count() == 1 and apps.inner_text() == "Challenge to tic-tac-toe", apps.inner_text()
     menu.locator(".menu-item", has_text="Act as Carol").click()
     client.page.locator('#member-list .member.active[data-name="Carol"]').wait_for()
     assert client.page.locator("#me-locale").input_value() == "fr"

@@ -25,12 +25,15 @@ def call(running: Running, path: str, body: dict[str, Any] | None = None) -> Any
         return {"status": error.code, **json.load(error)}
 
 
+CELL_IDS = ("ttt:cell:", "ttt:taken:", "ttt:over:")  # free, marked, on a finished board
+
+
 def cells(message: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
     def walk(components: list[dict[str, Any]]) -> None:
         for c in components:
-            if c["type"] == 2 and c.get("custom_id", "").startswith("ttt:cell:"):
+            if c["type"] == 2 and c.get("custom_id", "").startswith(CELL_IDS):
                 found.append(c)
             walk(c.get("components") or [])
 
