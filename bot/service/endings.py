@@ -28,7 +28,7 @@ from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
 from bot.store import CallOff, Store
 
-__all__ = ["Endings", "is_rated_and_begun"]
+__all__ = ["CallOff", "Endings", "is_rated_and_begun"]
 
 
 def is_rated_and_begun(game: Game) -> bool:

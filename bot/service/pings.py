@@ -35,6 +35,7 @@ __all__ = [
     "Claim",
     "Due",
     "Kind",
+    "StandingPing",
     "TurnPings",
     "due",
     "grace",

@@ -31,8 +31,8 @@ import discord
 from bot.i18n import translator
 from bot.models import Game
 from bot.service import GameService
-from bot.service.pings import Due
-from bot.store import CallOff, StandingPing
+from bot.service.endings import CallOff
+from bot.service.pings import Due, StandingPing
 from bot.ui import render
 from bot.ui.outbox import Outbox
 
