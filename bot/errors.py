@@ -8,10 +8,10 @@ translated with ``GameError.localized``, and changes nothing. Anything that is n
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from bot.i18n import N_, Message, Translator
+from bot.refs import Command, Moment
 
 if TYPE_CHECKING:
     from bot.models import Game
@@ -130,7 +130,7 @@ class ChannelBusy(GameError):
 
     default_message = N_(
         "There's already a game in this channel. Finish it or use /{command}.",
-        command=N_("tictactoe-stop"),
+        command=Command(N_("tictactoe-stop")),
     )
 
 
@@ -235,8 +235,7 @@ class ReviewCooldown(GameError):
     """The member asked for a review that needs a search too soon after their last one."""
 
     def __init__(self, until: float) -> None:
-        when = f"<t:{math.ceil(until)}:R>"  # Discord shows it in the reader's language
-        super().__init__(N_("You can ask for another review {when}.", when=when))
+        super().__init__(N_("You can ask for another review {when}.", when=Moment(until)))
         self.until = until
 
 

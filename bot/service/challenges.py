@@ -8,7 +8,6 @@ expiry sweep, can never both land, in this process or another.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 from collections.abc import Callable
 
@@ -26,6 +25,7 @@ from bot.errors import (
 )
 from bot.i18n import N_
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
+from bot.refs import Command, Member, Moment, Place
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
@@ -95,8 +95,8 @@ class Challenges:
                 N_(
                     "{member} has turned challenges off on this server; they can turn them"
                     " back on with /{command}.",
-                    member=f"<@{opponent_id}>",
-                    command=N_("tictactoe-preferences"),
+                    member=Member(opponent_id),
+                    command=Command(N_("tictactoe-preferences")),
                 )
             )
         await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
@@ -140,8 +140,8 @@ class Challenges:
                     N_(
                         "You challenged {member} a moment ago; you can challenge them again"
                         " {when}.",
-                        member=f"<@{opponent_id}>",
-                        when=f"<t:{math.ceil(error.until)}:R>",
+                        member=Member(opponent_id),
+                        when=Moment(error.until),
                     )
                 ) from None
             except PendingTaken as error:
@@ -168,7 +168,7 @@ class Challenges:
                 "You've challenged as many different members in 10 minutes as this server"
                 " allows ({n}); you can challenge someone new {when}.",
                 n=len(recent),
-                when=f"<t:{math.ceil(again)}:R>",
+                when=Moment(again),
             )
         )
 
@@ -323,12 +323,11 @@ def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
         return ChallengePending(
             N_("Your last challenge has just ended; try again in a few seconds.")
         )
-    link = rules.message_link(pending.guild_id, pending.channel_id, pending.message_id)
     return ChallengePending(
         N_(
             "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
             " Withdraw button, or wait until it expires {when}.",
-            link=link,
-            when=f"<t:{math.ceil(pending.expires_at)}:R>",
+            link=Place(pending.guild_id, pending.channel_id, pending.message_id),
+            when=Moment(pending.expires_at),
         )
     )

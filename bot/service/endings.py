@@ -23,6 +23,7 @@ from bot.errors import (
 )
 from bot.i18n import N_
 from bot.models import Game, Result
+from bot.refs import Member
 from bot.service import rules
 from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
@@ -125,7 +126,7 @@ class Endings:
                     N_(
                         "This game is rated and has begun, so stopping it counts as a loss for"
                         " you. You can forfeit, or ask {member} to call it off (unrated).",
-                        member=f"<@{other}>",
+                        member=Member(other),
                     ),
                     game=game,
                 )

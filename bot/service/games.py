@@ -29,7 +29,7 @@ import functools
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.errors import (
     AlreadyPlaying,
@@ -53,8 +53,10 @@ from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep, monotonic_for
+from bot.service.uses import UseCases
 from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
+from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["TIME_RAN_OUT", "GameService"]
 
@@ -64,8 +66,9 @@ STRANDED_AFTER = 30.0
 """Seconds a BOT_TO_MOVE game may wait before ``sweep()`` computes the move itself."""
 
 
-class GameService:
-    """Games and the bot's moves; ``challenges`` and ``stats`` hold the rest."""
+class GameService(UseCases):
+    """Games and the bot's moves; the parts (``challenges``, ``endings``, ...) hold the
+    rest, and ``UseCases`` is what the Discord layer calls for it."""
 
     def __init__(
         self,
@@ -150,8 +153,6 @@ class GameService:
         """See ``BotReplies.is_slow``."""
         return self.replies.is_slow(game)
 
-    # -- writing ------------------------------------------------------------------------
-
     # -- starting -----------------------------------------------------------------------
 
     async def start_bot_game(
@@ -160,18 +161,24 @@ class GameService:
         channel_id: int,
         player_id: int,
         *,
-        level: str,
+        level: str | None = None,
         width: int = 3,
         height: int = 3,
-        k: int = 3,
+        k: int | None = 3,
         first: First | str = First.RANDOM,
         rematch_of: int | None = None,
         locale: str | None = None,
         parent_id: int | None = None,
+        on_slow: Callable[[], Awaitable[object]] | None = None,
     ) -> Game:
-        """A new game against the bot; if the bot is X, its first move is already made.
+        """A new game against the bot (``level`` None: the default one; ``k`` None: the
+        board's usual win length); if the bot is X, its first move is already made.
         ``locale``: the server's Discord locale, the language of the game's board;
-        ``parent_id``: the channel whose thread ``channel_id`` is, if it is one."""
+        ``parent_id``: the channel whose thread ``channel_id`` is, if it is one;
+        ``on_slow`` is awaited, once every check passed, before a first move that may
+        outlast Discord's 3 seconds (the Discord layer defers its answer there)."""
+        level = DEFAULT_LEVEL if level is None else level
+        k = rules.win_length(width, height, k)
         rules.validate_options(width, height, k, level)
         order = rules.first_from(first)
         if order is First.RANDOM:
@@ -212,6 +219,8 @@ class GameService:
             except LimitReached as error:
                 raise await self.guilds.too_many(error, player_id, settings) from None
         if game.status is GameStatus.BOT_TO_MOVE:
+            if on_slow is not None and self.replies.may_be_slow(width, height):
+                await on_slow()
             return await self._bot_move(game)
         return game
 
@@ -231,9 +240,11 @@ class GameService:
         *,
         locale: str | None = None,
         parent_id: int | None = None,
+        on_slow: Callable[[], Awaitable[object]] | None = None,
     ) -> Game | Challenge:
         """Play an ended game again with sides swapped, in the server's ``locale`` (by
-        default the old game's); ``parent_id``: the channel of the game's thread, if any.
+        default the old game's); ``parent_id``: the channel of the game's thread, if any;
+        ``on_slow``: as for ``start_bot_game``.
 
         Against the bot: the new game at once. Between members: a challenge to the other
         player, whose acceptance starts the game with sides swapped.
@@ -261,6 +272,7 @@ class GameService:
                     rematch_of=game.id,
                     locale=locale,
                     parent_id=parent_id,
+                    on_slow=on_slow,
                 )
             other = game.o_id if user_id == game.x_id else game.x_id
             assert other is not None

@@ -15,6 +15,7 @@ from bot.durations import parse_duration
 from bot.errors import InvalidSettings, TooManyGames
 from bot.i18n import N_, Duration, Message
 from bot.models import BOUNDS, GuildSettings
+from bot.refs import Channel
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.store import LimitReached, Store
@@ -98,7 +99,7 @@ class Guilds:
                 raise InvalidSettings(
                     N_(
                         "{channel} isn't in the list of game channels.",
-                        channel=f"<#{remove_channel}>",
+                        channel=Channel(remove_channel),
                     )
                 )
             listed.remove(remove_channel)

@@ -26,15 +26,16 @@ from dataclasses import dataclass
 
 from bot.models import Game, GameStatus
 from bot.service.config import ServiceConfig
-from bot.store import Claim, StandingPing, Store, TurnState
+from bot.store import StandingPing, Store, TurnState
 
 __all__ = [
     "GRACE",
     "MIN_GRACE",
     "REMINDER_LEAD",
-    "Claim",
     "Due",
     "Kind",
+    "Ping",
+    "Recorded",
     "StandingPing",
     "TurnPings",
     "due",
@@ -57,12 +58,37 @@ class Kind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Ping:
+    """A ping message standing (or just sent) for a game."""
+
+    game_id: int
+    channel_id: int
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What became of a ping just sent: ``won`` (it is its game's ping now), and the
+    ping it replaced (to delete); if it lost (to one of a higher rank, or the game moved
+    on), the sender deletes its own."""
+
+    won: bool
+    replaced: Ping | None = None
+
+
+def ping_of(standing: StandingPing | None) -> Ping | None:
+    if standing is None:
+        return None
+    return Ping(standing.game_id, standing.channel_id, standing.message_id)
+
+
+@dataclass(frozen=True, slots=True)
 class Due:
     """A ping to send for ``game``'s turn; ``standing`` (if any) goes first."""
 
     game: Game
     kind: Kind
-    standing: StandingPing | None
+    standing: Ping | None
 
     @property
     def reminder(self) -> bool:
@@ -116,11 +142,11 @@ def due(
     start = game.updated_at
     if now >= reminder_at(start, deadline, early):
         if this_turn is None or not this_turn.reminder:
-            return Due(game, Kind.REMINDER, standing)
+            return Due(game, Kind.REMINDER, ping_of(standing))
         return None
     chosen = state.server_grace if state.server_grace is not None else default_grace
     if this_turn is None and now >= start + grace(deadline - start, chosen):
-        return Due(game, Kind.PING, standing)
+        return Due(game, Kind.PING, ping_of(standing))
     return None
 
 
@@ -155,26 +181,25 @@ class TurnPings:
             and game.move_no == item.game.move_no
         )
 
-    async def record(self, item: Due, message_id: int) -> Claim:
-        """Record the ping just sent as ``message_id`` for ``item``. ``won``: it stands
-        now, and ``replaced`` (if any) is the message to delete; else it lost to a ping
-        of a higher rank or to the game moving on, and the caller deletes its own."""
+    async def record(self, item: Due, message_id: int) -> Recorded:
+        """Record the ping just sent as ``message_id`` for ``item`` (see ``Recorded``)."""
         game = item.game
         player = game.current_player_id
         assert player is not None, "only a member game waiting for a player pings"
         ping = StandingPing(
             game.id, game.channel_id, message_id, player, game.move_no, item.reminder
         )
-        return await self._store.pings.claim(ping, lambda old: outranks(ping, old))
+        claim = await self._store.pings.claim(ping, lambda old: outranks(ping, old))
+        return Recorded(claim.won, ping_of(claim.replaced))
 
-    async def standing(self, game: Game) -> StandingPing | None:
+    async def standing(self, game: Game) -> Ping | None:
         """``game``'s standing ping if its turn is over (the game moved on or ended)."""
         if game.is_bot_game:
             return None
         ping = await self._store.pings.get(game.id)
         if ping is None or (game.is_live and ping.move_no == game.move_no):
             return None
-        return ping
+        return ping_of(ping)
 
     async def forget(self, game_id: int, message_id: int) -> None:
         """Forget a ping whose message Discord deleted or no longer knows."""

@@ -19,8 +19,9 @@ from dataclasses import replace
 from bot.errors import ConfirmationExpired, GamesInTheWay, NotYourConfirmation, PermissionDenied
 from bot.i18n import N_, Message, Nn_
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
+from bot.refs import Places
 from bot.service.config import ServiceConfig
-from bot.service.rules import STOP_COMMAND, game_link
+from bot.service.rules import STOP_COMMAND, place_of
 from bot.store import LiveGames, Store
 
 __all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy"]
@@ -31,9 +32,9 @@ LINKED_GAMES = 3
 """At most this many games are linked in a refusal; the rest are counted."""
 
 
-def _links(games: Sequence[Game]) -> str | Message:
+def _links(games: Sequence[Game]) -> Places | Message:
     """``<a>, <b>, <c>`` / ``<a>, <b>, <c> and 2 more``."""
-    links = ", ".join(game_link(game) for game in games[:LINKED_GAMES])
+    links = Places(tuple(place_of(game) for game in games[:LINKED_GAMES]))
     more = len(games) - LINKED_GAMES
     if more <= 0:
         return links

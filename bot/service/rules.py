@@ -37,6 +37,7 @@ from bot.models import (
     Result,
     Settlement,
 )
+from bot.refs import Channel, Command, Member, Place, Places
 from bot.service import ratings
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
@@ -52,21 +53,42 @@ __all__ = [
     "check_move",
     "end",
     "first_from",
-    "game_link",
     "is_overdue",
     "is_rated",
-    "message_link",
     "new_game",
     "on_its_message",
+    "place_of",
     "rated_variant",
     "settle",
     "too_many_games",
     "validate_options",
+    "win_length",
 ]
 
-STOP_COMMAND = N_("tictactoe-stop")
+STOP_COMMAND = Command(N_("tictactoe-stop"))
 """The command that ends a game: a refusal names it as its reader's client shows it (the
 cogs' command names are entries of the same catalogs)."""
+
+
+DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
+"""Marks in a row to win when the player does not say, by the board's shorter side."""
+
+
+def win_length(width: int, height: int, k: int | None) -> int:
+    """``k``, or the board's usual win length if None; InvalidSettings if it cannot fit."""
+    side = max(width, height)
+    if k is None:
+        return DEFAULT_WIN_LENGTH.get(min(width, height), min(side, MIN_K + 1))
+    if k > side:
+        raise InvalidSettings(
+            N_(
+                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
+                k=k,
+                size=f"{width}x{height}",
+                side=side,
+            )
+        )
+    return k
 
 
 def validate_options(width: int, height: int, k: int, level: str | None = None) -> None:
@@ -125,7 +147,7 @@ def already_playing(member: int, actor: int) -> AlreadyPlaying:
     if member == actor:
         return AlreadyPlaying(N_("You are already playing a game in this channel."))
     return AlreadyPlaying(
-        N_("{member} is already playing a game in this channel.", member=f"<@{member}>")
+        N_("{member} is already playing a game in this channel.", member=Member(member))
     )
 
 
@@ -153,7 +175,7 @@ def check_channel(
                     if member == actor
                     else N_(
                         "{member} already has a challenge waiting for an answer in this channel.",
-                        member=f"<@{member}>",
+                        member=Member(member),
                     )
                 )
     for game in view.games:
@@ -164,15 +186,9 @@ def check_channel(
         raise ChannelBusy()
 
 
-def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
-    """A link to a message (to the channel until the message exists)."""
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
-
-
-def game_link(game: Game) -> str:
-    return message_link(game.guild_id, game.channel_id, game.message_id)
+def place_of(game: Game) -> Place:
+    """Where ``game``'s board is, for a refusal to point at."""
+    return Place(game.guild_id, game.channel_id, game.message_id)
 
 
 def on_its_message(recorded: int | None, clicked: int | None) -> bool:
@@ -188,7 +204,7 @@ def check_allowed_channel(
     """ChannelNotAllowed unless the server lets games start in ``channel_id`` (a thread
     of ``parent_id``: where that channel is allowed)."""
     if not settings.allows_channel(channel_id, parent_id):
-        where = ", ".join(f"<#{channel}>" for channel in settings.channels)
+        where = Places(tuple(Channel(channel) for channel in settings.channels))
         raise ChannelNotAllowed(N_("Games on this server are played in {where}.", where=where))
 
 
@@ -197,7 +213,7 @@ def too_many_games(
 ) -> TooManyGames:
     """The refusal when a limit leaves no room: ``member`` None is the server's cap;
     ``games`` are the live games in the way (the first few are linked)."""
-    links = ", ".join(game_link(game) for game in games[:3])
+    links = Places(tuple(place_of(game) for game in games[:3]))
     if member is None:
         return TooManyGames(
             Nn_(
@@ -226,7 +242,7 @@ def too_many_games(
             "{member} is already in {n} games on this server ({links}); challenge them when"
             " they're free.",
             limit,
-            member=f"<@{member}>",
+            member=Member(member),
             links=links,
         )
     )

@@ -13,12 +13,22 @@ from bot.service.ratings import is_provisional
 from bot.store import Store
 from engine.levels import LEVELS
 
-__all__ = ["Stats"]
+__all__ = ["Stats", "clamp_page", "pages"]
 
 MAX_PER_PAGE = 50
 RECENT_GAMES = 5
 """Games /tictactoe-stats lists by default."""
 MAX_HISTORY = 100
+
+
+def pages(total: int, per_page: int) -> int:
+    """The leaderboard's pages for ``total`` members: one at least, even empty."""
+    return max(1, -(-total // per_page))
+
+
+def clamp_page(page: int, total: int, per_page: int) -> int:
+    """``page`` brought into 1..pages (a click on a page that has since gone)."""
+    return min(max(1, page), pages(total, per_page))
 
 
 class Stats:
@@ -28,9 +38,14 @@ class Stats:
     async def leaderboard(
         self, guild_id: int, page: int = 1, per_page: int = 10
     ) -> LeaderboardPage:
-        """Members with rated games by rating, then games, then user id; page is clamped."""
+        """Members with rated games by rating, then games, then user id; ``page`` is
+        clamped to the pages there are (counted in the same read as the page's rows)."""
         per_page = min(max(1, per_page), MAX_PER_PAGE)
-        total, page, rows = await self._store.leaderboard(guild_id, page, per_page)
+
+        def offset_for(total: int) -> int:
+            return (clamp_page(page, total, per_page) - 1) * per_page
+
+        total, offset, rows = await self._store.leaderboard(guild_id, per_page, offset_for)
         entries = tuple(
             LeaderboardEntry(
                 rank=row.rank or 0,
@@ -43,8 +58,8 @@ class Stats:
         )
         return LeaderboardPage(
             entries=entries,
-            page=page,
-            pages=max(1, -(-total // per_page)),
+            page=offset // per_page + 1,
+            pages=pages(total, per_page),
             total_players=total,
         )
 

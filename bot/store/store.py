@@ -412,22 +412,20 @@ class Store:
     # -- players ----------------------------------------------------------------------------
 
     async def leaderboard(
-        self, guild_id: int, page: int, per_page: int
+        self, guild_id: int, per_page: int, offset_for: Callable[[int], int]
     ) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
-        """(members with a rated game, the page clamped to 1..pages, that page's rows), as
-        of one moment (one read snapshot).
+        """(members with a rated game, the offset ``offset_for(that count)`` chose, the
+        ``per_page`` rows from there), as of one moment (one read snapshot).
 
         Rows are (user id, row with rank), by rating desc, rated games desc, user id.
         """
 
         async def body(opened: list[list[Row]]) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
             ((total,),) = opened[0]
-            pages = max(1, -(-total // per_page))
-            clamped = min(max(1, page), pages)
-            offset = (clamped - 1) * per_page
+            offset = offset_for(total)
             rows = await self._db.run(sql.LEADERBOARD_PAGE, (guild_id, per_page, offset))
             entries = [(r[0], player_from_row(r[1:], offset + i + 1)) for i, r in enumerate(rows)]
-            return total, clamped, entries
+            return total, offset, entries
 
         first = [(sql.RANKED_PLAYERS, (guild_id,))]
         return await self._db.transaction(body, first=first, snapshot=True)

@@ -79,7 +79,7 @@ class Boards:
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
-            await self._service.challenges.set_message(item.id, message_id)
+            await self._service.set_challenge_message(item.id, message_id)
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),
@@ -115,13 +115,13 @@ class Boards:
         """``item``'s message (``channel``: its whole channel) no longer exists: end its
         live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
         message's standing turn notification is deleted; in a deleted channel nothing is."""
-        upkeep = self._service.upkeep
+        service = self._service
         if channel:
             ended = (item.id,) if isinstance(item, Game) else ()
-            await upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            await service.channel_gone(item.guild_id, item.channel_id, ended)
             return
         assert item.message_id is not None
-        games, _ = await upkeep.message_gone(item.guild_id, item.channel_id, item.message_id)
+        games, _ = await service.message_gone(item.guild_id, item.channel_id, item.message_id)
         for game in games:
             await self.notify(game)
 

@@ -182,11 +182,8 @@ class Buttons:
     async def forfeit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         game_id = int(match["game"])
         try:
-            game = await self._service.endings.forfeit(
-                game_id,
-                interaction.user.id,
-                guild_id=interaction.guild_id,
-                message_id=_clicked(interaction),
+            game = await self._service.forfeit(
+                game_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameOver as error:
             # Perhaps the clock ran out first (settled just now): show how it ended.
@@ -197,18 +194,16 @@ class Buttons:
         await self._boards.notify(game)
 
     async def rematch(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
-        service = self._service
-        old = await service.rematchable(
-            int(match["game"]), interaction.user.id, interaction.guild_id
-        )
-        if old.is_bot_game and service.replies.may_be_slow(old.width, old.height):
+        async def defer() -> None:
             await interaction.response.defer(thinking=True)
-        new = await service.rematch(
-            old.id,
+
+        new = await self._service.rematch(
+            int(match["game"]),
             interaction.user.id,
             interaction.guild_id,
             locale=server_locale(interaction),
             parent_id=thread_parent(interaction),
+            on_slow=defer,
         )
         await self._boards.post(interaction, new)
 
@@ -221,14 +216,8 @@ class Buttons:
             await interaction.response.defer(ephemeral=True, thinking=True)
 
         assert interaction.guild_id is not None  # the gate refuses DMs
-        settings = await self._service.guilds.get(interaction.guild_id)
-        game, review = await self._service.reviews.review(
-            int(match["game"]),
-            interaction.user.id,
-            interaction.guild_id,
-            cooldown=settings.review_cooldown,
-            enabled=settings.reviews,
-            on_search=defer,
+        game, review = await self._service.review(
+            int(match["game"]), interaction.user.id, interaction.guild_id, on_search=defer
         )
         text = render.review_text(game, review, reader(interaction))
         if interaction.response.is_done():
@@ -241,8 +230,8 @@ class Buttons:
 
     async def quit(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The player chose to forfeit rather than stop (the ephemeral choice's button)."""
-        game = await self._service.endings.forfeit(
-            int(match["game"]), interaction.user.id, guild_id=interaction.guild_id
+        game = await self._service.forfeit(
+            int(match["game"]), interaction.user.id, interaction.guild_id
         )
         done = "🏳️ " + reader(interaction)(N_("You forfeited the game."))
         await interaction.response.edit_message(content=done, view=None)
@@ -251,9 +240,9 @@ class Buttons:
 
     async def propose_calloff(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """Ask the other player, by a new message that pings only them, to call it off."""
-        endings = self._service.endings
+        service = self._service
         user = interaction.user.id
-        game, lapsed = await endings.propose_calloff(int(match["game"]), user, interaction.guild_id)
+        game, lapsed = await service.propose_calloff(int(match["game"]), user, interaction.guild_id)
         if lapsed is not None:  # made at an earlier move: its message goes
             self._boards.notices.lapsed(lapsed, game.channel_id)
         other = game.o_id if user == game.x_id else game.x_id
@@ -266,11 +255,11 @@ class Buttons:
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
         )
-        await endings.set_calloff_message(game.id, user, message.id)
+        await service.set_calloff_message(game.id, user, message.id)
 
     async def answer_calloff(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         agree = match["answer"] == "yes"
-        game = await self._service.endings.answer_calloff(
+        game = await self._service.answer_calloff(
             int(match["game"]), interaction.user.id, agree, interaction.guild_id
         )
         text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))
@@ -284,13 +273,9 @@ class Buttons:
     async def accept(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenged member accepts: the challenge message becomes the board."""
         challenge_id = int(match["challenge"])
-        challenges = self._service.challenges
         try:
-            game = await challenges.accept(
-                challenge_id,
-                interaction.user.id,
-                interaction.guild_id,
-                message_id=_clicked(interaction),
+            game = await self._service.accept(
+                challenge_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameError as error:
             await self._answer_closed(interaction, challenge_id, error)
@@ -304,11 +289,11 @@ class Buttons:
 
     async def decline(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenged member declines (anyone else is refused, privately)."""
-        await self._close(interaction, int(match["challenge"]), self._service.challenges.decline)
+        await self._close(interaction, int(match["challenge"]), self._service.decline)
 
     async def withdraw(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
         """The challenger withdraws (anyone else is refused, privately)."""
-        await self._close(interaction, int(match["challenge"]), self._service.challenges.withdraw)
+        await self._close(interaction, int(match["challenge"]), self._service.withdraw)
 
     async def _close(
         self,
@@ -332,7 +317,7 @@ class Buttons:
         date if it shows a challenge that is no longer open."""
         await answer_error(interaction, error)
         try:
-            challenge = await self._service.challenges.get(
+            challenge = await self._service.get_challenge(
                 challenge_id, interaction.guild_id, _clicked(interaction)
             )
         except GameError:
@@ -344,9 +329,7 @@ class Buttons:
         self, interaction: discord.Interaction, match: re.Match[str]
     ) -> None:
         assert interaction.guild_id is not None  # the gate refuses DMs
-        page = await self._service.stats.leaderboard(
-            interaction.guild_id, max(1, int(match["page"]))
-        )
+        page = await self._service.leaderboard(interaction.guild_id, int(match["page"]))
         await interaction.response.edit_message(
             view=leaderboard_view(page, server_reader(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),

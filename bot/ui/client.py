@@ -36,9 +36,8 @@ from discord.ext import commands, tasks
 
 from bot.errors import GameError
 from bot.i18n import N_, Message
-from bot.service import GameService, ServiceConfig
+from bot.service import GameService, ServiceConfig, Store
 from bot.settings import Settings
-from bot.store import Store
 from bot.ui.boards import Boards
 from bot.ui.buttons import Buttons
 from bot.ui.cogs.games import Games
@@ -53,7 +52,6 @@ from bot.ui.outbox import Outbox, share_of_limit
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
 
 __all__ = [
-    "COMMANDS_HASH_KEY",
     "GameTree",
     "TicTacToeBot",
     "commands_hash",
@@ -61,8 +59,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-COMMANDS_HASH_KEY = "commands_hash"
 
 
 def _unusable(error: app_commands.TransformerError) -> Message:
@@ -189,8 +185,8 @@ class TicTacToeBot(commands.AutoShardedBot):
         await self.add_cog(games)
         self.tree.add_command(games.menu)
         await self.add_cog(Help())
-        await self.add_cog(Stats(self.service.stats))
-        await self.add_cog(ServerSettings(self.service.guilds, self.service.pings))
+        await self.add_cog(Stats(self.service))
+        await self.add_cog(ServerSettings(self.service))
         await self.add_cog(Privacy(self.service))
         await self.tree.set_translator(CommandTranslator())
         await self.sync_commands()
@@ -218,12 +214,12 @@ class TicTacToeBot(commands.AutoShardedBot):
                 log.info("Synced %d commands to the dev server %s", len(synced), dev_guild_id)
                 if not self.force_sync:
                     return
-            stored = await self.store.get_meta(COMMANDS_HASH_KEY)
+            stored = await self.service.commands_digest()
             if not self.force_sync and stored == digest:
                 log.info("Commands unchanged since the last sync; not syncing")
                 return
             synced = await self.tree.sync()
-            await self.store.set_meta(COMMANDS_HASH_KEY, digest)
+            await self.service.commands_synced(digest)
             log.info("Synced %d global commands (they may take a while to appear)", len(synced))
         except discord.HTTPException as exc:
             log.error("Could not sync the commands; the old ones stay in place: %s", exc)
@@ -249,7 +245,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         is an outage as ``on_guild_unavailable`` instead): its live games end unrated, its
         challenges are withdrawn, its data is erased LEFT_SERVER_DAYS later. Nothing is
         redrawn: the bot can no longer reach the server."""
-        games, challenges = await self.service.upkeep.guild_left(guild.id)
+        games, challenges = await self.service.server_left(guild.id)
         log.info(
             "Removed from server %s: %d live game(s) ended unrated, %d challenge(s) withdrawn;"
             " its data is erased in %g days unless the bot is added back",
@@ -261,7 +257,7 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
         """Added to a server: if it is one the bot had left, its data stays."""
-        if await self.service.upkeep.guild_back(guild.id):
+        if await self.service.server_back(guild.id):
             log.info("Back in server %s: its data is kept", guild.id)
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
@@ -280,7 +276,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         await self._channel_gone(payload.guild_id, payload.thread_id)
 
     async def _channel_gone(self, guild_id: int, channel_id: int) -> None:
-        games, challenges = await self.service.upkeep.channel_gone(guild_id, channel_id)
+        games, challenges = await self.service.channel_gone(guild_id, channel_id)
         if games or challenges:
             log.info(
                 "Channel %s deleted: %d game(s) ended unrated, %d challenge(s) withdrawn",
@@ -305,9 +301,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         if guild_id is None:
             return
         for message_id in message_ids:
-            games, challenges = await self.service.upkeep.message_gone(
-                guild_id, channel_id, message_id
-            )
+            games, challenges = await self.service.message_gone(guild_id, channel_id, message_id)
             for game in games:
                 log.info("The board of game %s was deleted: it ended unrated", game.id)
                 await self.boards.notify(game)
@@ -329,7 +323,7 @@ class TicTacToeBot(commands.AutoShardedBot):
                 self.boards.queue_redraw(challenge)
             await self.boards.notices.sweep(self.settings.sweep_interval)
             # Pruning and erasing servers left long ago: no request to Discord.
-            await self.service.upkeep.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
+            await self.service.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 

@@ -20,6 +20,7 @@ import discord
 
 from bot.errors import GameError
 from bot.i18n import N_, Message, Translator, translator
+from bot.ui.refs import for_discord
 
 __all__ = [
     "CUT_SHORT_MESSAGE",
@@ -80,9 +81,10 @@ def server_reader(interaction: discord.Interaction) -> Translator:
 
 async def send_ephemeral(interaction: discord.Interaction, text: str | Message) -> None:
     """An ephemeral reply, as the response if there was none yet, else as a follow-up;
-    a ``Message`` is translated for the person who made ``interaction``."""
+    a ``Message`` is translated for the person who made ``interaction``, its references
+    rendered as Discord shows them."""
     if isinstance(text, Message):
-        text = reader(interaction)(text)
+        text = reader(interaction)(for_discord(text))
     mentions = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)
@@ -108,7 +110,7 @@ async def answer_error(interaction: discord.Interaction, error: BaseException) -
     """Answer a failed interaction: a GameError's own text, else a generic line + a log."""
     text: str | Message
     if isinstance(error, GameError):
-        text = error.localized(reader(interaction))
+        text = error.message
     elif isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION:
         # Discord gave up on the interaction (no answer within 3 s): nobody to tell.
         log.warning("Too late to answer %s: %s", describe(interaction), error)

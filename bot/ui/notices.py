@@ -30,9 +30,7 @@ import discord
 
 from bot.i18n import translator
 from bot.models import Game
-from bot.service import GameService
-from bot.service.endings import CallOff
-from bot.service.pings import Due, StandingPing
+from bot.service import CallOff, Due, GameService, Ping
 from bot.ui import render
 from bot.ui.outbox import Outbox
 
@@ -106,7 +104,7 @@ class Notices:
             self._clicks[game.id] = (game.move_no, click)
         elif not game.is_live:
             self._clicks.pop(game.id, None)
-        ping = await self._service.pings.standing(game)
+        ping = await self._service.ping_to_delete(game)
         if ping is not None:
             if not game.is_live:  # whoever calls this has drawn the end: never again
                 self._redrawn.add(game.id)
@@ -114,9 +112,9 @@ class Notices:
 
     async def sweep(self, sweep_interval: float) -> None:
         """Delete what is stale, then send the pings due."""
-        pings = self._service.pings
+        service = self._service
         self._forget_expired()
-        for game_id, channel_id, message_id, guild_id in await pings.stale():
+        for game_id, channel_id, message_id, guild_id in await service.stale_pings():
             if self._outbox.waiting(("unping", message_id)):
                 continue  # its delete is under way: the game's end was seen here
             self._queue_delete(game_id, channel_id, message_id, guild_id)
@@ -127,9 +125,9 @@ class Notices:
                 game = await self._service.get_game(game_id)
                 if not game.is_live:
                     self._redraw(game)
-        for proposal, channel_id in await self._service.endings.lapsed_calloffs():
+        for proposal, channel_id in await service.lapsed_calloffs():
             self._queue_lapsed(proposal, channel_id)
-        for item in await pings.due(sweep_interval):
+        for item in await service.pings_due(sweep_interval):
             self._queue_ping(item)
 
     def lapsed(self, proposal: CallOff, channel_id: int) -> None:
@@ -183,7 +181,7 @@ class Notices:
 
         async def work() -> None:
             if await self._delete_message(channel_id, message_id, "call-off proposal"):
-                await self._service.endings.forget_calloff(proposal)
+                await self._service.forget_calloff(proposal)
 
         self._outbox.submit(key, work)
 
@@ -194,7 +192,7 @@ class Notices:
             return
 
         async def fresh() -> bool:
-            return self._reachable(game.guild_id) and await self._service.pings.still_due(item)
+            return self._reachable(game.guild_id) and await self._service.ping_still_due(item)
 
         async def work() -> None:
             await self._ping(item)
@@ -228,28 +226,28 @@ class Notices:
                 channel = self._client.get_partial_messageable(game.channel_id)
                 sent = await channel.send(text, allowed_mentions=_only(player))
         except discord.Forbidden as exc:
-            await self._service.pings.refused(game)
+            await self._service.ping_refused(game)
             self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)
             return
         except discord.NotFound as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
             if exc.code == UNKNOWN_CHANNEL:  # its games end, and nothing goes there again
-                await self._service.upkeep.channel_gone(game.guild_id, game.channel_id)
+                await self._service.channel_gone(game.guild_id, game.channel_id)
             return
         except discord.HTTPException as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
             return
-        claim = await self._service.pings.record(item, sent.id)
+        claim = await self._service.record_ping(item, sent.id)
         if not claim.won:  # the game moved on meanwhile, or a higher rank stands
             await self._delete_message(game.channel_id, sent.id, "turn notification")
         elif claim.replaced is not None and claim.replaced != standing:
-            replaced: StandingPing = claim.replaced
+            replaced: Ping = claim.replaced
             await self._delete(replaced.game_id, replaced.channel_id, replaced.message_id)
 
     async def _delete(self, game_id: int, channel_id: int, message_id: int) -> bool:
         """Delete a ping and forget it, once Discord deleted it (or did not know it)."""
         if await self._delete_message(channel_id, message_id, "turn notification"):
-            await self._service.pings.forget(game_id, message_id)
+            await self._service.forget_ping(game_id, message_id)
             self._redrawn.discard(game_id)
             return True
         return False

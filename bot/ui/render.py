@@ -31,7 +31,8 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service.rules import game_link, is_rated, rated_variant
+from bot.service import is_rated, rated_variant
+from bot.ui.refs import game_link
 from engine import Mark
 from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level

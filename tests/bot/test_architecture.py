@@ -5,11 +5,14 @@
   gateway parsers or serialisation hooks. The one seam is ``use_endpoints`` in
   ``bot/__main__.py``, which points discord.py at ``DISCORD_API_BASE`` and
   ``DISCORD_GATEWAY_URL``.
-- Layers: ``engine`` imports nothing of ours, nor discord, asyncio or a database;
-  ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator; the
-  store imports neither the service nor Discord; the service does not import Discord;
-  models, errors, settings and i18n (the texts in each reader's language) import none
-  of them; SQL lives in ``bot/store``; and no module imports, directly or not, one that imports it.
+- Layers: every arrow allowed between our packages is listed (``ARROWS``) and any other
+  fails: ``bot.ui`` -> ``bot.service`` (its package only) -> ``bot.store`` (its package
+  only); ``engine`` imports nothing of ours, nor discord, asyncio or a database;
+  ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator;
+  models, errors, settings, refs and i18n (the texts in each reader's language) import
+  only each other and the engine; bot/ui calls the service's own methods, never its parts; SQL lives in
+  ``bot/store``; and no module imports, directly or not, one that imports it.
+- Size: no module of bot/, engine/, bench/ or playground/ is over 450 lines.
 """
 
 from __future__ import annotations
@@ -218,26 +221,129 @@ def _starts(names: set[str], *prefixes: str) -> set[str]:
     return {n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)}
 
 
-def test_layers_import_one_way() -> None:
+OURS = ("bot", "engine", "discord_emulator", "playground", "tests", "bench")
+BASE = ("bot.models", "bot.errors", "bot.settings", "bot.i18n", "bot.durations", "bot.refs")
+"""Modules every layer of the bot may use: its data types, errors, settings and texts."""
+ARROWS: dict[str, tuple[str, ...]] = {
+    # The Discord layer talks to the service's package only (GameService and what it
+    # hands out), never to its modules or to the store.
+    "bot.ui": ("bot.ui", "bot.service", *BASE, "engine"),
+    "bot.service": ("bot.service", "bot.store", *BASE, "engine"),
+    "bot.store": ("bot.store", *BASE, "engine"),
+    "bot.__main__": ("bot.ui", "bot.service", "bot.store", *BASE),
+    "bot.__init__": (),
+    "engine": ("engine",),
+    "discord_emulator": ("discord_emulator",),  # a Discord of its own, for any bot
+    "playground": ("playground", "discord_emulator"),  # runs the bot as a process
+}
+"""Every arrow allowed between our packages: a module of the key's package may import
+ours only from these (a key's own modules included); ``BASE`` modules import only each
+other and the engine. Anything else fails ``test_layers_import_one_way``."""
+EXACT = {"bot.service": "bot.store"}
+"""``bot.service`` imports the store's package API only, not its modules."""
+OUTSIDE: dict[str, tuple[str, ...]] = {
+    "engine": ("discord", "asyncio", "sqlite3", "aiosqlite", "asyncpg", "aiohttp"),
+    "bot.store": ("discord",),
+    "bot.service": ("discord", "aiohttp", "sqlite3", "aiosqlite", "asyncpg"),
+    "bot.models": ("discord", "aiosqlite", "asyncpg"),
+}
+"""Outside libraries a package must not import (the base modules: as ``bot.models``)."""
+
+
+def package_of(name: str) -> str | None:
+    """The key of ``ARROWS`` (or ``BASE``) ``name`` belongs to."""
+    for key in sorted([*ARROWS, *BASE], key=len, reverse=True):
+        if name == key or name.startswith(key + "."):
+            return key
+    return "bot.__init__" if name == "bot" else None
+
+
+def broken_arrows(edges: dict[str, set[str]]) -> list[str]:
     broken = []
-    for name, found in graph().items():
-        if name.startswith("engine"):
-            bad = _starts(found, "bot", "discord", "asyncio", "sqlite3", "aiosqlite", "aiohttp")
-        elif name.startswith("bot.store"):
-            bad = _starts(found, "bot.service", "bot.ui", "discord")
-        elif name.startswith("bot.service"):
-            bad = _starts(found, "bot.ui", "discord", "aiohttp", "sqlite3", "aiosqlite")
-            bad |= {n for n in found if n.startswith("bot.store.")}  # the package's API only
-        elif name.startswith(("bot.models", "bot.errors", "bot.settings", "bot.i18n")):
-            bad = _starts(found, "bot.service", "bot.store", "bot.ui", "discord")
-        elif name.startswith("discord_emulator"):  # a Discord of its own, for any bot
-            bad = _starts(found, "bot", "engine", "playground", "tests")
-        elif name.startswith("playground"):  # runs the bot as a process, never imports it
-            bad = _starts(found, "bot", "engine", "tests")
-        else:
+    for name, found in edges.items():
+        package = package_of(name)
+        if package is None:
+            broken.append(f"{name} belongs to no package of ARROWS")
             continue
-        broken.extend(f"{name} imports {b}" for b in sorted(bad))
+        allowed = (*BASE, "engine") if package in BASE else ARROWS[package]
+        ours = _starts(found, *OURS) - _starts(found, *allowed)
+        exact = EXACT.get(package)
+        if exact is not None:
+            ours |= {n for n in found if n.startswith(exact + ".")}
+        if package == "bot.ui":
+            ours |= {n for n in found if n.startswith("bot.service.")}
+        outside = OUTSIDE.get("bot.models" if package in BASE else package, ())
+        ours |= _starts(found, *outside)
+        broken.extend(f"{name} imports {target}" for target in sorted(ours))
+    return broken
+
+
+def test_layers_import_one_way() -> None:
+    broken = broken_arrows(graph())
     assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("bot.ui.client", "bot.store"),
+        ("bot.ui.notices", "bot.service.pings"),
+        ("bot.service.games", "bot.ui.gate"),
+        ("bot.service.games", "bot.store.pings"),
+        ("bot.store.store", "bot.service"),
+        ("bot.models", "bot.service"),
+        ("bot.refs", "bot.store"),
+        ("engine.solver", "bot.models"),
+        ("engine.solver", "asyncio"),
+        ("playground.pilot", "bot"),
+        ("discord_emulator.server", "engine"),
+        ("bot.store.sqlite", "discord"),
+    ],
+)
+def test_the_arrows_catch_any_other(module: str, target: str) -> None:
+    assert broken_arrows({module: {target}}), f"{module} -> {target} passed"
+
+
+def test_the_arrows_allow_the_layering() -> None:
+    edges = {
+        "bot.ui.client": {"bot.service", "bot.models", "bot.refs", "discord"},
+        "bot.service.games": {"bot.store", "bot.service.rules", "engine.levels", "asyncio"},
+        "bot.store.store": {"bot.models", "aiosqlite"},
+        "bot.refs": {"bot.i18n"},
+    }
+    assert not broken_arrows(edges)
+
+
+UI = BOT / "ui"
+SERVICE_NAMES = {"service", "_service"}
+
+
+def service_calls(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, name) of every attribute bot/ui takes of the service object."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = node.value
+        name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+        if name in SERVICE_NAMES:
+            found.append((node.lineno, node.attr))
+    return found
+
+
+def test_the_discord_layer_calls_the_service_s_own_methods() -> None:
+    """One service method per use case: bot/ui never reaches into the service's parts
+    (``service.challenges.create``), it calls ``GameService``'s methods."""
+    from bot.service import GameService
+
+    methods = {name for name in dir(GameService) if callable(getattr(GameService, name))}
+    found = [
+        f"{relative}:{line} uses service.{name}"
+        for relative, tree in sources(UI)
+        for line, name in service_calls(tree)
+        if name.startswith("_") or name not in methods
+    ]
+    assert not found, "\n".join(found)
 
 
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.I)
@@ -255,12 +361,16 @@ def test_sql_lives_in_the_store() -> None:
     assert not found, "\n".join(found)
 
 
-def test_modules_stay_readable() -> None:
+MAX_LINES = 450
+BENCH = ROOT / "bench"
+
+
+@pytest.mark.parametrize("folder", [BOT, ENGINE, BENCH, PLAYGROUND], ids=lambda p: p.name)
+def test_modules_stay_readable(folder: Path) -> None:
     """A reader can hold a module in their head: a few hundred lines at most."""
     long = {
         path.relative_to(ROOT).as_posix(): n
-        for folder in (BOT, PLAYGROUND)
         for path in folder.rglob("*.py")
-        if (n := len(path.read_text().splitlines())) > 450
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
     }
     assert not long, long

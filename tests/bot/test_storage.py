@@ -301,7 +301,7 @@ async def test_bot_records_add_up_per_level(store: Store, db_path: Path) -> None
     assert raw_player(db_path, ALICE) == (1500.0, 0, 0, 0, 0, 2, 7, NOW)
     alice = await store.player(GUILD, ALICE)
     assert (alice.rated_games, alice.rank) == (0, None)
-    assert await store.leaderboard(GUILD, 1, 10) == (0, 1, [])
+    assert await store.leaderboard(GUILD, 10, lambda total: 0) == (0, 0, [])
     with reader(db_path) as conn:
         assert conn.execute("SELECT DISTINCT rated FROM games").fetchall() == [(0,)]
 
@@ -509,8 +509,8 @@ async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> N
     for nth in range(-1, 5):
         view = await cancelled_at(store, store.channel_view(GUILD, CHANNEL, NOW), nth)
         assert isinstance(view, asyncio.CancelledError) or view.games == (game,)
-        board = await cancelled_at(store, store.leaderboard(GUILD, 1, 10), nth)
-        assert isinstance(board, asyncio.CancelledError) or board == (0, 1, [])
+        board = await cancelled_at(store, store.leaderboard(GUILD, 10, lambda total: 0), nth)
+        assert isinstance(board, asyncio.CancelledError) or board == (0, 0, [])
         # A read transaction left open would make the next BEGIN fail.
         assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
 
@@ -647,18 +647,22 @@ async def test_leaderboard_order_and_pages(store: Store) -> None:
         )
         final = won(game, X_WINS, Mark.X)
         assert await store.end_game(final, game, plus_minus_20(final))
-    total, page, rows = await store.leaderboard(GUILD, 1, 3)
-    assert (total, page) == (8, 1)
+    counted: list[int] = []
+
+    def first_page(total: int) -> int:
+        counted.append(total)
+        return 0
+
+    total, offset, rows = await store.leaderboard(GUILD, 3, first_page)
+    assert (total, offset, counted) == (8, 0, [8])
     assert [user for user, _ in rows] == [1, 5, 7]  # 1 has two wins; 5 and 7 tie on 1520/1
     assert [row.rank for _, row in rows] == [1, 2, 3]
-    total, page, rows = await store.leaderboard(GUILD, 99, 3)
-    assert page == 3 and [row.rank for _, row in rows] == [7, 8]
-    total, page, rows = await store.leaderboard(GUILD, -5, 3)
-    assert page == 1
+    total, offset, rows = await store.leaderboard(GUILD, 3, lambda total: 6)
+    assert offset == 6 and [row.rank for _, row in rows] == [7, 8]
     assert (await store.player(GUILD, 7)).rank == 3
     assert (await store.player(GUILD, 8)).rank == 8
     assert await store.player(GUILD, 99) == PlayerRow()
-    assert (await store.leaderboard(GUILD + 1, 1, 3))[0] == 0
+    assert (await store.leaderboard(GUILD + 1, 3, lambda total: 0))[0] == 0
 
 
 async def test_history_newest_first_and_per_player(store: Store) -> None:

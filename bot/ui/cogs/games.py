@@ -8,7 +8,7 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
-from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
+from bot.errors import GameOver, InvalidSettings, RatedStop
 from bot.i18n import N_, translator
 from bot.models import First
 from bot.service import GameService
@@ -16,11 +16,11 @@ from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.commands_i18n import LABEL_SEPARATOR
 from bot.ui.gate import answer_error, reader, server_locale, thread_parent
+from bot.ui.refs import for_discord
 from bot.ui.views import stop_choice_view
-from engine.levels import DEFAULT_LEVEL, LEVELS, get_level
+from engine.levels import LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
-DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 
 
 LEVEL_NAMES = (
@@ -48,24 +48,14 @@ def _level_choice(name: str) -> Choice[str]:
     return Choice(name=locale_str(label if len(label) <= 100 else name), value=name)
 
 
-def board_shape(size: str, win_length: int | None) -> tuple[int, int, int]:
-    """(width, height, k) from the command's options; InvalidSettings if they don't fit."""
+def board_side(size: str) -> int:
+    """The side of the board the size option names; InvalidSettings if none."""
     side = SIZES.get(size)
     if side is None:
         raise InvalidSettings(
             N_("Unknown board size {size}; pick 3x3, 4x4 or 5x5.", size=repr(size))
         )
-    k = DEFAULT_WIN_LENGTH[side] if win_length is None else win_length
-    if k > side:
-        raise InvalidSettings(
-            N_(
-                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
-                k=k,
-                size=size,
-                side=side,
-            )
-        )
-    return side, side, k
+    return side
 
 
 class Games(commands.Cog):
@@ -141,44 +131,38 @@ class Games(commands.Cog):
         first: str,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        width, height, k = board_shape(size, win_length)
-        try:
-            order = First(first)
-        except ValueError:
-            raise InvalidSettings(N_("Pick who moves first: me, opponent or random.")) from None
+        side = board_side(size)
+
+        async def defer() -> None:
+            await interaction.response.defer(thinking=True)
+
         me = interaction.client.user
         if opponent is None or (me is not None and opponent.id == me.id):
-            level = difficulty or DEFAULT_LEVEL
-            if level not in LEVELS:
-                raise InvalidSettings(N_("Unknown difficulty {level}.", level=repr(level)))
-            if await self.service.active_game(interaction.guild_id, interaction.channel_id):
-                raise ChannelBusy()
-            if order is not First.ME and self.service.replies.may_be_slow(width, height):
-                await interaction.response.defer(thinking=True)
             game = await self.service.start_bot_game(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
-                level=level,
-                width=width,
-                height=height,
-                k=k,
-                first=order,
+                level=difficulty,
+                width=side,
+                height=side,
+                k=win_length,
+                first=first,
                 locale=server_locale(interaction),
                 parent_id=thread_parent(interaction),
+                on_slow=defer,
             )
             await self.boards.post(interaction, game)
             return
-        challenge = await self.service.challenges.create(
+        challenge = await self.service.challenge(
             interaction.guild_id,
             interaction.channel_id,
             interaction.user.id,
             opponent.id,
             opponent_is_bot=opponent.bot,
-            width=width,
-            height=height,
-            k=k,
-            first=order,
+            width=side,
+            height=side,
+            k=win_length,
+            first=first,
             locale=server_locale(interaction),
             parent_id=thread_parent(interaction),
         )
@@ -196,7 +180,7 @@ class Games(commands.Cog):
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         try:
-            game = await self.service.endings.stop(
+            game = await self.service.stop(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
@@ -213,7 +197,7 @@ class Games(commands.Cog):
             # Nothing changed: the player chooses between losing and asking.
             t = reader(interaction)
             await interaction.response.send_message(
-                refusal.localized(t),
+                t(for_discord(refusal.message)),
                 view=stop_choice_view(refusal.game, t),
                 ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none(),

@@ -21,8 +21,7 @@ from discord.ext import commands
 from bot.errors import ConfirmationExpired, NotYourConfirmation
 from bot.i18n import N_, Nn_, Translator
 from bot.models import GuildData, MemberData
-from bot.service import GameService
-from bot.service.privacy import CONFIRM_SECONDS
+from bot.service import CONFIRM_SECONDS, GameService
 from bot.ui.boards import Boards
 from bot.ui.gate import reader
 from bot.ui.render import record_text
@@ -198,7 +197,7 @@ class Privacy(commands.Cog):
     async def forget_me(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
         user_id = interaction.user.id
-        data = await self.service.privacy.member_data(interaction.guild_id, user_id)
+        data = await self.service.member_data(interaction.guild_id, user_id)
         t = reader(interaction)
         await interaction.response.send_message(
             view=confirm_view(member_question(data, t), ME, user_id, t),
@@ -215,7 +214,7 @@ class Privacy(commands.Cog):
     @app_commands.default_permissions(manage_guild=True)
     async def forget_server(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
-        data = await self.service.privacy.guild_data(
+        data = await self.service.guild_data(
             interaction.guild_id, may_manage=interaction.permissions.manage_guild
         )
         t = reader(interaction)
@@ -238,7 +237,7 @@ class ForgetButtons:
         message = interaction.message
         if message is None:
             raise ConfirmationExpired()
-        self._service.privacy.check_confirmation(
+        self._service.check_confirmation(
             int(match["user"]),
             interaction.user.id,
             message.created_at.timestamp(),
@@ -249,7 +248,7 @@ class ForgetButtons:
         """Erase, then say so in place of the question and redraw withdrawn challenges."""
         assert interaction.guild_id is not None  # the gate refuses DMs
         self._check(interaction, match)
-        privacy = self._service.privacy
+        privacy = self._service
         t = reader(interaction)
         erased: MemberData | GuildData
         if match["scope"] == ME:

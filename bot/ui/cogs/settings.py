@@ -14,8 +14,7 @@ from discord.ext import commands
 from bot.errors import PermissionDenied
 from bot.i18n import N_, Duration, Message, Translator
 from bot.models import BOUNDS, GuildSettings
-from bot.service.guilds import Guilds, read_duration
-from bot.service.pings import GRACE, TurnPings
+from bot.service import GRACE, GameService, read_duration
 from bot.ui.gate import reader, send_ephemeral
 
 SETTINGS = N_("tictactoe-settings")
@@ -93,9 +92,8 @@ def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str
 class ServerSettings(commands.Cog):
     """Server settings and members' consent to challenges."""
 
-    def __init__(self, guilds: Guilds, pings: TurnPings) -> None:
-        self.guilds = guilds
-        self.pings = pings
+    def __init__(self, service: GameService) -> None:
+        self.service = service
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -205,11 +203,11 @@ class ServerSettings(commands.Cog):
         changes = {name: value for name, value in given.items() if value is not None}
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
-            settings = await self.guilds.get(interaction.guild_id)
+            settings = await self.service.server_settings(interaction.guild_id)
             title = N_("Tic-tac-toe on this server")
             await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
             return
-        settings = await self.guilds.update(
+        settings = await self.service.update_settings(
             interaction.guild_id,
             changes,
             allow_channel=add_channel.id if add_channel else None,
@@ -247,23 +245,15 @@ class ServerSettings(commands.Cog):
         """Show the member's choices here, after changing those given."""
         guild, user = interaction.guild_id, interaction.user.id
         assert guild is not None
-        if turn_notifications is not None:
-            await self.pings.set_choice(guild, user, turn_notifications)
-        if challenges is not None:
-            await self.guilds.set_challenges(guild, user, challenges)
-        chosen = await self.pings.choice(guild, user)
-        notified = chosen if chosen is not None else (await self.guilds.get(guild)).turn_pings
+        choices = await self.service.choices(
+            guild, user, turn_pings=turn_notifications, challenges=challenges
+        )
         t = reader(interaction)
         title = t(N_("Your choices on this server:"))
         lines = [
             f"**{title}**",
-            t(N_("Turn notifications: {state}", state=_on_off(notified, t))),
-            t(
-                N_(
-                    "Challenges to you: {state}",
-                    state=_on_off(await self.guilds.accepts_challenges(guild, user), t),
-                )
-            ),
+            t(N_("Turn notifications: {state}", state=_on_off(choices.turn_pings, t))),
+            t(N_("Challenges to you: {state}", state=_on_off(choices.challenges, t))),
             t(N_("-# Change them with the options of /{command}.", command=PREFERENCES)),
         ]
         await send_ephemeral(interaction, "\n".join(lines))

@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot.errors import GameError
 from bot.i18n import N_
-from bot.service.stats import Stats as StatsService
+from bot.service import GameService
 from bot.ui import render
 from bot.ui.gate import reader, server_reader
 from bot.ui.views import leaderboard_view, text_view
@@ -22,7 +22,7 @@ _QUIET = discord.AllowedMentions.none()
 class Stats(commands.Cog):
     """Rankings and personal records."""
 
-    def __init__(self, results: StatsService) -> None:
+    def __init__(self, results: GameService) -> None:
         self.results = results
 
     @app_commands.command(

@@ -1,0 +1,293 @@
+"""What the Discord layer asks of the service: one method per thing a member does, or
+Discord reports, beyond playing a move (``GameService``'s own methods).
+
+Each method hands the request to the part whose rules it concerns and reads, itself,
+whatever those rules need (a server's settings, the host's config): the Discord layer
+passes only what the interaction says, and never checks what the service checks. The
+parts stay reachable for tests and benches, not for bot/ui (tests/bot/test_architecture.py
+holds it to these methods).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.models import (
+    Challenge,
+    First,
+    Game,
+    GuildData,
+    GuildSettings,
+    LeaderboardPage,
+    MemberData,
+    PlayerStats,
+)
+from bot.service.challenges import Challenges
+from bot.service.endings import Endings
+from bot.service.guilds import Guilds
+from bot.service.pings import Due, Ping, Recorded, TurnPings
+from bot.service.privacy import Privacy
+from bot.service.reviews import Reviews
+from bot.service.rules import win_length
+from bot.service.stats import Stats
+from bot.service.upkeep import Upkeep
+from bot.store import CallOff, Pruned, Store
+from engine.analysis import Review
+
+__all__ = ["COMMANDS_DIGEST", "Choices", "UseCases"]
+
+COMMANDS_DIGEST = "commands_hash"
+"""The meta key under which the digest of the commands last synced is kept."""
+
+Lost = tuple[list[Game], list[Challenge]]
+"""Games ended and challenges withdrawn because what held them went away."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """A member's choices in a server, as in force (their own, else the server's)."""
+
+    turn_pings: bool
+    challenges: bool
+
+
+class UseCases:
+    """Mixed into ``GameService``, which sets these parts up."""
+
+    _store: Store
+    challenges: Challenges
+    endings: Endings
+    guilds: Guilds
+    pings: TurnPings
+    privacy: Privacy
+    reviews: Reviews
+    stats: Stats
+    upkeep: Upkeep
+
+    # -- challenges -------------------------------------------------------------------------
+
+    async def challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool = False,
+        width: int = 3,
+        height: int = 3,
+        k: int | None = None,
+        first: First | str = First.RANDOM,
+        locale: str | None = None,
+        parent_id: int | None = None,
+    ) -> Challenge:
+        """See ``Challenges.create``; ``k`` None: the board's usual win length."""
+        return await self.challenges.create(
+            guild_id,
+            channel_id,
+            challenger_id,
+            opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            width=width,
+            height=height,
+            k=win_length(width, height, k),
+            first=first,
+            locale=locale,
+            parent_id=parent_id,
+        )
+
+    async def accept(
+        self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> Game:
+        return await self.challenges.accept(challenge_id, user_id, guild_id, message_id=message_id)
+
+    async def decline(
+        self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> Challenge:
+        return await self.challenges.decline(challenge_id, user_id, guild_id, message_id)
+
+    async def withdraw(
+        self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> Challenge:
+        return await self.challenges.withdraw(challenge_id, user_id, guild_id, message_id)
+
+    async def get_challenge(
+        self, challenge_id: int, guild_id: int | None = None, message_id: int | None = None
+    ) -> Challenge:
+        return await self.challenges.get(challenge_id, guild_id, message_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self.challenges.set_message(challenge_id, message_id)
+
+    # -- ending games -----------------------------------------------------------------------
+
+    async def forfeit(
+        self, game_id: int, user_id: int, guild_id: int | None, message_id: int | None = None
+    ) -> Game:
+        return await self.endings.forfeit(
+            game_id, user_id, guild_id=guild_id, message_id=message_id
+        )
+
+    async def stop(
+        self, guild_id: int, channel_id: int, user_id: int, *, is_moderator: bool
+    ) -> Game:
+        return await self.endings.stop(guild_id, channel_id, user_id, is_moderator=is_moderator)
+
+    async def propose_calloff(
+        self, game_id: int, user_id: int, guild_id: int | None
+    ) -> tuple[Game, CallOff | None]:
+        return await self.endings.propose_calloff(game_id, user_id, guild_id)
+
+    async def set_calloff_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
+        await self.endings.set_calloff_message(game_id, proposer_id, message_id)
+
+    async def answer_calloff(
+        self, game_id: int, user_id: int, agree: bool, guild_id: int | None
+    ) -> Game:
+        return await self.endings.answer_calloff(game_id, user_id, agree, guild_id)
+
+    async def lapsed_calloffs(self) -> list[tuple[CallOff, int]]:
+        return await self.endings.lapsed_calloffs()
+
+    async def forget_calloff(self, proposal: CallOff) -> None:
+        await self.endings.forget_calloff(proposal)
+
+    # -- reviews, results -------------------------------------------------------------------
+
+    async def review(
+        self,
+        game_id: int,
+        user_id: int,
+        guild_id: int,
+        *,
+        on_search: Callable[[], Awaitable[object]] | None = None,
+    ) -> tuple[Game, Review]:
+        """``Reviews.review`` under the server's Review setting and cooldown."""
+        settings = await self.guilds.get(guild_id)
+        return await self.reviews.review(
+            game_id,
+            user_id,
+            guild_id,
+            cooldown=settings.review_cooldown,
+            enabled=settings.reviews,
+            on_search=on_search,
+        )
+
+    async def leaderboard(self, guild_id: int, page: int = 1) -> LeaderboardPage:
+        return await self.stats.leaderboard(guild_id, page)
+
+    async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
+        return await self.stats.player_stats(guild_id, user_id)
+
+    # -- settings and choices ---------------------------------------------------------------
+
+    async def server_settings(self, guild_id: int) -> GuildSettings:
+        return await self.guilds.get(guild_id)
+
+    async def update_settings(
+        self,
+        guild_id: int,
+        changes: Mapping[str, Any],
+        *,
+        allow_channel: int | None = None,
+        remove_channel: int | None = None,
+        all_channels: bool = False,
+        reset: bool = False,
+    ) -> GuildSettings:
+        return await self.guilds.update(
+            guild_id,
+            changes,
+            allow_channel=allow_channel,
+            remove_channel=remove_channel,
+            all_channels=all_channels,
+            reset=reset,
+        )
+
+    async def choices(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        turn_pings: bool | None = None,
+        challenges: bool | None = None,
+    ) -> Choices:
+        """The member's choices here, after changing those given."""
+        if turn_pings is not None:
+            await self.pings.set_choice(guild_id, user_id, turn_pings)
+        if challenges is not None:
+            await self.guilds.set_challenges(guild_id, user_id, challenges)
+        chosen = await self.pings.choice(guild_id, user_id)
+        if chosen is None:
+            chosen = (await self.guilds.get(guild_id)).turn_pings
+        return Choices(chosen, await self.guilds.accepts_challenges(guild_id, user_id))
+
+    # -- privacy ----------------------------------------------------------------------------
+
+    async def member_data(self, guild_id: int, user_id: int) -> MemberData:
+        return await self.privacy.member_data(guild_id, user_id)
+
+    async def erase_member(self, guild_id: int, user_id: int) -> MemberData:
+        return await self.privacy.erase_member(guild_id, user_id)
+
+    async def guild_data(self, guild_id: int, *, may_manage: bool) -> GuildData:
+        return await self.privacy.guild_data(guild_id, may_manage=may_manage)
+
+    async def erase_guild(self, guild_id: int, *, may_manage: bool) -> GuildData:
+        return await self.privacy.erase_guild(guild_id, may_manage=may_manage)
+
+    def check_confirmation(
+        self, owner_id: int, user_id: int, shown_at: float, clicked_at: float
+    ) -> None:
+        self.privacy.check_confirmation(owner_id, user_id, shown_at, clicked_at)
+
+    # -- turn notifications -----------------------------------------------------------------
+
+    async def pings_due(self, sweep_interval: float) -> list[Due]:
+        return await self.pings.due(sweep_interval)
+
+    async def ping_still_due(self, item: Due) -> bool:
+        return await self.pings.still_due(item)
+
+    async def record_ping(self, item: Due, message_id: int) -> Recorded:
+        return await self.pings.record(item, message_id)
+
+    async def ping_to_delete(self, game: Game) -> Ping | None:
+        """``game``'s standing ping if its turn is over (see ``TurnPings.standing``)."""
+        return await self.pings.standing(game)
+
+    async def stale_pings(self) -> list[tuple[int, int, int, int]]:
+        return await self.pings.stale()
+
+    async def forget_ping(self, game_id: int, message_id: int) -> None:
+        await self.pings.forget(game_id, message_id)
+
+    async def ping_refused(self, game: Game) -> None:
+        await self.pings.refused(game)
+
+    # -- what Discord reports gone, and housekeeping ----------------------------------------
+
+    async def server_left(self, guild_id: int) -> Lost:
+        return await self.upkeep.guild_left(guild_id)
+
+    async def server_back(self, guild_id: int) -> bool:
+        return await self.upkeep.guild_back(guild_id)
+
+    async def channel_gone(
+        self, guild_id: int, channel_id: int, ended: tuple[int, ...] = ()
+    ) -> Lost:
+        return await self.upkeep.channel_gone(guild_id, channel_id, ended)
+
+    async def message_gone(self, guild_id: int, channel_id: int, message_id: int) -> Lost:
+        return await self.upkeep.message_gone(guild_id, channel_id, message_id)
+
+    async def tidy(self, still_member: Callable[[int], bool]) -> tuple[Pruned, list[int]]:
+        return await self.upkeep.tidy(still_member)
+
+    async def commands_digest(self) -> str | None:
+        """The digest of the commands last synced (None: never)."""
+        return await self._store.get_meta(COMMANDS_DIGEST)
+
+    async def commands_synced(self, digest: str) -> None:
+        await self._store.set_meta(COMMANDS_DIGEST, digest)
