@@ -9,6 +9,7 @@ in its own language.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from bot.i18n import Message
@@ -20,10 +21,16 @@ __all__ = ["Channel", "Command", "Member", "Moment", "Place", "Places", "Ref"]
 class Member:
     user_id: int
 
+    def __str__(self) -> str:  # logs; bot/ui renders them for Discord
+        return f"member {self.user_id}"
+
 
 @dataclass(frozen=True, slots=True)
 class Channel:
     channel_id: int
+
+    def __str__(self) -> str:
+        return f"channel {self.channel_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +41,19 @@ class Place:
     channel_id: int
     message_id: int | None
 
+    def __str__(self) -> str:
+        where = f"channel {self.channel_id}"
+        return where if self.message_id is None else f"message {self.message_id} in {where}"
+
 
 @dataclass(frozen=True, slots=True)
 class Places:
     """Several places, shown as one list."""
 
     items: tuple[Place | Channel, ...]
+
+    def __str__(self) -> str:
+        return ", ".join(map(str, self.items))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +62,18 @@ class Command:
 
     name: Message
 
+    def __str__(self) -> str:
+        return self.name.singular
+
 
 @dataclass(frozen=True, slots=True)
 class Moment:
     """A point in time (Unix seconds), shown relative to the reader's now."""
 
     at: float
+
+    def __str__(self) -> str:
+        return datetime.datetime.fromtimestamp(self.at, datetime.UTC).isoformat(timespec="seconds")
 
 
 Ref = Member | Channel | Place | Places | Command | Moment

@@ -75,19 +75,9 @@ DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 
 
 def win_length(width: int, height: int, k: int | None) -> int:
-    """``k``, or the board's usual win length if None; InvalidSettings if it cannot fit."""
-    side = max(width, height)
+    """``k``, or the board's usual win length if None."""
     if k is None:
-        return DEFAULT_WIN_LENGTH.get(min(width, height), min(side, MIN_K + 1))
-    if k > side:
-        raise InvalidSettings(
-            N_(
-                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
-                k=k,
-                size=f"{width}x{height}",
-                side=side,
-            )
-        )
+        return DEFAULT_WIN_LENGTH.get(min(width, height), min(max(width, height), MIN_K + 1))
     return k
 
 
@@ -108,7 +98,17 @@ def validate_options(width: int, height: int, k: int, level: str | None = None) 
                 else N_("The board height must be from {low} to {high}, not {value}.", **params)
             )
     longest = max(width, height)
-    if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= longest:
+    whole = isinstance(k, int) and not isinstance(k, bool)
+    if whole and k > longest:
+        raise InvalidSettings(
+            N_(
+                "A win length of {k} doesn't fit on a {size} board; use at most {side}.",
+                k=k,
+                size=f"{width}x{height}",
+                side=longest,
+            )
+        )
+    if not whole or not MIN_K <= k <= longest:
         raise InvalidSettings(
             N_(
                 "The win length must be from {low} to {high} on a {width}x{height} board, not {k}.",

@@ -10,8 +10,9 @@
   only); ``engine`` imports nothing of ours, nor discord, asyncio or a database;
   ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator;
   models, errors, settings, refs and i18n (the texts in each reader's language) import
-  only each other and the engine; bot/ui calls the service's own methods, never its parts; SQL lives in
-  ``bot/store``; and no module imports, directly or not, one that imports it.
+  only each other and the engine; bot/ui calls the service's own methods, never its
+  parts; SQL lives in ``bot/store``; and no module imports, directly or not, one that
+  imports it.
 - Size: no module of bot/, engine/, bench/ or playground/ is over 450 lines.
 """
 

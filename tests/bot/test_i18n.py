@@ -21,6 +21,8 @@ from bot.models import Challenge, GuildSettings
 from bot.service import GameService
 from bot.service.rules import too_many_games
 
+from .shown import shown
+
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = sorted(i18n.available())
 MsgId = str | tuple[str, str]
@@ -164,8 +166,8 @@ def test_a_reader_gets_their_language() -> None:
 
 def test_placeholders_are_filled_after_translation() -> None:
     error = ReviewCooldown(1000.5)
-    assert error.localized(i18n.translator("ru")) == "Следующий разбор можно запросить <t:1001:R>."
-    assert str(error) == "You can ask for another review <t:1001:R>."
+    assert shown(error, "ru") == "Следующий разбор можно запросить <t:1001:R>."
+    assert shown(error) == "You can ask for another review <t:1001:R>."
 
 
 def test_an_unmarked_message_is_shown_as_it_is() -> None:
@@ -179,7 +181,7 @@ def test_an_unmarked_message_is_shown_as_it_is() -> None:
 )
 def test_russian_has_its_three_plural_forms(n: int, word: str) -> None:
     error = too_many_games(7, 7, [], GuildSettings(games_per_member=n))
-    assert error.localized(i18n.translator("ru")) == (
+    assert shown(error, "ru") == (
         f"Вы уже играете {n} {word} на этом сервере — больше здесь нельзя: ."
     )
 
@@ -187,8 +189,8 @@ def test_russian_has_its_three_plural_forms(n: int, word: str) -> None:
 def test_english_says_a_game_for_one() -> None:
     one = too_many_games(7, 7, [], GuildSettings(games_per_member=1))
     three = too_many_games(8, 7, [], GuildSettings(games_per_member=3))
-    assert str(one) == "You're already in a game on this server: ."
-    assert three.localized(i18n.translator("en-US")).startswith("<@8> is already in 3 games")
+    assert shown(one) == "You're already in a game on this server: ."
+    assert shown(three, "en-US").startswith("<@8> is already in 3 games")
 
 
 def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
@@ -213,7 +215,7 @@ def test_service_refusals_follow_the_reader() -> None:
         == "Ширина доски должна быть от 3 до 5, а не 9."
     )
     busy = rules.already_playing(5, 7)
-    assert busy.localized(i18n.translator("de")) == "<@5> spielt in diesem Kanal schon eine Partie."
+    assert shown(busy, "de") == "<@5> spielt in diesem Kanal schon eine Partie."
 
 
 def test_the_settings_answer_is_in_the_askers_language() -> None:

@@ -13,7 +13,16 @@ import pytest
 
 from bot.models import First, Game, GameStatus
 from bot.service import GameService
-from bot.service.pings import GRACE, REMINDER_LEAD, Due, Kind, due, grace, reminder_at
+from bot.service.pings import (
+    GRACE,
+    REMINDER_LEAD,
+    Due,
+    Kind,
+    due,
+    grace,
+    ping_of,
+    reminder_at,
+)
 from bot.store import Store, TurnState
 from bot.store.pings import StandingPing
 
@@ -80,7 +89,7 @@ def test_once_pinged_a_turn_waits_for_its_reminder_and_then_nothing() -> None:
     assert at == 1300.0 - REMINDER_LEAD - 5.0
     assert kind(due(pinged, at - 0.1, 5.0)) is None, "one ping per turn"
     item = due(pinged, at, 5.0)
-    assert kind(item) is Kind.REMINDER and item is not None and item.standing == ping(game)
+    assert kind(item) is Kind.REMINDER and item is not None and item.standing == ping_of(ping(game))
     reminded = state(game, standing=ping(game, reminder=True))
     assert kind(due(reminded, at + 1, 5.0)) is None
     assert kind(due(state(game), 1300.0, 5.0)) is None, "past the deadline: the sweep ends it"

@@ -27,6 +27,7 @@ from bot.ui import render
 from bot.ui.cogs.privacy import confirm_view, guild_question, member_question
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
+from .shown import shown
 from .test_render import check_limits
 
 OTHER_GUILD = GUILD + 1
@@ -188,8 +189,8 @@ async def test_a_live_game_refuses_the_erasure_and_links_the_game(
     with pytest.raises(GamesInTheWay) as erased:
         await service.privacy.erase_member(GUILD, ALICE)
     for refusal in (asked.value, erased.value):
-        assert f"You have 1 game in progress: {link}." in str(refusal)
-        assert "Nothing was erased" in str(refusal)
+        assert f"You have 1 game in progress: {link}." in shown(refusal)
+        assert "Nothing was erased" in shown(refusal)
     assert counts(db_path, GUILD) == before
     assert (await store.player(GUILD, ALICE)).rated_games == 1
     # Once the game is over, the erasure goes ahead; Carol's game stays hers.
@@ -304,7 +305,7 @@ async def test_a_server_erasure_needs_manage_server_and_no_live_games(
     await service.set_game_message(live[0].id, 31)
     with pytest.raises(GamesInTheWay) as refused:
         await service.privacy.erase_guild(GUILD, may_manage=True)
-    text = str(refused.value)
+    text = shown(refused.value)
     assert text.startswith("This server has 5 games in progress: ")
     assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/31, " in text
     # A board not posted yet is linked by its channel.
