@@ -51,7 +51,7 @@ def command_tree() -> app_commands.CommandTree[Any]:
         discord.Client(intents=discord.Intents.none())
     )
     games = Games(None, None)  # type: ignore[arg-type]
-    cogs = (games, Stats(None), ServerSettings(None, None), Privacy(None), Help())  # type: ignore[arg-type]
+    cogs = (games, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
             tree.add_command(command)
