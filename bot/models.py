@@ -15,6 +15,7 @@ from engine import Board, Mark
 __all__ = [
     "BOUNDS",
     "DELETED_MEMBER",
+    "CallOff",
     "Challenge",
     "ChallengeStatus",
     "First",
@@ -184,6 +185,16 @@ class Challenge:
     pinged: bool = True  # whether its message notified the opponent (see Challenges.create)
     locale: str | None = None  # the Discord locale of its message (None: English)
     turn_seconds: float | None = None  # the server's turn clock when it was made (not stored)
+
+
+@dataclass(frozen=True, slots=True)
+class CallOff:
+    """A player's proposal to end a rated game unrated, put to the other player."""
+
+    game_id: int
+    proposer_id: int
+    move_no: int  # the proposal holds while the game is at this move
+    message_id: int | None
 
 
 @dataclass(frozen=True, slots=True)

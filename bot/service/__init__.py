@@ -13,13 +13,12 @@ from bot.service.pings import GRACE, Due, Ping, Recorded
 from bot.service.privacy import CONFIRM_SECONDS
 from bot.service.rules import is_rated, rated_variant
 from bot.service.uses import Choices
-from bot.store import CallOff, Store
+from bot.store import Store
 
 __all__ = [
     "CONFIRM_SECONDS",
     "GRACE",
     "TIME_RAN_OUT",
-    "CallOff",
     "Choices",
     "Due",
     "GameService",

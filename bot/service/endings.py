@@ -22,12 +22,12 @@ from bot.errors import (
     StaleBoard,
 )
 from bot.i18n import N_
-from bot.models import Game, Result
+from bot.models import CallOff, Game, Result
 from bot.refs import Member
 from bot.service import rules
 from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
-from bot.store import CallOff, Store
+from bot.store import Store
 
 __all__ = ["CallOff", "Endings", "is_rated_and_begun"]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.models import (
+    CallOff,
     Challenge,
     First,
     Game,
@@ -33,7 +34,7 @@ from bot.service.reviews import Reviews
 from bot.service.rules import win_length
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep
-from bot.store import CallOff, Pruned, Store
+from bot.store import Pruned, Store
 from engine.analysis import Review
 
 __all__ = ["COMMANDS_DIGEST", "Choices", "UseCases"]

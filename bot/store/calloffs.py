@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from bot.models import CallOff
 from bot.store.backend import Database
 from bot.store.rows import IS_LIVE
 
@@ -25,14 +24,6 @@ LAPSED = (
     " JOIN games AS g ON g.id = c.game_id"
     f" WHERE c.move_no <> g.move_no OR NOT g.{IS_LIVE} LIMIT ?"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class CallOff:
-    game_id: int
-    proposer_id: int
-    move_no: int  # the proposal holds while the game is at this move
-    message_id: int | None
 
 
 class CallOffStore:

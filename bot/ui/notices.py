@@ -29,8 +29,8 @@ from collections.abc import Callable
 import discord
 
 from bot.i18n import translator
-from bot.models import Game
-from bot.service import CallOff, Due, GameService, Ping
+from bot.models import CallOff, Game
+from bot.service import Due, GameService, Ping
 from bot.ui import render
 from bot.ui.outbox import Outbox
 
