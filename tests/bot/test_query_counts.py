@@ -1,0 +1,64 @@
+"""What a use case costs the database: the statements each of the Discord layer's calls
+runs (BEGIN and COMMIT aside), counted on SQLite. A rule moved between the layers must
+not add a query to a click or a sweep; these are the counts when the service took the
+rules over from the store and the Discord layer (one fewer for /tictactoe against the
+bot and for a rematch, whose checks the Discord layer no longer repeats)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import pytest
+
+from bot.service import GameService
+from bot.store import Store
+
+from .conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
+
+T = TypeVar("T")
+pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements
+
+FRAMING = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    async def __call__(self, call: Awaitable[T]) -> tuple[T, int]:
+        self.statements.clear()
+        result = await call
+        await asyncio.sleep(0)  # the trace callback runs on the database's thread
+        return result, sum(not text.startswith(FRAMING) for text in self.statements)
+
+
+async def test_each_use_case_keeps_its_query_count(
+    service: GameService, store: Store, clock: FakeClock
+) -> None:
+    """(The tests' config sends 3 x 3 replies through the pool: a bot move is a second
+    write, as on larger boards.)"""
+    counter = Counter()
+    await store.trace(counter.statements.append)
+    try:
+        game, n = await counter(service.start_bot_game(GUILD, CHANNEL, ALICE, first="me"))
+        assert n <= 8
+        await service.set_game_message(game.id, 5)
+        game, n = await counter(service.play(game.id, ALICE, 4, game.move_no))
+        assert n <= 3
+        game, n = await counter(service.forfeit(game.id, ALICE, GUILD))
+        assert n <= 9
+        _, n = await counter(service.rematch(game.id, ALICE, GUILD))
+        assert n <= 11
+        _, n = await counter(service.leaderboard(GUILD, 9))
+        assert n == 2, "the count and the page, in one read"
+        _, n = await counter(service.start_bot_game(GUILD, CHANNEL + 1, BOB, k=None))
+        assert n <= 9
+        clock.advance(100)
+        _, n = await counter(service.sweep())
+        assert n <= 6
+        _, n = await counter(service.pings_due(1.0))
+        assert n == 1
+    finally:
+        await store.trace(None)
