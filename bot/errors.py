@@ -1,8 +1,9 @@
 """Errors the game service raises for things a user did that cannot be done.
 
 Each carries a message written for the user who caused it (a ``bot.i18n.Message``, so
-it can be shown in their language); the Discord layer shows it in an ephemeral reply,
-translated with ``GameError.localized``, and changes nothing. Anything that is not a
+it can be shown in their language, naming members, channels and boards as ``bot.refs``
+references); the Discord layer renders and translates it (``bot.ui.gate``) into an
+ephemeral reply, and changes nothing. Anything that is not a
 ``GameError`` is a bug and gets a generic "something went wrong" plus a logged traceback.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.i18n import N_, Message, Translator
+from bot.i18n import N_, Message
 from bot.refs import Command, Moment
 
 if TYPE_CHECKING:
@@ -65,14 +66,6 @@ class GameError(Exception):
             message = Message(message)
         self.message = message or self.default_message
         super().__init__(str(self.message))
-
-    @property
-    def user_message(self) -> str:
-        return str(self)
-
-    def localized(self, reader: Translator) -> str:
-        """The message in the language of ``reader``."""
-        return reader(self.message)
 
 
 class GameNotFound(GameError):

@@ -158,9 +158,9 @@ def test_a_locale_falls_back_to_its_language_then_english(
 
 
 def test_a_reader_gets_their_language() -> None:
-    assert NotYourTurn().localized(i18n.translator("de")) == "Du bist nicht am Zug."
-    assert NotYourTurn().localized(i18n.translator("ja")) == "あなたの番ではありません。"
-    assert NotYourTurn().localized(i18n.translator("fi")) == "It's not your turn."
+    assert shown(NotYourTurn(), "de") == "Du bist nicht am Zug."
+    assert shown(NotYourTurn(), "ja") == "あなたの番ではありません。"
+    assert shown(NotYourTurn(), "fi") == "It's not your turn."
     assert str(NotYourTurn()) == "It's not your turn."  # logs stay in English
 
 
@@ -173,7 +173,7 @@ def test_placeholders_are_filled_after_translation() -> None:
 def test_an_unmarked_message_is_shown_as_it_is() -> None:
     """Texts not yet marked for translation stay English rather than disappear."""
     error = TooManyGames("Something not in any catalog {with braces}.")
-    assert error.localized(i18n.translator("de")) == "Something not in any catalog {with braces}."
+    assert shown(error, "de") == "Something not in any catalog {with braces}."
 
 
 @pytest.mark.parametrize(
@@ -200,8 +200,8 @@ def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
 
     error = InvalidSettings(i18n.N_("{setting} must be a number.", setting=label("turn_timeout")))
     assert str(error) == "The turn clock must be a number."
-    assert error.localized(i18n.translator("de")) == "Die Zugzeit: Das muss eine Zahl sein."
-    assert error.localized(i18n.translator("ja")) == "持ち時間は数値で指定してください。"
+    assert shown(error, "de") == "Die Zugzeit: Das muss eine Zahl sein."
+    assert shown(error, "ja") == "持ち時間は数値で指定してください。"
 
 
 def test_service_refusals_follow_the_reader() -> None:
@@ -210,10 +210,7 @@ def test_service_refusals_follow_the_reader() -> None:
     with pytest.raises(GameError) as caught:
         rules.validate_options(9, 3, 3)
     assert str(caught.value) == "The board width must be from 3 to 5, not 9."
-    assert (
-        caught.value.localized(i18n.translator("ru"))
-        == "Ширина доски должна быть от 3 до 5, а не 9."
-    )
+    assert shown(caught.value, "ru") == "Ширина доски должна быть от 3 до 5, а не 9."
     busy = rules.already_playing(5, 7)
     assert shown(busy, "de") == "<@5> spielt in diesem Kanal schon eine Partie."
 
