@@ -135,6 +135,8 @@ def due(
         return None
     if deadline is None or now >= deadline or not wants_pings(state, player):
         return None
+    if state.refused_move == game.move_no:
+        return None  # the channel refused this turn's ping: not again in this turn
     if game.move_no == 0 and player == state.starter:
         return None  # their own click started this turn: they are looking at the board
     standing = state.standing

@@ -47,14 +47,14 @@ _WAITING = len(GAME_COLUMNS.split(","))
 
 def waiting(shards: Shards | None = None) -> str:
     """Active member games on a clock whose turn began at or before ``:started``, with
-    what the rules need: the standing ping, the move whose ping was refused, the member
-    whose Accept started the game, the server's choices and both players' choices. Games
-    whose ping was refused at this move, or whose reminder stands, are left out (nothing
-    more is sent in their turn), and so are those pinged at this move whose deadline is
-    after ``:remind_by`` (their reminder cannot be due yet)."""
+    what the rules need: the standing ping, the member whose Accept started the game,
+    the server's choices, both players' choices and the move whose ping was refused.
+    Rows ``bot.service.pings.due`` would turn down whatever the clock says are left out,
+    so the limit is spent on games that may be due: a turn whose ping was refused or
+    whose reminder stands, and one pinged whose deadline is after ``:remind_by``."""
     return (
         f"SELECT {_G}, p.message_id, p.user_id, p.move_no, p.reminder, c.opponent_id,"
-        " s.turn_pings, s.ping_grace, mx.turn_pings, mo.turn_pings"
+        " s.turn_pings, s.ping_grace, mx.turn_pings, mo.turn_pings, r.move_no"
         " FROM games AS g"
         " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
         " LEFT JOIN ping_refusals AS r ON r.game_id = g.id"
@@ -104,6 +104,7 @@ class TurnState:
     server_default: bool | None  # the server's choice (None: the bot's default)
     server_grace: float | None
     choices: dict[int, bool]  # members who chose, by id
+    refused_move: int | None = None  # the move whose ping the channel refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,9 @@ def _standing(row: Row) -> StandingPing:
 
 def _turn_state(row: Row) -> TurnState:
     game = game_from_row(row[:_WAITING])
-    message_id, user_id, move_no, reminder, starter, default, grace, x_pref, o_pref = row[_WAITING:]
+    extra = row[_WAITING:]
+    message_id, user_id, move_no, reminder, starter, default, grace, x_pref, o_pref = extra[:9]
+    refused = extra[9]
     standing = None
     if message_id is not None:
         standing = StandingPing(
@@ -133,7 +136,13 @@ def _turn_state(row: Row) -> TurnState:
         if member is not None and pref is not None
     }
     return TurnState(
-        game, standing, starter, None if default is None else bool(default), grace, choices
+        game,
+        standing,
+        starter,
+        None if default is None else bool(default),
+        grace,
+        choices,
+        refused,
     )
 
 

@@ -82,6 +82,14 @@ def test_a_player_who_moves_within_the_grace_is_never_pinged() -> None:
     assert kind(due(state(game), 1000.0 + 30.0, 5.0)) is Kind.PING
 
 
+def test_a_turn_whose_ping_was_refused_gets_nothing_more() -> None:
+    game = waiting_game(move_no=2)
+    at = reminder_at(1000.0, 1300.0, 5.0)
+    assert kind(due(state(game, refused_move=2), 1031.0, 5.0)) is None
+    assert kind(due(state(game, refused_move=2), at, 5.0)) is None, "nor its reminder"
+    assert kind(due(state(game, refused_move=1), 1031.0, 5.0)) is Kind.PING
+
+
 def test_once_pinged_a_turn_waits_for_its_reminder_and_then_nothing() -> None:
     game = waiting_game()
     pinged = state(game, standing=ping(game))
