@@ -34,7 +34,7 @@ from bot.service.reviews import Reviews
 from bot.service.rules import win_length
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep
-from bot.store import Pruned, Store
+from bot.store import Store
 from engine.analysis import Review
 
 __all__ = ["COMMANDS_DIGEST", "Choices", "UseCases"]
@@ -283,8 +283,10 @@ class UseCases:
     async def message_gone(self, guild_id: int, channel_id: int, message_id: int) -> Lost:
         return await self.upkeep.message_gone(guild_id, channel_id, message_id)
 
-    async def tidy(self, still_member: Callable[[int], bool]) -> tuple[Pruned, list[int]]:
-        return await self.upkeep.tidy(still_member)
+    async def tidy(self, still_member: Callable[[int], bool]) -> None:
+        """Prune what has outlived its use, and erase servers left long ago
+        (``Upkeep.tidy``); ``still_member``: whether the bot is in a server now."""
+        await self.upkeep.tidy(still_member)
 
     async def commands_digest(self) -> str | None:
         """The digest of the commands last synced (None: never)."""
