@@ -3,7 +3,9 @@
 ``GameService`` is what the Discord layer talks to: its own methods and ``UseCases``',
 one per thing a member does or Discord reports. Its parts (``challenges``, ``endings``,
 ``pings``, ...) hold the rules, for the service's own tests and benches. The Discord
-layer imports this package only, never its modules: what it needs of them is here.
+layer imports this package only, never its modules: what it needs of them is here
+(``Store`` too, which the bot takes from the entry point only to hand it to
+``GameService``).
 """
 
 from bot.service.config import ServiceConfig
