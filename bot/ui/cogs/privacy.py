@@ -11,8 +11,6 @@ permission is checked again, from the interaction, when asked and when confirmed
 
 from __future__ import annotations
 
-import re
-
 import discord
 from discord import ButtonStyle, app_commands, ui
 from discord.app_commands import locale_str
@@ -23,6 +21,7 @@ from bot.i18n import N_, Nn_, Translator
 from bot.models import GuildData, MemberData
 from bot.service import GameService
 from bot.service.privacy import CONFIRM_SECONDS
+from bot.ui import ids
 from bot.ui.boards import Boards
 from bot.ui.gate import reader
 from bot.ui.render import record_text
@@ -39,12 +38,12 @@ def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.Layo
     erase = ui.Button(
         label=t(N_("Erase my data") if scope == ME else N_("Erase this server's data")),
         style=ButtonStyle.danger,
-        custom_id=f"ttt:forget:{scope}:{asker_id}",
+        custom_id=ids.Forget(scope, asker_id).format(),
     )
     cancel = ui.Button(
         label=t(N_("Cancel")),
         style=ButtonStyle.secondary,
-        custom_id=f"ttt:forget-cancel:{asker_id}",
+        custom_id=ids.ForgetCancel(asker_id).format(),
     )
     view = ui.LayoutView(timeout=None)
     view.add_item(ui.TextDisplay(text))
@@ -233,26 +232,26 @@ class ForgetButtons:
         self._service = service
         self._boards = boards
 
-    def _check(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+    def _check(self, interaction: discord.Interaction, asker_id: int) -> None:
         """Only the asker, within CONFIRM_SECONDS of the question (on Discord's clock)."""
         message = interaction.message
         if message is None:
             raise ConfirmationExpired()
         self._service.privacy.check_confirmation(
-            int(match["user"]),
+            asker_id,
             interaction.user.id,
             message.created_at.timestamp(),
             interaction.created_at.timestamp(),
         )
 
-    async def confirm(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+    async def confirm(self, interaction: discord.Interaction, click: ids.Forget) -> None:
         """Erase, then say so in place of the question and redraw withdrawn challenges."""
         assert interaction.guild_id is not None  # the gate refuses DMs
-        self._check(interaction, match)
+        self._check(interaction, click.user)
         privacy = self._service.privacy
         t = reader(interaction)
         erased: MemberData | GuildData
-        if match["scope"] == ME:
+        if click.scope == ME:
             erased = await privacy.erase_member(interaction.guild_id, interaction.user.id)
             done = member_done(erased, t)
         else:
@@ -263,9 +262,9 @@ class ForgetButtons:
         for challenge in erased.withdrawn:
             await self._boards.redraw(challenge)
 
-    async def cancel(self, interaction: discord.Interaction, match: re.Match[str]) -> None:
+    async def cancel(self, interaction: discord.Interaction, click: ids.ForgetCancel) -> None:
         """Say so in place of the question; a late Cancel changes nothing either."""
-        if int(match["user"]) != interaction.user.id:
+        if click.user != interaction.user.id:
             raise NotYourConfirmation()
         await interaction.response.edit_message(
             view=text_view(reader(interaction)(N_("Cancelled; nothing was erased."))),
