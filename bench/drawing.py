@@ -1,6 +1,6 @@
 """What drawing a board costs per click, over discord.py's own cost of the same components.
 
-    python -m bench.drawing
+    python -m bench.drawing [--rounds 3000]
 
 A click's answer is the board drawn again (``bot.ui.views.board_view``): the game's text
 in the server's language, one button per cell with its custom_id, the controls. This
@@ -13,6 +13,7 @@ figure to compare between machines and versions.
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 from typing import Any
@@ -82,15 +83,18 @@ def bare(text: str, side: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    print(f"CPU per click (µs), locale {LOCALE!r}; best of 3 x {ROUNDS} calls")
-    lookup = per_call(lambda: translator(LOCALE), ROUNDS * 10)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="calls per measure")
+    rounds = parser.parse_args().rounds
+    print(f"CPU per click (µs), locale {LOCALE!r}; best of 3 x {rounds} calls")
+    lookup = per_call(lambda: translator(LOCALE), rounds * 10)
     print(f"  translator({LOCALE!r}): {lookup * 1e6:6.1f}")
     for moves, side, k in (((0, 4), 3, 3), ((0, 6, 12), 5, 4)):
         drawn = game(moves, side, k)
         assert drawn.board == Board.from_moves(moves, side, side, k)
         text = board_view(drawn).to_components()[0]["content"]
-        ours = per_call(lambda g=drawn: board_view(g).to_components())
-        base = per_call(lambda t=text, s=side: bare(t, s))
+        ours = per_call(lambda g=drawn: board_view(g).to_components(), rounds)
+        base = per_call(lambda t=text, s=side: bare(t, s), rounds)
         print(
             f"  {side}x{side}: board_view {ours * 1e6:6.1f}  discord.py alone {base * 1e6:6.1f}"
             f"  ratio {ours / base:.2f}"
