@@ -24,7 +24,6 @@ from bot.models import Challenge, ChallengeStatus, GameStatus
 from bot.service import GameService
 from bot.ui import ids, render
 from bot.ui.boards import Boards
-from bot.ui.cogs.privacy import ForgetButtons
 from bot.ui.gate import (
     Gate,
     answer_error,
@@ -34,6 +33,7 @@ from bot.ui.gate import (
     server_reader,
     thread_parent,
 )
+from bot.ui.privacy_buttons import ForgetButtons
 from bot.ui.views import calloff_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]

@@ -21,6 +21,8 @@ from typing import ClassVar
 
 __all__ = [
     "KINDS",
+    "ME",
+    "SERVER",
     "Accept",
     "Calloff",
     "CalloffAnswer",
@@ -61,8 +63,8 @@ class CustomId:
 
     __slots__ = ()
     TEMPLATE: ClassVar[str]
-    _PATTERN: ClassVar[re.Pattern[str]]
-    _PREFIX: ClassVar[str]  # the template's text before its first field
+    PATTERN: ClassVar[re.Pattern[str]]  # made from TEMPLATE
+    PREFIX: ClassVar[str]  # the template's text before its first field
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
@@ -71,8 +73,8 @@ class CustomId:
             re.escape(part) if i % 2 == 0 else f"(?P<{part}>{_FIELDS[part][0]})"
             for i, part in enumerate(parts)
         )
-        cls._PATTERN = re.compile(regex)
-        cls._PREFIX = parts[0]
+        cls.PATTERN = re.compile(regex)
+        cls.PREFIX = parts[0]
 
     def format(self) -> str:
         """The custom_id to put on the button: ``TEMPLATE`` filled (each kind writes it as an
@@ -80,8 +82,9 @@ class CustomId:
         raise NotImplementedError
 
     @classmethod
-    def _parse(cls, custom_id: str) -> CustomId | None:
-        match = cls._PATTERN.fullmatch(custom_id)
+    def read(cls, custom_id: str) -> CustomId | None:
+        """``custom_id`` as this kind, or None if it is not one (``parse`` tries every kind)."""
+        match = cls.PATTERN.fullmatch(custom_id)
         if match is None:
             return None
         values = {name: _FIELDS[name][1](text) for name, text in match.groupdict().items()}
@@ -240,6 +243,10 @@ class LeaderboardPage(CustomId):
 # -- erasure on request -------------------------------------------------------------------
 
 
+ME, SERVER = "me", "server"
+"""The scopes of an erasure: the asking member's data, or the whole server's."""
+
+
 @dataclass(frozen=True, slots=True)
 class Forget(CustomId):
     """Erase (``scope`` "me" or "server"), for the member ``user`` who asked."""
@@ -286,8 +293,8 @@ def parse(custom_id: object) -> CustomId | None:
     if not isinstance(custom_id, str) or not custom_id.startswith("ttt:"):
         return None
     for kind in KINDS:
-        if custom_id.startswith(kind._PREFIX):
-            parsed = kind._parse(custom_id)
+        if custom_id.startswith(kind.PREFIX):
+            parsed = kind.read(custom_id)
             if parsed is not None:
                 return parsed
     return None

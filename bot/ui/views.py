@@ -34,6 +34,7 @@ __all__ = [
     "calloff_view",
     "challenge_mentions",
     "challenge_view",
+    "confirm_view",
     "leaderboard_view",
     "stop_choice_view",
     "text_view",
@@ -193,6 +194,22 @@ def calloff_view(game: Game, *, closed: bool = False) -> ui.View:
         view.add_item(ui.Button(label=t(label), style=style, disabled=closed, custom_id=custom_id))
     view.stop()
     return view
+
+
+def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.LayoutView:
+    """An erasure's question (``scope`` ``ids.ME`` or ``ids.SERVER``), with [Erase]
+    (danger) and [Cancel], which only ``asker_id`` may click; in the asker's language."""
+    erase = ui.Button(
+        label=t(N_("Erase my data") if scope == ids.ME else N_("Erase this server's data")),
+        style=ButtonStyle.danger,
+        custom_id=ids.Forget(scope, asker_id).format(),
+    )
+    cancel = ui.Button(
+        label=t(N_("Cancel")),
+        style=ButtonStyle.secondary,
+        custom_id=ids.ForgetCancel(asker_id).format(),
+    )
+    return _drawing(ui.TextDisplay(text), ui.ActionRow(erase, cancel))
 
 
 def text_view(text: str) -> ui.LayoutView:

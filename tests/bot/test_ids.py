@@ -55,7 +55,7 @@ def test_ids_round_trip(wire: str) -> None:
 @pytest.mark.parametrize("wire", WIRE)
 def test_each_id_is_one_kind_only(wire: str) -> None:
     """``parse`` takes the first kind that fits: no other may fit too."""
-    assert [kind for kind in ids.KINDS if kind._parse(wire) is not None] == [type(WIRE[wire])]
+    assert [kind for kind in ids.KINDS if kind.read(wire) is not None] == [type(WIRE[wire])]
 
 
 def test_the_largest_ids_fit_discords_limit() -> None:
