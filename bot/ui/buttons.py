@@ -27,11 +27,11 @@ from bot.ui.boards import Boards
 from bot.ui.gate import (
     Gate,
     answer_error,
-    reader,
     send_ephemeral,
     server_locale,
-    server_reader,
+    server_translator,
     thread_parent,
+    user_translator,
 )
 from bot.ui.privacy_buttons import ForgetButtons
 from bot.ui.views import calloff_view, leaderboard_view
@@ -200,7 +200,7 @@ class Buttons:
             enabled=settings.reviews,
             on_search=defer,
         )
-        text = render.review_text(game, review, reader(interaction))
+        text = render.review_text(game, review, user_translator(interaction))
         if interaction.response.is_done():
             mentions = discord.AllowedMentions.none()
             await interaction.edit_original_response(content=text, allowed_mentions=mentions)
@@ -214,7 +214,7 @@ class Buttons:
         game = await self._service.endings.forfeit(
             click.game, interaction.user.id, guild_id=interaction.guild_id
         )
-        done = "🏳️ " + reader(interaction)(N_("You forfeited the game."))
+        done = "🏳️ " + user_translator(interaction)(N_("You forfeited the game."))
         await interaction.response.edit_message(content=done, view=None)
         await self._boards.redraw(game)
         await self._boards.notify(game)
@@ -229,7 +229,8 @@ class Buttons:
         other = game.o_id if user == game.x_id else game.x_id
         assert other is not None  # a member game: only those can be rated
         asked = N_("I asked {member} whether to call the game off.", member=f"<@{other}>")
-        await interaction.response.edit_message(content=reader(interaction)(asked), view=None)
+        t = user_translator(interaction)
+        await interaction.response.edit_message(content=t(asked), view=None)
         message = await interaction.followup.send(
             render.calloff_text(game, user, other, translator(game.locale)),
             view=calloff_view(game),
@@ -318,6 +319,6 @@ class Buttons:
         assert interaction.guild_id is not None  # the gate refuses DMs
         page = await self._service.stats.leaderboard(interaction.guild_id, max(1, click.page))
         await interaction.response.edit_message(
-            view=leaderboard_view(page, server_reader(interaction)),
+            view=leaderboard_view(page, server_translator(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),
         )

@@ -6,7 +6,7 @@ a shutdown) ephemerally itself. An admitted interaction's task is tracked until 
 ends, so shutdown can wait for it and answer it if it cannot finish in time
 (``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,
 else a generic line and a logged traceback, never silence. Every answer here is for
-one person, so it is in their language (``reader``).
+one person, so it is in their language (``user_translator``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ __all__ = [
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
-    "reader",
     "send_ephemeral",
     "server_locale",
-    "server_reader",
+    "server_translator",
+    "user_translator",
 ]
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ _UNDELIVERABLE = (discord.HTTPException, aiohttp.ClientError, RuntimeError)
 session already closed (RuntimeError "Session is closed")."""
 
 
-def reader(interaction: discord.Interaction) -> Translator:
+def user_translator(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the person who made ``interaction``."""
     return translator(interaction.locale.value)
 
@@ -73,7 +73,7 @@ def thread_parent(interaction: discord.Interaction) -> int | None:
     return channel.parent_id if isinstance(channel, discord.Thread) else None
 
 
-def server_reader(interaction: discord.Interaction) -> Translator:
+def server_translator(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the server ``interaction`` comes from."""
     return translator(server_locale(interaction))
 
@@ -82,7 +82,7 @@ async def send_ephemeral(interaction: discord.Interaction, text: str | Message) 
     """An ephemeral reply, as the response if there was none yet, else as a follow-up;
     a ``Message`` is translated for the person who made ``interaction``."""
     if isinstance(text, Message):
-        text = reader(interaction)(text)
+        text = user_translator(interaction)(text)
     mentions = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)
@@ -108,7 +108,7 @@ async def answer_error(interaction: discord.Interaction, error: BaseException) -
     """Answer a failed interaction: a GameError's own text, else a generic line + a log."""
     text: str | Message
     if isinstance(error, GameError):
-        text = error.localized(reader(interaction))
+        text = error.localized(user_translator(interaction))
     elif isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION:
         # Discord gave up on the interaction (no answer within 3 s): nobody to tell.
         log.warning("Too late to answer %s: %s", describe(interaction), error)

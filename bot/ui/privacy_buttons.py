@@ -17,7 +17,7 @@ from bot.models import GuildData, MemberData
 from bot.service import GameService
 from bot.ui import ids
 from bot.ui.boards import Boards
-from bot.ui.gate import reader
+from bot.ui.gate import user_translator
 from bot.ui.privacy_render import guild_done, member_done
 from bot.ui.views import text_view
 
@@ -50,7 +50,7 @@ class ForgetButtons:
         assert interaction.guild_id is not None  # the gate refuses DMs
         self._check(interaction, click.user)
         privacy = self._service.privacy
-        t = reader(interaction)
+        t = user_translator(interaction)
         erased: MemberData | GuildData
         if click.scope == ids.ME:
             erased = await privacy.erase_member(interaction.guild_id, interaction.user.id)
@@ -68,6 +68,6 @@ class ForgetButtons:
         if click.user != interaction.user.id:
             raise NotYourConfirmation()
         await interaction.response.edit_message(
-            view=text_view(reader(interaction)(N_("Cancelled; nothing was erased."))),
+            view=text_view(user_translator(interaction)(N_("Cancelled; nothing was erased."))),
             allowed_mentions=_QUIET,
         )

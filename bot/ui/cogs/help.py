@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.i18n import N_, Translator
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.gate import reader, send_ephemeral
+from bot.ui.gate import send_ephemeral, user_translator
 
 PLAY = N_("tictactoe")
 MENU = N_("Challenge to tic-tac-toe")
@@ -86,5 +86,6 @@ class Help(commands.Cog):
     async def tictactoe_help(self, interaction: discord.Interaction) -> None:
         tree = interaction.client.tree  # type: ignore[attr-defined]
         commands = tree.get_commands(type=discord.AppCommandType.chat_input)
-        text = help_text(commands, interaction.locale.value, reader(interaction), self.names)
+        t = user_translator(interaction)
+        text = help_text(commands, interaction.locale.value, t, self.names)
         await send_ephemeral(interaction, text)

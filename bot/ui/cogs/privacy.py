@@ -18,7 +18,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.service import GameService
-from bot.ui.gate import reader
+from bot.ui.gate import user_translator
 from bot.ui.ids import ME, SERVER
 from bot.ui.privacy_render import guild_question, member_question
 from bot.ui.views import confirm_view
@@ -44,7 +44,7 @@ class Privacy(commands.Cog):
         assert interaction.guild_id is not None
         user_id = interaction.user.id
         data = await self.service.privacy.member_data(interaction.guild_id, user_id)
-        t = reader(interaction)
+        t = user_translator(interaction)
         await interaction.response.send_message(
             view=confirm_view(member_question(data, t), ME, user_id, t),
             ephemeral=True,
@@ -63,7 +63,7 @@ class Privacy(commands.Cog):
         data = await self.service.privacy.guild_data(
             interaction.guild_id, may_manage=interaction.permissions.manage_guild
         )
-        t = reader(interaction)
+        t = user_translator(interaction)
         await interaction.response.send_message(
             view=confirm_view(guild_question(data, t), SERVER, interaction.user.id, t),
             ephemeral=True,

@@ -16,7 +16,7 @@ from bot.i18n import N_, Duration, Message, Translator
 from bot.models import BOUNDS, GuildSettings
 from bot.service.guilds import Guilds, read_duration
 from bot.service.pings import GRACE, TurnPings
-from bot.ui.gate import reader, send_ephemeral
+from bot.ui.gate import send_ephemeral, user_translator
 
 SETTINGS = N_("tictactoe-settings")
 """This command, by its name in the reader's language (a catalog entry like every name)."""
@@ -207,7 +207,8 @@ class ServerSettings(commands.Cog):
         if not (changes or channels_changed or reset):
             settings = await self.guilds.get(interaction.guild_id)
             title = N_("Tic-tac-toe on this server")
-            await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
+            t = user_translator(interaction)
+            await send_ephemeral(interaction, settings_text(settings, title, t))
             return
         settings = await self.guilds.update(
             interaction.guild_id,
@@ -218,7 +219,8 @@ class ServerSettings(commands.Cog):
             reset=reset,
         )
         title = N_("Saved. The settings now:")
-        await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
+        t = user_translator(interaction)
+        await send_ephemeral(interaction, settings_text(settings, title, t))
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -253,7 +255,7 @@ class ServerSettings(commands.Cog):
             await self.guilds.set_challenges(guild, user, challenges)
         chosen = await self.pings.choice(guild, user)
         notified = chosen if chosen is not None else (await self.guilds.get(guild)).turn_pings
-        t = reader(interaction)
+        t = user_translator(interaction)
         title = t(N_("Your choices on this server:"))
         lines = [
             f"**{title}**",
