@@ -7,7 +7,8 @@ the database, so buttons work across restarts. Why one listener rather than a
 whole clicked message as a view, which costs as much CPU as drawing the board again
 (75 µs on 3x3, 165 µs on 5x5, ``python bench/routing.py``), where a listener costs a
 regular-expression match (``bot.ui.ids``); and it drops, unanswered, a click whose
-custom_id is no longer on the message as Discord sent it. Here every click that arrives is answered.
+custom_id is no longer on the message as Discord sent it. Here every click that arrives
+is answered.
 """
 
 from __future__ import annotations

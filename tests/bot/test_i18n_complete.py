@@ -247,7 +247,8 @@ def test_the_settings(t: Translator) -> None:
         for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
             check(settings_text(settings, title, t))
     longest = {name: high for name, (_, high) in BOUNDS.items()}
-    check(settings_text(GuildSettings(**longest), i18n.N_("Saved. The settings now:"), t))  # type: ignore[arg-type]
+    most = GuildSettings(**longest)  # type: ignore[arg-type]
+    check(settings_text(most, i18n.N_("Saved. The settings now:"), t))
 
 
 def test_the_help(t: Translator) -> None:
