@@ -5,7 +5,9 @@ locale with ``_`` for ``-`` (``pt_BR``, ``es_419``, ``de``), the gettext convent
 Plural forms come from each catalog's ``Plural-Forms`` header, which Babel writes from
 CLDR. A ``bot.mo`` compiled by the build (see README) is used when it is at least as
 new as its ``.po``; otherwise the ``.po`` is compiled in memory, so a source checkout
-and a freshly edited catalog work without a build step.
+and a freshly edited catalog work without a build step. Each catalog is found and read
+once a process, the first time a reader needs it: a catalog edited later is read by the
+next start.
 
 Code marks texts with ``N_`` (and ``Nn_`` for plurals) where they are written and
 translates them where a reader is known, with ``translator(locale)(message)``.
@@ -122,8 +124,9 @@ class Translator:
         return self.ngettext(message.singular, message.plural, message.n, **message.params)
 
 
+@functools.cache
 def available() -> frozenset[str]:
-    """The names of the catalogs shipped (``de``, ``pt_BR``, ...)."""
+    """The names of the catalogs shipped (``de``, ``pt_BR``, ...), found once a process."""
     return frozenset(po.parent.parent.name for po in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
 
 
@@ -145,13 +148,13 @@ def catalog_for(locale: str | None, have: frozenset[str] | None = None) -> str:
 
 
 @functools.cache
-def _load(name: str) -> gettext.NullTranslations:
-    folder = LOCALES / name / "LC_MESSAGES"
+def _load(locales: Path, name: str) -> gettext.NullTranslations:
+    folder = locales / name / "LC_MESSAGES"
     po, mo = folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
     if not po.exists():
         return gettext.NullTranslations()
     if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
-        return Translations.load(LOCALES, [name], DOMAIN)
+        return Translations.load(locales, [name], DOMAIN)
     with po.open("rb") as source:
         catalog = read_po(source, locale=name, domain=DOMAIN)
     compiled = io.BytesIO()
@@ -160,7 +163,11 @@ def _load(name: str) -> gettext.NullTranslations:
     return Translations(compiled, domain=DOMAIN)
 
 
+@functools.lru_cache(maxsize=256)
 def translator(locale: str | None) -> Translator:
-    """The texts for a reader whose Discord locale is ``locale`` (None: English)."""
+    """The texts for a reader whose Discord locale is ``locale`` (None: English).
+
+    Every message drawn starts here, so the answer is kept per locale (Discord has about
+    thirty; the bound is for locales stored by hand in the database)."""
     name = catalog_for(locale)
-    return Translator(name, _load(name))
+    return Translator(name, _load(LOCALES, name))

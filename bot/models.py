@@ -7,6 +7,7 @@ A ``None`` player id stands for this bot in games against it. Times are Unix sec
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,7 +80,7 @@ class ChallengeStatus(enum.StrEnum):
     WITHDRAWN = "withdrawn"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: ``board`` is a cached_property
 class Game:
     id: int
     guild_id: int
@@ -102,30 +103,29 @@ class Game:
     rematch_of: int | None = None
     turn_seconds: float | None = None  # this game's turn clock (None: the bot's default)
     locale: str | None = None  # the Discord locale of its shared messages (None: English)
-    _board: Board | None = field(default=None, init=False, repr=False, compare=False)
+    position: Board | None = field(default=None, repr=False, compare=False)
+    """The board after ``moves`` when whoever made this game already had it (``after_move``
+    passes it on); None: ``board`` replays ``moves``."""
 
     @property
     def move_no(self) -> int:
         """Moves made so far; a click must carry this to be accepted."""
         return len(self.moves)
 
-    @property
+    @functools.cached_property
     def board(self) -> Board:
-        """The position after ``moves``, replayed once per state (a click reads it a few
-        times) and carried over by ``after_move``."""
-        board = self._board
-        if board is None:
-            board = Board.from_moves(self.moves, self.width, self.height, self.k)
-            object.__setattr__(self, "_board", board)
-        return board
+        """The position after ``moves``: ``position`` if it is that, else replayed, once
+        per state (a click reads it a few times)."""
+        position = self.position
+        if position is not None and position.moves == self.moves:
+            return position
+        return Board.from_moves(self.moves, self.width, self.height, self.k)
 
     def after_move(self, board: Board, **changes: Any) -> Game:
         """This game at ``board`` (its position after one more move), with ``changes``."""
         if board.moves[:-1] != self.moves:
             raise ValueError("after_move needs the position one move on from this game's")
-        new = replace(self, moves=board.moves, **changes)
-        object.__setattr__(new, "_board", board)
-        return new
+        return replace(self, moves=board.moves, position=board, **changes)
 
     @property
     def cells(self) -> int:

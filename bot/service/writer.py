@@ -10,13 +10,14 @@ from __future__ import annotations
 import functools
 
 from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
+from bot.i18n import N_
 from bot.models import Game, Result
 from bot.service import rules
 from bot.store import Store
 
 __all__ = ["TIME_RAN_OUT", "Writer"]
 
-TIME_RAN_OUT = "Time ran out for this game: it's over."
+TIME_RAN_OUT = N_("Time ran out for this game: it's over.")
 
 
 class Writer:

@@ -33,7 +33,10 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 
 
-def _drawn(item: Game | Challenge) -> tuple[discord.ui.LayoutView, discord.AllowedMentions]:
+def _view_and_mentions(
+    item: Game | Challenge,
+) -> tuple[discord.ui.LayoutView, discord.AllowedMentions]:
+    """A new board or challenge message: its view, and whom it may notify."""
     if isinstance(item, Game):
         return board_view(item), _QUIET
     return challenge_view(item), challenge_mentions(item)
@@ -66,7 +69,7 @@ class Boards:
     async def post(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
         """Post a new board or challenge as this interaction's answer, and record its
         message. After a deferral (``thinking``) the placeholder becomes the message."""
-        view, mentions = _drawn(item)
+        view, mentions = _view_and_mentions(item)
         if interaction.response.is_done():
             message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
             message_id = message.id

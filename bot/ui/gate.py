@@ -6,7 +6,7 @@ a shutdown) ephemerally itself. An admitted interaction's task is tracked until 
 ends, so shutdown can wait for it and answer it if it cannot finish in time
 (``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,
 else a generic line and a logged traceback, never silence. Every answer here is for
-one person, so it is in their language (``reader``).
+one person, so it is in their language (``user_translator``).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ __all__ = [
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
-    "reader",
     "send_ephemeral",
     "server_locale",
-    "server_reader",
+    "server_translator",
+    "user_translator",
 ]
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ _UNDELIVERABLE = (discord.HTTPException, aiohttp.ClientError, RuntimeError)
 session already closed (RuntimeError "Session is closed")."""
 
 
-def reader(interaction: discord.Interaction) -> Translator:
+def user_translator(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the person who made ``interaction``."""
     return translator(interaction.locale.value)
 
@@ -74,7 +74,7 @@ def thread_parent(interaction: discord.Interaction) -> int | None:
     return channel.parent_id if isinstance(channel, discord.Thread) else None
 
 
-def server_reader(interaction: discord.Interaction) -> Translator:
+def server_translator(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the server ``interaction`` comes from."""
     return translator(server_locale(interaction))
 
@@ -84,7 +84,7 @@ async def send_ephemeral(interaction: discord.Interaction, text: str | Message) 
     a ``Message`` is translated for the person who made ``interaction``, its references
     rendered as Discord shows them."""
     if isinstance(text, Message):
-        text = reader(interaction)(for_discord(text))
+        text = user_translator(interaction)(for_discord(text))
     mentions = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=mentions)

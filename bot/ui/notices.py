@@ -66,7 +66,8 @@ MAX_BACKOFF = 6 * 3600.0
 WARN_EVERY = 3600.0
 
 
-def _only(user_id: int) -> discord.AllowedMentions:
+def _pinging_only(user_id: int) -> discord.AllowedMentions:
+    """A message's mentions that notify ``user_id`` and nobody else."""
     return discord.AllowedMentions(
         everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)]
     )
@@ -218,13 +219,13 @@ class Notices:
         try:
             if click is not None:  # the webhook: outside the global limit
                 sent: discord.Message = await click.followup.send(
-                    text, allowed_mentions=_only(player), wait=True
+                    text, allowed_mentions=_pinging_only(player), wait=True
                 )
                 self._senders[sent.id] = click
             else:
                 await self._outbox.slot()
                 channel = self._client.get_partial_messageable(game.channel_id)
-                sent = await channel.send(text, allowed_mentions=_only(player))
+                sent = await channel.send(text, allowed_mentions=_pinging_only(player))
         except discord.Forbidden as exc:
             await self._service.ping_refused(game)
             self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)

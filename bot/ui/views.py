@@ -6,8 +6,8 @@ fits the text, the board and the controls (a 5x5 board is 1 text + 5 rows + 25 c
 1 row + up to 2 buttons = 34 of the 40 components allowed).
 
 Every custom_id carries all its click needs (``ttt:cell:{game}:{cell}:{move_no}``,
-``ttt:forfeit:{game}``, ...; see ``bot.ui.buttons``), so buttons keep working after a
-restart, and a click on an out-of-date board is recognised by its move number.
+``ttt:forfeit:{game}``, ...; written and read by ``bot.ui.ids``), so buttons keep working
+after a restart, and a click on an out-of-date board is recognised by its move number.
 
 The views only draw: they are stopped before they are sent, so discord.py keeps no copy
 of them in its view store (a board is redrawn at every move; stored views would pile
@@ -24,7 +24,7 @@ from discord import ButtonStyle, ui
 
 from bot.i18n import N_, Message, Translator, translator
 from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
-from bot.ui import render
+from bot.ui import ids, render
 from engine import Mark
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "calloff_view",
     "challenge_mentions",
     "challenge_view",
+    "confirm_view",
     "leaderboard_view",
     "stop_choice_view",
     "text_view",
@@ -42,10 +43,10 @@ __all__ = [
 EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
 MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
 """Each mark's one colour: blurple X, red O (``render.MARK_EMOJI`` matches them)."""
-_CONTROLS: dict[str, tuple[Message, str, ButtonStyle]] = {
-    "forfeit": (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
-    "rematch": (N_("Rematch"), "🔁", ButtonStyle.primary),
-    "review": (N_("Review"), "🔍", ButtonStyle.secondary),
+_CONTROLS: dict[type[ids.Forfeit | ids.Rematch | ids.Review], tuple[Message, str, ButtonStyle]] = {
+    ids.Forfeit: (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
+    ids.Rematch: (N_("Rematch"), "🔁", ButtonStyle.primary),
+    ids.Review: (N_("Review"), "🔍", ButtonStyle.secondary),
 }
 
 
@@ -58,13 +59,11 @@ def _drawing(*items: ui.Item[Any]) -> ui.LayoutView:
     return view
 
 
-def cell_custom_id(game_id: int, cell: int, move_no: int) -> str:
-    return f"ttt:cell:{game_id}:{cell}:{move_no}"
-
-
-def _control(kind: str, game_id: int, t: Translator) -> ui.Button[Any]:
+def _control(
+    kind: type[ids.Forfeit | ids.Rematch | ids.Review], game_id: int, t: Translator
+) -> ui.Button[Any]:
     label, emoji, style = _CONTROLS[kind]
-    return ui.Button(label=t(label), emoji=emoji, style=style, custom_id=f"ttt:{kind}:{game_id}")
+    return ui.Button(label=t(label), emoji=emoji, style=style, custom_id=kind(game_id).format())
 
 
 def board_view(game: Game) -> ui.LayoutView:
@@ -87,9 +86,9 @@ def board_view(game: Game) -> ui.LayoutView:
         for cell in range(row * game.width, (row + 1) * game.width):
             buttons.append(_cell_button(game, cell, board.cell(cell), cell in line, locked))
         rows.append(ui.ActionRow(*buttons))
-    controls = [_control("forfeit" if game.is_live else "rematch", game.id, t)]
+    controls = [_control(ids.Forfeit if game.is_live else ids.Rematch, game.id, t)]
     if not game.is_live and game.moves:
-        controls.append(_control("review", game.id, t))
+        controls.append(_control(ids.Review, game.id, t))
     rows.append(ui.ActionRow(*controls))
     return _drawing(*rows)
 
@@ -98,11 +97,11 @@ def _cell_button(
     game: Game, cell: int, mark: Mark | None, winning: bool, locked: bool
 ) -> ui.Button[Any]:
     if not game.is_live:
-        custom_id = f"ttt:over:{game.id}:{cell}"
+        custom_id = ids.Over(game.id, cell).format()
     elif mark is not None:
-        custom_id = f"ttt:taken:{game.id}:{cell}"
+        custom_id = ids.Taken(game.id, cell).format()
     else:
-        custom_id = cell_custom_id(game.id, cell, game.move_no)
+        custom_id = ids.Cell(game.id, cell, game.move_no).format()
     if mark is None:
         return ui.Button(
             label=EMPTY_LABEL, style=ButtonStyle.secondary, disabled=locked, custom_id=custom_id
@@ -117,13 +116,11 @@ def challenge_view(challenge: Challenge) -> ui.LayoutView:
     t = translator(challenge.locale)
     closed = challenge.status is not ChallengeStatus.PENDING
     buttons = [
-        ui.Button(
-            label=t(label), style=style, disabled=closed, custom_id=f"ttt:{kind}:{challenge.id}"
-        )
-        for label, style, kind in (
-            (N_("Accept"), ButtonStyle.success, "accept"),
-            (N_("Decline"), ButtonStyle.danger, "decline"),
-            (N_("Withdraw"), ButtonStyle.secondary, "withdraw"),
+        ui.Button(label=t(label), style=style, disabled=closed, custom_id=custom_id.format())
+        for label, style, custom_id in (
+            (N_("Accept"), ButtonStyle.success, ids.Accept(challenge.id)),
+            (N_("Decline"), ButtonStyle.danger, ids.Decline(challenge.id)),
+            (N_("Withdraw"), ButtonStyle.secondary, ids.Withdraw(challenge.id)),
         )
     ]
     text = ui.TextDisplay(render.challenge_text(challenge, t))
@@ -150,13 +147,13 @@ def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
         label="◀ " + t(N_("Previous")),
         style=ButtonStyle.secondary,
         disabled=page.page <= 1,
-        custom_id=f"ttt:lb:{page.page - 1}",
+        custom_id=ids.LeaderboardPage(page.page - 1).format(),
     )
     following = ui.Button(
         label=t(N_("Next")) + " ▶",
         style=ButtonStyle.secondary,
         disabled=page.page >= page.pages,
-        custom_id=f"ttt:lb:{page.page + 1}",
+        custom_id=ids.LeaderboardPage(page.page + 1).format(),
     )
     text = ui.TextDisplay(render.leaderboard_text(page, t))
     return _drawing(text, ui.ActionRow(previous, following))
@@ -171,14 +168,14 @@ def stop_choice_view(game: Game, t: Translator) -> ui.View:
         ui.Button(
             label=t(N_("Forfeit (counts as a loss)")),
             style=ButtonStyle.danger,
-            custom_id=f"ttt:quit:{game.id}",
+            custom_id=ids.Quit(game.id).format(),
         )
     )
     view.add_item(
         ui.Button(
             label=t(N_("Propose calling it off")),
             style=ButtonStyle.secondary,
-            custom_id=f"ttt:calloff:{game.id}",
+            custom_id=ids.Calloff(game.id).format(),
         )
     )
     view.stop()
@@ -193,16 +190,26 @@ def calloff_view(game: Game, *, closed: bool = False) -> ui.View:
         (N_("Agree: call it off"), ButtonStyle.success, "yes"),
         (N_("Play on"), ButtonStyle.secondary, "no"),
     ):
-        view.add_item(
-            ui.Button(
-                label=t(label),
-                style=style,
-                disabled=closed,
-                custom_id=f"ttt:calloff-{answer}:{game.id}",
-            )
-        )
+        custom_id = ids.CalloffAnswer(answer, game.id).format()
+        view.add_item(ui.Button(label=t(label), style=style, disabled=closed, custom_id=custom_id))
     view.stop()
     return view
+
+
+def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.LayoutView:
+    """An erasure's question (``scope`` ``ids.ME`` or ``ids.SERVER``), with [Erase]
+    (danger) and [Cancel], which only ``asker_id`` may click; in the asker's language."""
+    erase = ui.Button(
+        label=t(N_("Erase my data") if scope == ids.ME else N_("Erase this server's data")),
+        style=ButtonStyle.danger,
+        custom_id=ids.Forget(scope, asker_id).format(),
+    )
+    cancel = ui.Button(
+        label=t(N_("Cancel")),
+        style=ButtonStyle.secondary,
+        custom_id=ids.ForgetCancel(asker_id).format(),
+    )
+    return _drawing(ui.TextDisplay(text), ui.ActionRow(erase, cancel))
 
 
 def text_view(text: str) -> ui.LayoutView:

@@ -115,3 +115,17 @@ def test_the_churn_bench_runs_and_prints_its_ratios() -> None:
     assert any(line.startswith("pruned: bytes per ended game, last / first: ") for line in lines)
     rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
     assert [int(row[0]) for row in rows] == [150, 300], lines
+
+
+def test_the_drawing_bench_runs_and_prints_its_ratios() -> None:
+    """A short run of bench/drawing.py (a board's CPU per click over discord.py's)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.drawing", "--rounds", "20"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    ratios = [line for line in done.stdout.splitlines() if " ratio " in line]
+    assert [line.split(":")[0].strip() for line in ratios] == ["3x3", "5x5"], done.stdout

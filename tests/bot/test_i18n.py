@@ -245,3 +245,10 @@ async def test_a_game_keeps_its_servers_locale(service: GameService) -> None:
     await service.challenges.withdraw(again.id, bob)
     solo = await service.start_bot_game(guild, channel, alice, level="easy", locale="uk")
     assert (await service.get_game(solo.id)).locale == "uk"
+
+
+def test_a_catalog_is_found_and_loaded_once_per_locale() -> None:
+    """Every message drawn starts with a lookup: it must not search or read the disk."""
+    assert i18n.translator("de") is i18n.translator("de")
+    assert i18n.translator("pt-BR").translations is i18n.translator("pt-BR").translations
+    assert i18n.available() is i18n.available()

@@ -41,18 +41,13 @@ from bot.models import (
 from bot.service.guilds import BOUNDS, MAX_CHANNELS
 from bot.service.stats import RECENT_GAMES
 from bot.ui import render
-from bot.ui.cogs.privacy import (
-    confirm_view,
-    guild_done,
-    guild_question,
-    member_done,
-    member_question,
-)
 from bot.ui.cogs.settings import settings_text
+from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.views import (
     board_view,
     calloff_view,
     challenge_view,
+    confirm_view,
     leaderboard_view,
     stop_choice_view,
     text_view,

@@ -24,7 +24,8 @@ from bot.service import GameService
 from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
 from bot.store import Store, privacy
 from bot.ui import render
-from bot.ui.cogs.privacy import confirm_view, guild_question, member_question
+from bot.ui.privacy_render import guild_question, member_question
+from bot.ui.views import confirm_view
 
 from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
 from .shown import shown

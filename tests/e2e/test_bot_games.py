@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections import defaultdict
 
 import pytest
 
+from bot.ui import ids
 from discord_emulator import ButtonStyle, CallbackType, InteractionType
 from engine.levels import get_level
 from tests.bot.e2e_helpers import answered_thinking
@@ -395,6 +397,14 @@ async def test_forged_and_foreign_buttons_are_refused(arena: Arena) -> None:
     for custom_id in ("ttt:cell:987654321:0:0", "ttt:nonsense", "something-else"):
         text = await refusal(await arena.raw_click(alice, board, custom_id))
         assert text, custom_id
+    # Every kind of id, malformed: its template with each field not a number or a choice,
+    # the kind's bare prefix, one field too many. The router's answer, not a crash.
+    for kind in ids.KINDS:
+        broken = re.sub(r"\{\w+\}", "x", kind.TEMPLATE)
+        wire = kind.TEMPLATE.format_map(defaultdict(lambda: "1", scope="me", answer="yes"))
+        for custom_id in (broken, kind.TEMPLATE.partition("{")[0], wire + ":1"):
+            text = await refusal(await arena.raw_click(alice, board, custom_id))
+            assert "no longer in use" in text, (custom_id, text)
     # A click in a DM.
     handle = await arena.emu.send_raw_interaction(
         alice,

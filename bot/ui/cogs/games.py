@@ -15,7 +15,7 @@ from bot.service import GameService
 from bot.ui import render
 from bot.ui.boards import Boards
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import answer_error, reader, server_locale, thread_parent
+from bot.ui.gate import answer_error, server_locale, thread_parent, user_translator
 from bot.ui.refs import for_discord
 from bot.ui.views import stop_choice_view
 from engine.levels import LEVELS, get_level
@@ -169,7 +169,7 @@ class Games(commands.Cog):
         await self.boards.post(interaction, challenge)
         if difficulty is not None:
             note = N_("Note: difficulty only applies to games against me, so it was ignored.")
-            await interaction.followup.send(reader(interaction)(note), ephemeral=True)
+            await interaction.followup.send(user_translator(interaction)(note), ephemeral=True)
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -195,7 +195,7 @@ class Games(commands.Cog):
             return
         except RatedStop as refusal:
             # Nothing changed: the player chooses between losing and asking.
-            t = reader(interaction)
+            t = user_translator(interaction)
             await interaction.response.send_message(
                 t(for_discord(refusal.message)),
                 view=stop_choice_view(refusal.game, t),

@@ -7,18 +7,68 @@ the English), so the help never drifts from the commands.
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.i18n import N_
+from bot.i18n import N_, Translator
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.gate import reader, send_ephemeral
+from bot.ui.gate import send_ephemeral, user_translator
 
 PLAY = N_("tictactoe")
 MENU = N_("Challenge to tic-tac-toe")
+
+
+def help_text(
+    commands: list[app_commands.Command[Any, ..., Any] | app_commands.Group],
+    locale: str,
+    t: Translator,
+    names: CommandTranslator,
+) -> str:
+    """The help for a reader whose client shows ``locale``: ``commands`` by the names and
+    descriptions it shows them (``names``), then how a game goes, in ``t``'s language."""
+
+    def shown(text: str, where: Where) -> str:
+        return names.localize(text, locale, where) or text
+
+    title = t(N_("Tic-tac-toe commands"))
+    lines = [f"**{title}**"]
+    for command in commands:
+        name = shown(command.name, Where.command_name)
+        about = shown(command.description, Where.command_description)
+        lines.append(f"`/{name}` — {about}")
+    menu = shown(MENU.singular, Where.command_name)
+    lines.append(
+        t(
+            N_(
+                "Right-click a member (on a phone, tap and hold) > Apps > {menu}: a"
+                " challenge with the default options.",
+                menu=menu,
+            )
+        )
+    )
+    play = shown(PLAY.singular, Where.command_name)
+    heading = t(N_("How a game goes"))
+    lines += [
+        "",
+        f"**{heading}**",
+        t(
+            N_(
+                "Start with /{command}: play against me at the level you pick, or name a"
+                " member to challenge, who accepts or declines. Players take turns clicking"
+                " an empty cell; whoever first fills a line of the chosen length (across,"
+                " down or diagonally) wins, and a full board without one is a draw. Each"
+                " move has a time limit: a player who runs out of time loses. Rated games"
+                " between members change the players' ratings and the server's leaderboard.",
+                command=play,
+            )
+        ),
+    ]
+    return "\n".join(lines)
 
 
 class Help(commands.Cog):
@@ -27,10 +77,6 @@ class Help(commands.Cog):
     def __init__(self) -> None:
         self.names = CommandTranslator()
 
-    def _shown(self, text: str, locale: str, where: Where) -> str:
-        """``text`` as the reader's client shows it."""
-        return self.names.localize(text, locale, where) or text
-
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
         name=locale_str("tictactoe-help"),
@@ -38,40 +84,8 @@ class Help(commands.Cog):
     )
     @app_commands.guild_only()
     async def tictactoe_help(self, interaction: discord.Interaction) -> None:
-        t = reader(interaction)
-        locale = interaction.locale.value
         tree = interaction.client.tree  # type: ignore[attr-defined]
-        title = t(N_("Tic-tac-toe commands"))
-        lines = [f"**{title}**"]
-        for command in tree.get_commands(type=discord.AppCommandType.chat_input):
-            name = self._shown(command.name, locale, Where.command_name)
-            about = self._shown(command.description, locale, Where.command_description)
-            lines.append(f"`/{name}` — {about}")
-        menu = self._shown(MENU.singular, locale, Where.command_name)
-        lines.append(
-            t(
-                N_(
-                    "Right-click a member (on a phone, tap and hold) > Apps > {menu}: a"
-                    " challenge with the default options.",
-                    menu=menu,
-                )
-            )
-        )
-        play = self._shown(PLAY.singular, locale, Where.command_name)
-        heading = t(N_("How a game goes"))
-        lines += [
-            "",
-            f"**{heading}**",
-            t(
-                N_(
-                    "Start with /{command}: play against me at the level you pick, or name a"
-                    " member to challenge, who accepts or declines. Players take turns clicking"
-                    " an empty cell; whoever first fills a line of the chosen length (across,"
-                    " down or diagonally) wins, and a full board without one is a draw. Each"
-                    " move has a time limit: a player who runs out of time loses. Rated games"
-                    " between members change the players' ratings and the server's leaderboard.",
-                    command=play,
-                )
-            ),
-        ]
-        await send_ephemeral(interaction, "\n".join(lines))
+        commands = tree.get_commands(type=discord.AppCommandType.chat_input)
+        t = user_translator(interaction)
+        text = help_text(commands, interaction.locale.value, t, self.names)
+        await send_ephemeral(interaction, text)

@@ -15,7 +15,7 @@ from bot.errors import PermissionDenied
 from bot.i18n import N_, Duration, Message, Translator
 from bot.models import BOUNDS, GuildSettings
 from bot.service import GRACE, GameService, read_duration
-from bot.ui.gate import reader, send_ephemeral
+from bot.ui.gate import send_ephemeral, user_translator
 
 SETTINGS = N_("tictactoe-settings")
 """This command, by its name in the reader's language (a catalog entry like every name)."""
@@ -205,7 +205,8 @@ class ServerSettings(commands.Cog):
         if not (changes or channels_changed or reset):
             settings = await self.service.server_settings(interaction.guild_id)
             title = N_("Tic-tac-toe on this server")
-            await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
+            t = user_translator(interaction)
+            await send_ephemeral(interaction, settings_text(settings, title, t))
             return
         settings = await self.service.update_settings(
             interaction.guild_id,
@@ -216,7 +217,8 @@ class ServerSettings(commands.Cog):
             reset=reset,
         )
         title = N_("Saved. The settings now:")
-        await send_ephemeral(interaction, settings_text(settings, title, reader(interaction)))
+        t = user_translator(interaction)
+        await send_ephemeral(interaction, settings_text(settings, title, t))
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -248,7 +250,7 @@ class ServerSettings(commands.Cog):
         choices = await self.service.choices(
             guild, user, turn_pings=turn_notifications, challenges=challenges
         )
-        t = reader(interaction)
+        t = user_translator(interaction)
         title = t(N_("Your choices on this server:"))
         lines = [
             f"**{title}**",

@@ -13,7 +13,7 @@ from bot.errors import GameError
 from bot.i18n import N_
 from bot.service import GameService
 from bot.ui import render
-from bot.ui.gate import reader, server_reader
+from bot.ui.gate import server_translator, user_translator
 from bot.ui.views import leaderboard_view, text_view
 
 _QUIET = discord.AllowedMentions.none()
@@ -40,7 +40,7 @@ class Stats(commands.Cog):
         assert interaction.guild_id is not None
         result = await self.service.leaderboard(interaction.guild_id, page)
         await interaction.response.send_message(
-            view=leaderboard_view(result, server_reader(interaction)), allowed_mentions=_QUIET
+            view=leaderboard_view(result, server_translator(interaction)), allowed_mentions=_QUIET
         )
 
     @app_commands.command(
@@ -72,7 +72,7 @@ class Stats(commands.Cog):
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
         stats = await self.service.player_stats(interaction.guild_id, target.id)
         # What the channel sees is in the server's language; a private answer in the asker's.
-        t = server_reader(interaction) if public else reader(interaction)
+        t = server_translator(interaction) if public else user_translator(interaction)
         await interaction.response.send_message(
             view=text_view(render.stats_text(stats, t)),
             ephemeral=not public,
