@@ -795,7 +795,7 @@ def describe_checkout(path: Path) -> str:
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(path), "status", "--porcelain", "--", "bot", "engine", "migrations"],
+            ["git", "-C", str(path), "status", "--porcelain", "--", "bot", "engine"],
             capture_output=True,
             text=True,
             timeout=10,
