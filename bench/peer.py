@@ -17,16 +17,19 @@ is ``python -m bot`` with a fresh SQLite database and its own defaults (``--bot-
 settings; the tests' 1 s sweep interval is left out).
 
 Each run starts an emulator in this process, one bot process, and ``--games`` games between
-members, each in its own channel with its own two members (ours: ``/tictactoe opponent:B
-size:3x3 first:me``, then B clicks Accept; peer: ``/tictactoe-peer`` by A). Then the same
-closed loop for both bots: one coroutine per game clicks a cell (A, B, A... as the bots
-expect), waits for that click's answer, and clicks again, until ``--clicks`` cell clicks in
-all. Cells are drawn uniformly among the empty ones by a fixed-seed rng per channel, so both
-bots get the same games, channel by channel (where the last click falls differs by a few).
-When a game ends, its coroutine starts a new one in the same channel before its next click:
-that start is inside the measured window (its wall time and CPU) but not counted as a click,
-for both bots alike. The ``starts`` column counts them; a start costs our bot two
-interactions (the command and Accept) and the peer one.
+members, each in its own channel with its own two members, 20 to a server (below the default
+limit of 25 live games a server: every fair-play setting of our bot stays at its default).
+Ours: ``/tictactoe opponent:B size:3x3 first:me``, then B clicks Accept; peer:
+``/tictactoe-peer`` by A. Then the same closed loop for both bots: one coroutine per game
+clicks a cell (X, O, X... as the bots expect), waits for that click's answer, and clicks
+again, until ``--clicks`` cell clicks in all. Cells are drawn uniformly among the empty ones
+by a fixed-seed rng per channel, so both bots get the same games, channel by channel (where
+the last click falls differs by a few). When a game ends, its coroutine starts a new one in
+the same channel before its next click: for ours, the last game's O clicks Rematch (the pair
+cooldown lets a finished game's first Rematch through) and the other player Accepts, sides
+swapped; for the peer, its command again. That start is inside the measured window (its
+wall time and CPU) but not counted as a click. The ``starts`` column counts them; a start
+costs our bot two interactions and the peer one.
 
 Measured: the bot's main process CPU (user + system, from /proc/<pid>/stat, 10 ms ticks)
 from just before the first timed click to just after the last timed answer, divided by the
@@ -98,6 +101,9 @@ READY_TIMEOUT = 60.0
 SETUP_TIMEOUT = 300.0
 STOP_TIMEOUT = 15.0
 ANSWER_TIMEOUT = ACK_DEADLINE + 15.0
+TABLES_PER_SERVER = 20
+"""Games per server: below the default limit of 25 live games a server (bot/models.py),
+so the bench runs with every fair-play limit at its default."""
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 ANNOUNCE_BOARDS = os.environ.get("PEER_ANNOUNCE_BOARDS") == "1"
@@ -269,13 +275,12 @@ def _die_with_parent() -> None:
 async def bot_process(
     kind: str,
     emu: Emulator,
-    guild: Guild,
     env: dict[str, str],
     workdir: Path,
     boards: Boards | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start one bot (ours or the peer); yield once it is connected and its command is
-    synced to ``guild``; on exit SIGTERM it (killed after 15 s) and any workers it left.
+    synced (globally); on exit SIGTERM it (killed after 15 s) and any workers it left.
     With ``boards``, the peer's stdout goes there (see ``ANNOUNCE_BOARDS``)."""
     from tests.bot.e2e_helpers import BotProcess
 
@@ -306,7 +311,7 @@ async def bot_process(
         try:
             async with asyncio.timeout(READY_TIMEOUT):
                 await bot.wait_until(emu.wait_for(lambda: bool(emu.dispatched("READY"))))
-                await bot.wait_until(emu.wait_for_commands(command, guild=guild))
+                await bot.wait_until(emu.wait_for_commands(command))
         except (AssertionError, TimeoutError):  # it exited, or never got ready
             how = "exited" if process.returncode is not None else "timed out"
             tail = "\n".join(bot.log().splitlines()[-15:])
@@ -487,22 +492,33 @@ class Table:
         self.rng = random.Random(f"{seed}:{index}")
         self.cells = [0] * 9
         self.message_id = 0
+        self.x = 0
+        """Which of ``players`` is X (a rematch swaps them)."""
         self.over = True
         self.starts = 0
 
     async def start(self, answers: Answers) -> None:
-        """A new game: the command (and, for ours, the opponent's Accept)."""
+        """A new game. Ours: the first is ``/tictactoe`` and the opponent's Accept; the
+        next ones are Rematch (which the pair cooldown lets through, once per finished
+        game) and the other player's Accept, with sides swapped. The peer: its command."""
         from discord_emulator import CallbackType
 
-        emu, (alice, bob) = self.emu, self.players
-        if self.kind == OURS:
-            options = {"opponent": bob, "size": "3x3", "first": "me"}
-            handle = await emu.run_command(alice, self.channel, "tictactoe", **options)
+        emu, players = self.emu, self.players
+        if self.kind == PEER:
+            handle = await emu.run_command(players[0], self.channel, PEER_COMMAND)
+            message = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
         else:
-            handle = await emu.run_command(alice, self.channel, PEER_COMMAND)
-        message = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
-        if self.kind == OURS:
-            accept = await emu.click(bob, message, label="Accept")
+            if self.message_id:  # a rematch, asked by the last game's O: X's turn first
+                finished = self.emu.message(self.message_id)
+                assert finished is not None
+                self.x = 1 - self.x
+                asker = players[self.x]
+                handle = await emu.click(asker, finished, label="Rematch")
+            else:
+                options = {"opponent": players[1], "size": "3x3", "first": "me"}
+                handle = await emu.run_command(players[0], self.channel, "tictactoe", **options)
+            challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+            accept = await emu.click(players[1 - self.x], challenge, label="Accept")
             message = await answers.wait(accept, CallbackType.UPDATE_MESSAGE)
         if answers.boards is not None:
             await answers.boards.wait(message.id)
@@ -524,7 +540,8 @@ class Table:
         if button is None or button.get("disabled"):
             raise RunError(f"cell {cell} is not playable on {message!r}; expected {self.cells}")
         started = time.perf_counter()
-        handle = await self.emu.click(self.players[mover], message, custom_id=button["custom_id"])
+        player = self.players[mover ^ self.x]
+        handle = await self.emu.click(player, message, custom_id=button["custom_id"])
         try:
             message = await answers.wait(handle, CallbackType.UPDATE_MESSAGE)
         except RunError as error:
@@ -637,18 +654,15 @@ async def all_of(coroutines: Iterable[Coroutine[Any, Any, Any]]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def bench_env(
-    emu: Emulator, guild: Guild, workdir: Path, kind: str, options: Options
-) -> dict[str, str]:
+def bench_env(emu: Emulator, workdir: Path, kind: str, options: Options) -> dict[str, str]:
+    """The bot's environment: the emulator's endpoints, global commands (the games span
+    several servers) and every fair-play setting at its default."""
     from tests.bot.e2e_helpers import bot_env
 
-    env = bot_env(emu, workdir / "bench.db", dev_guild=guild)
+    env = bot_env(emu, workdir / "bench.db")
     env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tests' 1 s: use the bot's own default
     env.pop("SHUTDOWN_GRACE_SECONDS", None)
     if kind == OURS:
-        # Each table challenges the same member again as soon as a game ends, which the
-        # default pair cooldown (60 s) refuses; moderators may set it to 0.
-        env["CHALLENGE_COOLDOWN_SECONDS"] = "0"
         env["PYTHONPATH"] = str(options.bot_path)
         env.update(options.bot_env)
     return env
@@ -674,13 +688,17 @@ async def run_once(kind: str, options: Options) -> Result:
     with tempfile.TemporaryDirectory(prefix=f"ttt-peer-{kind}-") as tmp:
         workdir = Path(tmp)
         async with Emulator(ack_deadline=ACK_DEADLINE, wait_timeout=READY_TIMEOUT) as emu:
-            guild = emu.add_guild("Bench")
-            tables = [Table(emu, guild, i, options.seed, kind) for i in range(options.games)]
-            env = bench_env(emu, guild, workdir, kind, options)
+            servers = -(-options.games // TABLES_PER_SERVER)
+            guilds = [emu.add_guild(f"Bench {n}") for n in range(servers)]
+            tables = [
+                Table(emu, guilds[i // TABLES_PER_SERVER], i, options.seed, kind)
+                for i in range(options.games)
+            ]
+            env = bench_env(emu, workdir, kind, options)
             bot: BotProcess | None = None
             answers.install()
             try:
-                async with bot_process(kind, emu, guild, env, workdir, boards) as bot:
+                async with bot_process(kind, emu, env, workdir, boards) as bot:
                     result = await measure(emu, bot, tables, answers, kind, options)
             except Exception:
                 if bot is not None:
