@@ -80,7 +80,8 @@ REPO = PEER_SCRIPT.parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.procs import cpu_seconds, descendants  # noqa: E402 (needs REPO on the path)
+from bench.peer_profile import print_breakdown  # noqa: E402 (needs REPO on the path)
+from bench.procs import cpu_seconds, descendants, thread_cpu_seconds  # noqa: E402
 
 if TYPE_CHECKING:
     from discord_emulator import (
@@ -278,14 +279,17 @@ async def bot_process(
     env: dict[str, str],
     workdir: Path,
     boards: Boards | None = None,
+    profile: Path | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start one bot (ours or the peer); yield once it is connected and its command is
     synced (globally); on exit SIGTERM it (killed after 15 s) and any workers it left.
-    With ``boards``, the peer's stdout goes there (see ``ANNOUNCE_BOARDS``)."""
+    With ``boards``, the peer's stdout goes there (see ``ANNOUNCE_BOARDS``); with
+    ``profile``, our bot runs under cProfile, which writes that file when it exits."""
     from tests.bot.e2e_helpers import BotProcess
 
     if kind == OURS:
-        argv, command = [sys.executable, "-m", "bot"], "tictactoe"
+        main = ["bench.peer_profile", str(profile)] if profile is not None else ["bot"]
+        argv, command = [sys.executable, "-m", *main], "tictactoe"
     else:
         argv, command = [sys.executable, str(PEER_SCRIPT), "--serve-peer"], PEER_COMMAND
     log_path = workdir / f"{kind}.log"
@@ -580,10 +584,17 @@ class Result:
     """DELETEs answered Unknown Message in it: a message the bot had deleted already."""
     errors: int = 0
     exit_code: int | None = None
+    main_cpu: float = 0.0
+    """Of ``cpu``, the main thread's (the event loop): the rest is the other threads', the
+    aiosqlite thread where SQLite runs, for ours."""
 
     @property
     def us_per_click(self) -> float:
         return self.cpu / self.clicks * 1e6
+
+    @property
+    def main_us_per_click(self) -> float:
+        return self.main_cpu / self.clicks * 1e6
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -663,7 +674,8 @@ def bench_env(emu: Emulator, workdir: Path, kind: str, options: Options) -> dict
     env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tests' 1 s: use the bot's own default
     env.pop("SHUTDOWN_GRACE_SECONDS", None)
     if kind == OURS:
-        env["PYTHONPATH"] = str(options.bot_path)
+        # This repository after the bot's: bench.peer_profile, for a profiled run.
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(options.bot_path), str(REPO)]))
         env.update(options.bot_env)
     return env
 
@@ -677,10 +689,12 @@ class Options:
     bot_path: Path
     bot_env: dict[str, str]
     time_limit: float
+    profile: Path | None = None
 
 
-async def run_once(kind: str, options: Options) -> Result:
-    """One run of one bot: a fresh emulator, bot process and database."""
+async def run_once(kind: str, options: Options, profile: Path | None = None) -> Result:
+    """One run of one bot: a fresh emulator, bot process and database; ``profile``: our
+    bot under cProfile, writing there."""
     from discord_emulator import Emulator
 
     boards = Boards() if kind == PEER else None
@@ -698,7 +712,7 @@ async def run_once(kind: str, options: Options) -> Result:
             bot: BotProcess | None = None
             answers.install()
             try:
-                async with bot_process(kind, emu, env, workdir, boards) as bot:
+                async with bot_process(kind, emu, env, workdir, boards, profile) as bot:
                     result = await measure(emu, bot, tables, answers, kind, options)
             except Exception:
                 if bot is not None:
@@ -749,7 +763,7 @@ async def measure(
     first_request = len(emu.requests)
     with full_collections_held_back():
         driver_cpu = time.process_time()
-        began, cpu = time.perf_counter(), cpu_seconds(pid)
+        began, cpu, (main_cpu, _) = time.perf_counter(), cpu_seconds(pid), thread_cpu_seconds(pid)
         await guarded(
             emu,
             bot,
@@ -758,6 +772,7 @@ async def measure(
             f"{options.clicks} clicks",
         )
         cpu, wall = cpu_seconds(pid) - cpu, time.perf_counter() - began
+        main_cpu = thread_cpu_seconds(pid)[0] - main_cpu
         driver_cpu = time.process_time() - driver_cpu
     after = cpu_seconds(pid)
     wire = emu.rate_limits.snapshot()
@@ -776,12 +791,14 @@ async def measure(
         outside=wire["global_requests"],
         limited=sum(wire["sent_429"].values()),
         deleted_twice=deleted_twice,
+        main_cpu=main_cpu,
     )
 
 
 HEADER = (
     f"{'run':>3} {'bot':<4} {'clicks':>6} {'starts':>6} {'wall s':>6} {'clicks/s':>8}"
-    f" {'p50 ms':>6} {'p99 ms':>6} {'CPU s':>6} {'µs/click':>8} {'+1s ms':>6} {'emu+drv s':>9}"
+    f" {'p50 ms':>6} {'p99 ms':>6} {'CPU s':>6} {'µs/click':>8} {'main µs':>7} {'+1s ms':>6}"
+    f" {'emu+drv s':>9}"
 )
 
 
@@ -790,7 +807,7 @@ def row(number: int, r: Result) -> str:
         f"{number:>3} {r.kind:<4} {r.clicks:>6} {r.starts:>6} {r.wall:>6.1f}"
         f" {r.clicks / r.wall:>8.0f} {percentile(r.latencies, 0.5) * 1e3:>6.1f}"
         f" {percentile(r.latencies, 0.99) * 1e3:>6.1f} {r.cpu:>6.2f} {r.us_per_click:>8.0f}"
-        f" {r.tail * 1e3:>6.0f} {r.driver_cpu:>9.1f}"
+        f" {r.main_us_per_click:>7.0f} {r.tail * 1e3:>6.0f} {r.driver_cpu:>9.1f}"
         + (
             f"  (REST outside answers {r.outside / r.clicks:.2f}/click, {r.limited} 429s,"
             f" {r.deleted_twice} deleted twice)"
@@ -863,6 +880,11 @@ async def drive(options: Options) -> None:
         results.append(result)
         print(row(number, result), flush=True)
     summarise(results)
+    if options.profile is not None:
+        profiled = await run_once(OURS, options, options.profile)
+        print(f"\nprofiled run: {row(2 * options.runs + 1, profiled)}")
+        main = statistics.median(r.main_us_per_click for r in results if r.kind == OURS)
+        print_breakdown(str(options.profile), profiled.clicks, main)
 
 
 def main() -> None:
@@ -894,6 +916,13 @@ def main() -> None:
         metavar="SECONDS",
         help="the most one run's timed clicks may take (default 600)",
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="after the runs, one more of ours under cProfile (written to FILE), and where"
+        " its main thread spends a click, part by part",
+    )
     args = parser.parse_args()
     if args.serve_peer:
         plain = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s")
@@ -915,6 +944,7 @@ def main() -> None:
         bot_path=bot_path,
         bot_env=bot_env,
         time_limit=args.time_limit,
+        profile=args.profile.resolve() if args.profile else None,
     )
     if min(options.games, options.clicks, options.runs) < 1:
         parser.error("--games, --clicks and --runs must be at least 1")
