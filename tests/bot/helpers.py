@@ -1,18 +1,16 @@
-"""Fixtures for the service and storage tests: real databases, a fake clock.
+"""Helpers of the service and storage tests: ids, limits, a fake clock, the service as the
+fixtures build it (conftest.py), games started and played out.
 
-``store`` (and so ``service``) is a real SQLite file, and again a real PostgreSQL database
-(tests/conftest.py): every test using it runs on both engines unless it reads the SQLite
-file itself (``db_path``) or is marked ``sqlite_only``.
+The ``store`` fixture (and so ``service``) is a real SQLite file, and again a real
+PostgreSQL database (tests/conftest.py): every test using it runs on both engines unless
+it reads the SQLite file itself (``db_path``) or is marked ``sqlite_only``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import random
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-
-import pytest
 
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
@@ -53,41 +51,8 @@ class FakeClock:
         self.now += seconds
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture(scope="session")
-def executor() -> Iterator[concurrent.futures.Executor]:
-    """Bot moves in threads: the same pure function the process pool runs, minus start-up."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        yield pool
-
-
 def sqlite_file(tmp_path: Path) -> Path:
     return tmp_path / "data" / "tictactoe.db"
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return sqlite_file(tmp_path)
-
-
-@pytest.fixture
-def db_target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str | Path:
-    """What ``Store.open`` takes for this test's engine: a file path, or a database URL.
-    (Not through ``db_path``: asking for that keeps a test to SQLite, tests/conftest.py.)"""
-    if backend == "postgresql":
-        return str(request.getfixturevalue("pg_url"))
-    return sqlite_file(tmp_path)
-
-
-@pytest.fixture
-async def store(db_target: str | Path) -> AsyncIterator[Store]:
-    store = await Store.open(db_target)
-    yield store
-    await store.close()
 
 
 def make_service(
@@ -111,16 +76,6 @@ def make_service(
         executor=executor,
         rng=random.Random(1234),
     )
-
-
-@pytest.fixture
-async def service(
-    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
-) -> AsyncIterator[GameService]:
-    svc = make_service(store, clock, executor)
-    await svc.start()
-    yield svc
-    await svc.close()
 
 
 async def member_game(

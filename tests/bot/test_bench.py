@@ -18,7 +18,7 @@ from bench.pg import database_size, describe, fresh_database, server_pid
 from bench.procs import process_name
 from bench.setups import PER_SERVER, Setup, server_of, servers_needed
 from bot.store import Store
-from tests.bot.e2e_helpers import REPO
+from tests.e2e.processes import REPO
 from tests.pgtools import database_url
 
 

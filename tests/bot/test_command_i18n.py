@@ -35,7 +35,7 @@ from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
 from discord_emulator import Emulator
 from engine.levels import DEFAULT_LEVEL
-from tests.bot.e2e_helpers import BotProcess
+from tests.e2e.processes import BotProcess
 
 CATALOGS = sorted(i18n.available())
 DISCORD_LOCALES = {locale.value for locale in discord.Locale}

@@ -17,9 +17,9 @@ from bot.__main__ import REDACTED_PASSWORD, RedactingHandler
 from bot.settings import database_secrets
 from bot.store.postgres import without_password
 from discord_emulator import Emulator
-from tests.bot.e2e_helpers import BotProcess, bot_env
 from tests.bot.test_secrets import command_line, descendants, environment_of
 from tests.bot.test_settings import TOKEN, one_error_line, run_bot
+from tests.e2e.processes import BotProcess, bot_env
 
 URL = "postgresql://bot:hunter2@db:5432/tt?password=swordfish&sslpassword=keyphrase&sslmode=require"
 

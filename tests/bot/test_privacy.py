@@ -26,7 +26,7 @@ from bot.store import Store, privacy
 from bot.ui import render
 from bot.ui.cogs.privacy import confirm_view, guild_question, member_question
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
+from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
 from .test_render import check_limits
 
 OTHER_GUILD = GUILD + 1

@@ -20,8 +20,8 @@ from aiohttp import web
 
 from bot.__main__ import REDACTED, read_environment
 from discord_emulator import Emulator
-from tests.bot.e2e_helpers import REPO, BotProcess, bot_env
 from tests.bot.test_settings import TOKEN, api_stand_in, one_error_line, run_bot
+from tests.e2e.processes import REPO, BotProcess, bot_env
 
 # -- redaction ---------------------------------------------------------------------------
 

@@ -43,10 +43,10 @@ from discord_emulator import (
     User,
     shard_for,
 )
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database, read_rows
 
-from .conftest import (
+from .helpers import (
     WAIT,
     Arena,
     assert_log_clean,

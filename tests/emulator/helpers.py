@@ -1,4 +1,5 @@
-"""A small discord.py bot and fixtures that run it against the emulator in the test's loop."""
+"""A small discord.py bot and the helpers that run it against the emulator in the test's
+loop (the fixtures are in conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-import pytest
 import yarl
 from discord import app_commands
 from discord.ext import commands
@@ -268,19 +268,3 @@ def build_world(emu: Emulator) -> dict[str, Any]:
         "helper": helper,
         "players": players,
     }
-
-
-@pytest.fixture
-async def emu() -> AsyncIterator[Emulator]:
-    async with Emulator() as emulator:
-        yield emulator
-
-
-@pytest.fixture
-async def arena(emu: Emulator) -> AsyncIterator[Arena]:
-    world = build_world(emu)
-    bot = EmuBot()
-    async with running(emu, bot):
-        await emu.wait_for_commands("play", "board")
-        yield Arena(emu=emu, bot=bot, **world)
-    assert emu.unrouted == [], emu.unrouted

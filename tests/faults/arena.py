@@ -1,11 +1,12 @@
-"""Fixtures and helpers of the fault tests: the real bot process under crashes and abuse.
+"""Helpers of the fault tests: the real bot process under crashes and abuse.
 
-Every test gets an ``arena``: a running emulator with one guild, the bot in it, and
-helpers to make channels and members. ``start_bot`` launches ``python -m bot`` against it
-with fast settings (one AI worker, a 1 s sweep). After every test the ``no_orphans``
-fixture checks that no process started by the test survives it: each one carries the
-test's tmp path in its environment (``DATABASE_PATH``), the AI pool's forkserver and
-workers included, so they are found in ``/proc`` even after the bot was SIGKILLed.
+Every test gets an ``arena`` (the fixture is in conftest.py): a running emulator with
+one guild, the bot in it, and helpers to make channels and members. ``start_bot``
+launches ``python -m bot`` against it with fast settings (one AI worker, a 1 s sweep).
+After every test the ``no_orphans`` fixture checks that no process started by the test
+survives it: each one carries the test's tmp path in its environment
+(``DATABASE_PATH``), the AI pool's forkserver and workers included, so they are found in
+``/proc`` even after the bot was SIGKILLed.
 
 The database is read here with plain ``sqlite3`` in read-only mode, independently of the
 code under test.
@@ -24,11 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 from engine import Board
-from tests.bot.e2e_helpers import BotProcess, bot_env, full_collections_held_back
+from tests.e2e.processes import BotProcess, bot_env
 
 EMPTY = "\u200b"
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
@@ -107,14 +106,6 @@ class Arena:
         return process
 
 
-@pytest.fixture
-async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
-    with full_collections_held_back():
-        async with Emulator(wait_timeout=15.0) as emu:
-            guild = emu.add_guild("Arcade")
-            yield Arena(emu, guild, tmp_path, tmp_path / "data" / "tictactoe.db")
-
-
 # -- processes -------------------------------------------------------------------------------
 
 
@@ -145,17 +136,6 @@ def wait_for_no_processes(marker: str, within: float = 5.0) -> dict[int, str]:
     while (alive := processes_marked(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return alive
-
-
-@pytest.fixture(autouse=True)
-def no_orphans(tmp_path: Path) -> Iterator[None]:
-    """After the test: no process of it (bot, forkserver, AI worker) is left running."""
-    yield
-    survivors = wait_for_no_processes(f"DATABASE_PATH={tmp_path}")
-    for pid in survivors:  # don't let one failure leak into the next tests
-        with contextlib.suppress(OSError):
-            os.kill(pid, 9)
-    assert not survivors, f"processes outlived the test: {survivors}"
 
 
 # -- the database ----------------------------------------------------------------------------

@@ -1,0 +1,88 @@
+"""Fixtures of the end-to-end tests: the emulator and one bot process shared by a module's
+tests (``arena``); the helpers they use are in tests/e2e/helpers.py."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from discord_emulator import (
+    CallbackType,
+    Emulator,
+    InteractionType,
+)
+from tests.e2e.helpers import (
+    WAIT,
+    Arena,
+    assert_log_clean,
+    is_calloff,
+    is_turn_ping,
+)
+from tests.e2e.processes import BotProcess, answered_thinking, full_collections_held_back
+from tests.pgtools import new_pg_database
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
+async def shared_arena(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Arena]:
+    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings;
+    ``COMMUNITY`` True makes the guild a Community server, whose language can change),
+    once on SQLite and once on a new PostgreSQL database."""
+    env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
+    workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    with contextlib.ExitStack() as stack, full_collections_held_back():
+        if request.param == "postgresql":
+            server = request.getfixturevalue("pg_server")
+            env["DATABASE_URL"] = stack.enter_context(new_pg_database(server))
+        async with Emulator(wait_timeout=WAIT) as emu:
+            # COMMUNITY in the module: a Community server, which may switch languages.
+            community = bool(getattr(request.module, "COMMUNITY", False))
+            guild = emu.add_guild("Arcade", community=community)
+            async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
+                arena = Arena(emu, guild, bot, workdir)
+                arena.database = env.get("DATABASE_URL", workdir / "data" / "tictactoe.db")
+                yield arena
+                code = await bot.stop()
+            log = bot.log()
+            assert code == 0, f"the bot did not stop cleanly ({code}):\n{log}"
+            assert not emu.unrouted, emu.unrouted
+            assert_log_clean(log, errors=arena.logged_errors)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
+    """The module's arena, checked after the test (see the module docstring)."""
+    emu, bot = shared_arena.emu, shared_arena.bot
+    unrouted = len(emu.unrouted)
+    known = set(emu.interactions)
+    log_start = len(bot.log())
+    shared_arena.expected_log_errors = 0
+    yield shared_arena
+    shared_arena.logged_errors += shared_arena.expected_log_errors
+    new = [handle for key, handle in emu.interactions.items() if key not in known]
+    await emu.wait_for(lambda: not any(handle.pending for handle in new))
+    log = bot.log()[log_start:]
+    assert bot.returncode is None, f"the bot exited with {bot.returncode}:\n{log}"
+    assert not [h for h in new if h.failed], f"failed interactions; the bot said:\n{log}"
+    assert emu.unrouted[unrouted:] == [], emu.unrouted[unrouted:]
+    for handle in new:
+        if handle.type is not InteractionType.MESSAGE_COMPONENT:
+            continue
+        # A call-off proposal is the one public follow-up, by design: the message that
+        # asks the other player (it may be deleted since, once it lapsed).
+        # So is a turn notification, a follow-up of the click that began the turn.
+        public = [
+            m
+            for m in handle.followups
+            if not m.ephemeral and not is_calloff(m) and not is_turn_ping(m)
+        ]
+        assert not public, f"{handle!r} was answered twice: {public!r}"
+        if handle.callback_type is CallbackType.UPDATE_MESSAGE:
+            # One edit follows an update that showed the bot thinking: its reply.
+            allowed = 1 if answered_thinking(handle) else 0
+            assert handle.original_edits <= allowed, f"{handle!r} was answered twice"
+    assert_log_clean(log, errors=shared_arena.expected_log_errors)
