@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from discord_emulator import Emulator, InteractionHandle
-from tests.bot.e2e_helpers import answered_thinking
+from tests.e2e.processes import answered_thinking
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 

@@ -22,7 +22,7 @@ from bench.pg import (
 )
 from bench.setups import Cpu, Setup, launch_bots, server_of, servers_needed
 from discord_emulator import Emulator
-from tests.bot.e2e_helpers import full_collections_held_back
+from tests.e2e.processes import full_collections_held_back
 
 
 @contextlib.asynccontextmanager

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         Emulator,
         RecordedRequest,
     )
-    from tests.bot.e2e_helpers import BotProcess
+    from tests.e2e.processes import BotProcess
 
 from bench.peer_process import READY_TIMEOUT, bot_process
 from bench.peer_profile import print_breakdown
@@ -149,7 +149,7 @@ async def all_of(coroutines: Iterable[Coroutine[Any, Any, Any]]) -> None:
 def bench_env(emu: Emulator, workdir: Path, kind: str, options: Options) -> dict[str, str]:
     """The bot's environment: the emulator's endpoints, global commands (the games span
     several servers) and every fair-play setting at its default."""
-    from tests.bot.e2e_helpers import bot_env
+    from tests.e2e.processes import bot_env
 
     env = bot_env(emu, workdir / "bench.db")
     env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tests' 1 s: use the bot's own default
@@ -218,7 +218,7 @@ async def measure(
     options: Options,
 ) -> Result:
     """Set the games up, then time the closed loop of clicks."""
-    from tests.bot.e2e_helpers import full_collections_held_back
+    from tests.e2e.processes import full_collections_held_back
 
     async def set_up() -> None:
         for chunk in range(0, len(tables), 50):

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from discord_emulator import (
         Emulator,
     )
-    from tests.bot.e2e_helpers import BotProcess
+    from tests.e2e.processes import BotProcess
 
 from bench.peer_bot import PEER_COMMAND
 from bench.peer_tables import OURS, Boards, RunError
@@ -74,7 +74,7 @@ async def bot_process(
     synced (globally); on exit SIGTERM it (killed after 15 s) and any workers it left.
     With ``boards``, the peer's stdout goes there (see ``ANNOUNCE_BOARDS``); with
     ``profile``, our bot runs under cProfile, which writes that file when it exits."""
-    from tests.bot.e2e_helpers import BotProcess
+    from tests.e2e.processes import BotProcess
 
     if kind == OURS:
         main = ["bench.peer_profile", str(profile)] if profile is not None else ["bot"]
