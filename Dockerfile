@@ -15,14 +15,12 @@ WORKDIR /app
 COPY requirements/bot.txt ./requirements/bot.txt
 RUN pip install --require-hashes -r requirements/bot.txt
 
-# The bot runs from source (nothing more is installed): bot/store/migrate.py finds
-# migrations/ (PostgreSQL's in migrations/postgresql/) next to the bot package.
-COPY engine ./engine
-COPY bot ./bot
-COPY migrations ./migrations
-# The translations, compiled once here (bot/i18n.py would otherwise compile each .po
-# in memory at start).
-RUN pybabel compile --directory bot/locales --domain bot
+# The bot itself, installed as a package from a throwaway copy: its build compiles the
+# translations (setup.py, the one place they are compiled) and carries bot/migrations.
+COPY pyproject.toml setup.py README.md /src/
+COPY engine /src/engine
+COPY bot /src/bot
+RUN pip install --no-deps /src && rm -rf /src
 
 # An unprivileged user owning only the data folder; the database lives on a volume.
 RUN useradd --system --uid 10001 --no-create-home --home-dir /app --shell /usr/sbin/nologin bot \

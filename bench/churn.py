@@ -1,6 +1,6 @@
 """Database size per finished game over a long life of churn: does growth stay bounded?
 
-Run as ``python bench/churn.py [--games 100000] [--every 10000] [--database ...]``. Plays
+Run as ``python -m bench.churn [--games 100000] [--every 10000] [--database ...]``. Plays
 games through the service on a fake clock (two minutes apart, so 100,000 games span
 139 days: past every pruning window) in one server of 200 members: each game is a
 challenge, accepted, a move, a forfeit (rated) and a stored review; every other game a
@@ -25,12 +25,9 @@ import asyncio
 import contextlib
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.pg import (
     add_database_arguments,

@@ -1,7 +1,7 @@
 """How fast the exact solver and the ``perfect`` strategy are, next to a naive minimax,
 and what ``impossible`` costs a move on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
-Run as ``python bench/engine.py``; every figure below is measured in the same run (about
+Run as ``python -m bench.engine``; every figure below is measured in the same run (about
 a minute; ``--impossible-only`` skips the rest). Times are wall-clock on whatever machine
 runs it, except ``impossible``'s, which are CPU seconds of a fresh process per board (its
 start-up reported apart), so the ratios are the figures to compare between machines.
@@ -15,10 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import solver
 from engine.board import Board
@@ -174,7 +171,8 @@ def impossible_section(rng: random.Random) -> None:
     baseline = time.process_time() - baseline
     print(f"  baseline: the 1.5 s search impossible made before its book: {ms(baseline)} CPU")
     for shape, games in IMPOSSIBLE_GAMES.items():
-        args = [sys.executable, __file__, "--impossible-child", *map(str, shape), str(games)]
+        args = [sys.executable, "-m", "bench.engine", "--impossible-child", *map(str, shape)]
+        args.append(str(games))
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         result = json.loads(out)
         times = sorted(result["times"])

@@ -12,6 +12,7 @@ __all__ = [
     "descendants",
     "parent_pid",
     "process_name",
+    "thread_cpu_seconds",
     "tree_cpu_seconds",
 ]
 
@@ -20,6 +21,21 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (its children not included)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu_seconds(pid: int) -> tuple[float, float]:
+    """User + system CPU time so far of a process's main thread, and of its other threads
+    together (the bot's aiosqlite thread, where SQLite runs, and the default executor's)."""
+    main = others = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):  # it ended meanwhile
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            spent = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            if int(task.name) == pid:
+                main = spent
+            else:
+                others += spent
+    return main, others
 
 
 def parent_pid(pid: int) -> int:

@@ -1,6 +1,6 @@
 """What routing a click through a ``DynamicItem`` would add to each board click.
 
-    python bench/routing.py
+    python -m bench.routing
 
 discord.py dispatches a ``DynamicItem`` by rebuilding the whole clicked message as a
 view (``LayoutView.from_message``) before the item's callback runs. The bot routes its
@@ -12,12 +12,8 @@ which costs a regular-expression match. This prints the rebuild's CPU per click 
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import discord
 

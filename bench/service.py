@@ -1,9 +1,9 @@
 """How fast the game service plays moves on a real database.
 
-    python bench/service.py                          # SQLite file (WAL), about 20 s
-    python bench/service.py --database postgresql    # a throwaway PostgreSQL 16 (pgserver)
-    python bench/service.py --database postgresql --database-url postgresql://...
-    python bench/service.py --compare-engines        # SQLite and PostgreSQL, in turns
+    python -m bench.service                          # SQLite file (WAL), about 20 s
+    python -m bench.service --database postgresql    # a throwaway PostgreSQL 16 (pgserver)
+    python -m bench.service --database postgresql --database-url postgresql://...
+    python -m bench.service --compare-engines        # SQLite and PostgreSQL, in turns
 
 Measures ``GameService.play`` (load, check, one conditional write; plus the AI reply in
 the process pool for bot games) on 3x3 boards: member games and bot games at every level,
@@ -31,15 +31,12 @@ import asyncio
 import contextlib
 import random
 import statistics
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.pg import (
     add_database_arguments,

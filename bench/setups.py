@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.procs import children_cpu_seconds, cpu_seconds, tree_cpu_seconds
 from bot.service.config import ServiceConfig
-from tests.bot.e2e_helpers import BotProcess
+from tests.e2e.processes import BotProcess
 
 __all__ = ["COMPARED", "Cpu", "Setup", "compare", "launch_bots", "server_of", "servers_needed"]
 

@@ -1,8 +1,8 @@
 """Slow member games: who is pinged, what stands afterwards, and what it costs on the wire.
 
-    python bench/slow_games.py                       # 1,000 games, 40 s a move
-    python bench/slow_games.py --scale 0.25          # the same, every time a quarter
-    python bench/slow_games.py --games 200 --move-seconds 2   # played at a normal pace
+    python -m bench.slow_games                       # 1,000 games, 40 s a move
+    python -m bench.slow_games --scale 0.25          # the same, every time a quarter
+    python -m bench.slow_games --games 200 --move-seconds 2   # played at a normal pace
 
 Each game is a 3 x 3 game between two new members (the challenger, X, plays first and
 wins in five moves), whose player on move waits ``--move-seconds`` before every click,
@@ -25,14 +25,11 @@ import argparse
 import asyncio
 import contextlib
 import re
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.setups import Setup, launch_bots, server_of, servers_needed
 from discord_emulator import Emulator

@@ -1,6 +1,6 @@
 """How long ``python -m bot.store.copy`` takes to move an SQLite database to PostgreSQL.
 
-Run as ``python bench/to_postgres.py [games]`` (default 100,000) with the test extra installed
+Run as ``python -m bench.to_postgres [games]`` (default 100,000) with the test extra installed
 (it starts a throwaway PostgreSQL 16 from the pgserver wheel). Fills an SQLite file with
 ended rated games over 200 servers, each with its accepted challenge, and the players'
 rows, then copies it into an empty database and prints the copy's summary.
@@ -14,8 +14,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pgserver
 

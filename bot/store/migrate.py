@@ -33,15 +33,9 @@ __all__ = [
 ]
 
 
-def _default_migrations_dir() -> Path:
-    """The copy an installed package carries (bot/migrations: pyproject.toml maps the
-    top-level migrations/ folder there), else the checkout's top-level migrations/."""
-    bot_dir = Path(__file__).resolve().parent.parent
-    installed = bot_dir / "migrations"
-    return installed if installed.is_dir() else bot_dir.parent / "migrations"
-
-
-DEFAULT_MIGRATIONS_DIR = _default_migrations_dir()
+DEFAULT_MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+"""bot/migrations: SQLite's files, PostgreSQL's in its postgresql/ folder; a checkout, an
+editable install and a wheel all have them there."""
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[\w\-]+\.sql$")
 
 

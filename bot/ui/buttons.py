@@ -5,7 +5,7 @@ The custom_id carries all a click needs (``ttt:cell:{game}:{cell}:{move_no}``,
 the database, so buttons work across restarts. Why one listener rather than a
 ``DynamicItem`` per button: discord.py dispatches a dynamic item by first rebuilding the
 whole clicked message as a view, which costs as much CPU as drawing the board again
-(75 µs on 3x3, 165 µs on 5x5, ``python bench/routing.py``), where a listener costs a
+(75 µs on 3x3, 165 µs on 5x5, ``python -m bench.routing``), where a listener costs a
 regular-expression match (``bot.ui.ids``); and it drops, unanswered, a click whose
 custom_id is no longer on the message as Discord sent it. Here every click that arrives
 is answered.

@@ -5,7 +5,8 @@ Commands pass through the command tree's ``interaction_check`` and buttons throu
 a shutdown) ephemerally itself. An admitted interaction's task is tracked until it
 ends, so shutdown can wait for it and answer it if it cannot finish in time
 (``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,
-else a generic line and a logged traceback, never silence. Every answer here is for
+else a generic line and a logged traceback, never silence; an interaction another
+delivery already answered is only noted. Every answer here is for
 one person, so it is in their language (``user_translator``).
 """
 
@@ -50,6 +51,10 @@ CUT_SHORT_MESSAGE = N_(
     " seconds; if your move isn't there, make it again."
 )
 UNKNOWN_INTERACTION = 10062  # Discord's error code for an interaction it no longer accepts
+ALREADY_ACKNOWLEDGED = 40060
+"""Discord's error code for a second answer to one interaction: the gateway delivers at
+least once, so one click can reach two processes (or one twice), and the first answer
+stands."""
 _UNDELIVERABLE = (discord.HTTPException, aiohttp.ClientError, RuntimeError)
 """What answering can raise when the answer can't go out: a dead token, or the HTTP
 session already closed (RuntimeError "Session is closed")."""
@@ -99,11 +104,21 @@ def describe(interaction: discord.Interaction) -> str:
     return f"component {data.get('custom_id', '?')!r}"
 
 
+def _answered_elsewhere(interaction: discord.Interaction, error: BaseException) -> bool:
+    """Whether ``error`` is Discord refusing a second answer to ``interaction``; if so it
+    is noted at INFO (no traceback): the other delivery's answer stands."""
+    if isinstance(error, discord.HTTPException) and error.code == ALREADY_ACKNOWLEDGED:
+        log.info("%s was already answered (delivered twice): %s", describe(interaction), error)
+        return True
+    return False
+
+
 async def _tell(interaction: discord.Interaction, text: str | Message) -> None:
     try:
         await send_ephemeral(interaction, text)
     except _UNDELIVERABLE as exc:
-        log.warning("Could not answer %s: %s", describe(interaction), exc)
+        if not _answered_elsewhere(interaction, exc):
+            log.warning("Could not answer %s: %s", describe(interaction), exc)
 
 
 async def answer_error(interaction: discord.Interaction, error: BaseException) -> None:
@@ -115,6 +130,8 @@ async def answer_error(interaction: discord.Interaction, error: BaseException) -
         # Discord gave up on the interaction (no answer within 3 s): nobody to tell.
         log.warning("Too late to answer %s: %s", describe(interaction), error)
         return
+    elif _answered_elsewhere(interaction, error):
+        return  # a third answer would get the same refusal
     else:
         log.error(
             "Unexpected error handling %s from user %s in guild %s",

@@ -18,7 +18,7 @@ from bench.pg import database_size, describe, fresh_database, server_pid
 from bench.procs import process_name
 from bench.setups import PER_SERVER, Setup, server_of, servers_needed
 from bot.store import Store
-from tests.bot.e2e_helpers import REPO
+from tests.e2e.processes import REPO
 from tests.pgtools import database_url
 
 
@@ -63,7 +63,7 @@ async def test_each_run_gets_a_new_database_dropped_afterwards(pg_server: Any) -
 
 def test_two_bot_processes_on_sqlite_are_refused_with_the_reason() -> None:
     done = subprocess.run(
-        [sys.executable, "bench/load.py", "--processes", "2"],
+        [sys.executable, "-m", "bench.load", "--processes", "2"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -78,7 +78,7 @@ def test_the_engine_comparison_runs_and_prints_both(pg_server: Any) -> None:
     small = ["--rounds", "1", "--moves", "50"]
     server = ["--database-url", database_url(pg_server, "postgres")]
     done = subprocess.run(
-        [sys.executable, "bench/service.py", "--compare-engines", *small, *server],
+        [sys.executable, "-m", "bench.service", "--compare-engines", *small, *server],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -103,7 +103,7 @@ async def test_the_slow_games_scenario_runs_and_pings_each_slow_turn_once() -> N
 def test_the_churn_bench_runs_and_prints_its_ratios() -> None:
     """A short run of bench/churn.py (the figures are for 100,000 games: README)."""
     done = subprocess.run(
-        [sys.executable, "bench/churn.py", "--games", "200", "--every", "100"],
+        [sys.executable, "-m", "bench.churn", "--games", "200", "--every", "100"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import logging
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -33,9 +32,7 @@ from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
-from discord_emulator import Emulator
 from engine.levels import DEFAULT_LEVEL
-from tests.bot.e2e_helpers import BotProcess
 
 CATALOGS = sorted(i18n.available())
 DISCORD_LOCALES = {locale.value for locale in discord.Locale}
@@ -251,28 +248,3 @@ def test_the_member_menu_keeps_discords_rules(name: str) -> None:
     seen = shown(CommandTranslator(), menu.name, discord_locale(name), Where.command_name)
     assert 1 <= len(seen) <= 32, seen
     assert problem(seen, Where.command_name, menu=True) is None
-
-
-async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:
-    async with Emulator() as emu:
-        emu.add_guild("Arcade")
-        async with BotProcess.launch(emu, tmp_path):
-            pass
-        assert not emu.unrouted
-    synced = {command["name"]: command for command in emu.commands.list(None)}
-    menu = synced.pop("Challenge to tic-tac-toe")
-    assert menu["type"] == 2 and menu["description"] == ""
-    assert menu["name_localizations"]["de"] == "Zu Tic-Tac-Toe herausfordern"
-    assert menu["name_localizations"]["ja"] == "三目並べで挑戦する"
-    assert set(synced) == {command.name for command in slash_commands()}
-    stop = synced["tictactoe-stop"]
-    assert stop["name_localizations"]["de"] == "tictactoe-abbrechen"
-    assert stop["description_localizations"]["ja"].startswith("このチャンネルの対局を中止")
-    assert "de" not in (synced["tictactoe"]["name_localizations"] or {})  # the same in German
-    assert "en-GB" not in stop["name_localizations"]  # no catalog of its own
-    options = {option["name"]: option for option in synced["tictactoe"]["options"]}
-    assert options["opponent"]["name_localizations"]["ru"] == "соперник"
-    easy = options["difficulty"]["choices"][0]
-    assert easy["value"] == "easy" and easy["name_localizations"]["de"].startswith("leicht — ")
-    settings = {option["name"] for option in synced["tictactoe-settings"]["options"]}
-    assert "turn_clock" in settings  # the names the bot reads stay English

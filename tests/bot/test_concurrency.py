@@ -22,7 +22,7 @@ from bot.store import Store
 from engine import Board
 from tests.pgtools import read_rows
 
-from .conftest import (
+from .helpers import (
     ALICE,
     BOB,
     CAROL,

@@ -29,7 +29,7 @@ from bot.store.copy import CopyRefused, copy_database, copy_order
 from bot.store.migrate import find_migrations
 from tests.pgtools import read_rows
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, play_out
+from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, play_out
 
 pytestmark = pytest.mark.postgresql
 

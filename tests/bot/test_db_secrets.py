@@ -1,24 +1,20 @@
 """The database's password stays secret, in every form a URL or libpq can carry it: the
 user part (``user:password@``), ``?password=``/``?sslpassword=``, PGPASSWORD and passfile
 contents. Redacted from what the bot logs and prints, never in a URL it shows, and
-DATABASE_URL is out of the environment once read (no child process inherits it)."""
+DATABASE_URL is out of the environment once read (no child process inherits it:
+tests/e2e/test_inherited_secrets.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 from pathlib import Path
 
 import pytest
-import yarl
 
 from bot.__main__ import REDACTED_PASSWORD, RedactingHandler
 from bot.settings import database_secrets
 from bot.store.postgres import without_password
-from discord_emulator import Emulator
-from tests.bot.e2e_helpers import BotProcess, bot_env
-from tests.bot.test_secrets import command_line, descendants, environment_of
 from tests.bot.test_settings import TOKEN, one_error_line, run_bot
 
 URL = "postgresql://bot:hunter2@db:5432/tt?password=swordfish&sslpassword=keyphrase&sslmode=require"
@@ -97,32 +93,3 @@ def test_a_database_url_that_fails_shows_no_password(tmp_path: Path, url: str) -
     assert "DATABASE_URL" in one_error_line(result), result.stderr
     for secret in ("hunter2", "swordfish", "filesecret", "envsecret"):
         assert secret not in result.stderr + result.stdout, result.stderr
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
-async def test_the_search_pools_processes_do_not_inherit_database_url(
-    tmp_path: Path, pg_url: str
-) -> None:
-    """On PostgreSQL, with the password in the URL twice (the server trusts local users,
-    so it connects all the same): in no log line, and no child has DATABASE_URL."""
-    parsed = yarl.URL(pg_url).with_user("postgres").with_password("hunter2")
-    url = str(parsed.update_query(password="swordfish"))
-    async with Emulator() as emu:
-        env = bot_env(emu, tmp_path / "unused.db", AI_WORKERS="2", DATABASE_URL=url)
-        bot = await BotProcess.start(env, tmp_path)
-        try:
-            async with asyncio.timeout(30):
-                await bot.wait_until(emu.wait_for(lambda: bool(emu.dispatched("READY"))))
-            processes = descendants(bot.process.pid)
-            workers = [pid for pid in processes if b"forkserver" in command_line(pid)]
-            assert len(workers) >= 3, [command_line(pid) for pid in processes]
-            for pid in processes:  # the bot's own /proc environ is as it was at exec
-                environ = environment_of(pid)
-                assert b"DATABASE_URL" not in environ, pid
-                assert b"hunter2" not in environ and b"swordfish" not in environ, pid
-        finally:
-            returncode = await bot.stop()
-        assert returncode == 0, bot.log()
-        log = bot.log()
-        assert "Database: postgresql at postgresql://postgres@" in log, log
-        assert "hunter2" not in log and "swordfish" not in log, log

@@ -26,7 +26,7 @@ from bot.models import GameStatus, Result
 from bot.service import GameService
 from bot.store import Store
 
-from .conftest import (
+from .helpers import (
     ALICE,
     BOB,
     CAROL,

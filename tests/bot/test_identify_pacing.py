@@ -15,7 +15,7 @@ import pytest
 from bot.settings import Settings
 from bot.ui.shards import IDENTIFY_SPACING, IdentifyPacer, owned_shards, syncs_commands
 
-from .conftest import FakeClock
+from .helpers import FakeClock
 
 
 class Limits:

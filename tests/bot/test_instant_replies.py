@@ -9,7 +9,7 @@ from collections.abc import Callable
 from bot.models import First, GameStatus
 from bot.store import Store
 
-from .conftest import ALICE, CHANNEL, GUILD, FakeClock, make_service
+from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
 
 class NoPool(concurrent.futures.Executor):

@@ -197,8 +197,7 @@ async def test_bad_migration_directories(
 
 
 def test_the_default_migrations_dir_holds_the_migrations() -> None:
-    """The installed copy (bot/migrations) if there is one, else the checkout's top-level
-    migrations/, two levels up from bot/store/."""
+    """bot/migrations, next to bot/store/, in a checkout as in an installed package."""
     assert (DEFAULT_MIGRATIONS_DIR / "0001_init.sql").is_file()
     assert DEFAULT_MIGRATIONS_DIR.name == "migrations"
 

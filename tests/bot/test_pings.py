@@ -26,7 +26,7 @@ from bot.service.pings import (
 from bot.store import Store, TurnState
 from bot.store.pings import StandingPing
 
-from .conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
 
 # -- the rules, as plain functions ----------------------------------------------------------
 

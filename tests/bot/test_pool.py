@@ -20,7 +20,7 @@ from bot.service.pool import (
 )
 from bot.store import Store
 
-from .conftest import ALICE, CHANNEL, GUILD, FakeClock, make_service
+from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
 A, B, C = 1, 2, 3  # servers
 

@@ -27,7 +27,7 @@ from bot.ui import render
 from bot.ui.privacy_render import guild_question, member_question
 from bot.ui.views import confirm_view
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
+from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
 from .shown import shown
 from .test_render import check_limits
 

@@ -15,7 +15,7 @@ import pytest
 from bot.service import GameService
 from bot.store import Store
 
-from .conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
 T = TypeVar("T")
 pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements

@@ -19,7 +19,7 @@ from bot.service.pool import MAX_WAITING_REVIEWS, Cost
 from bot.service.reviews import decode, encode
 from bot.store import Store
 
-from .conftest import ALICE, BOB, CAROL, GUILD, FakeClock, make_service, member_game, play_out
+from .helpers import ALICE, BOB, CAROL, GUILD, FakeClock, make_service, member_game, play_out
 from .shown import shown
 
 X_WINS = [0, 3, 1, 4, 2]  # X takes the top row; O's 4 lost (3x3: reviewed in a blink)

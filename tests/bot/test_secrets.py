@@ -1,14 +1,13 @@
-"""The token stays secret: redacted from everything the process prints, read from the
-working folder's ``.env`` only, and never inherited by the search pool's processes.
+"""The token stays secret: redacted from everything the process prints, and read from
+the working folder's ``.env`` only (that the search pool's processes never inherit it is
+tests/e2e/test_inherited_secrets.py).
 
-Every test here runs real processes: ``python -m bot`` (against the emulator, or against a
-stand-in API), or a script that sets up logging as the entry point does.
+Every test here runs real processes: ``python -m bot`` (against a stand-in API, or
+stopping at its settings), or a script that sets up logging as the entry point does.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import subprocess
 import sys
@@ -19,9 +18,8 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import REDACTED, read_environment
-from discord_emulator import Emulator
-from tests.bot.e2e_helpers import REPO, BotProcess, bot_env
 from tests.bot.test_settings import TOKEN, api_stand_in, one_error_line, run_bot
+from tests.e2e.processes import REPO
 
 # -- redaction ---------------------------------------------------------------------------
 
@@ -265,53 +263,3 @@ def test_a_dotenv_others_can_read_is_warned_about(tmp_path: Path) -> None:
     dotenv.write_text("LOG_LEVEL=INFO\n")
     dotenv.chmod(0o644)
     assert exposed_dotenv_warning(run_bot(tmp_path, {**env, "DISCORD_TOKEN": TOKEN})) == []
-
-
-# -- the search pool's processes ---------------------------------------------------------
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process under ``pid`` (Linux /proc), children first."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(FileNotFoundError):
-            for child in (task / "children").read_text().split():
-                found.append(int(child))
-                found.extend(descendants(int(child)))
-    return found
-
-
-def command_line(pid: int) -> bytes:
-    return Path(f"/proc/{pid}/cmdline").read_bytes()
-
-
-def environment_of(pid: int) -> bytes:
-    return Path(f"/proc/{pid}/environ").read_bytes() + command_line(pid)
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
-@pytest.mark.parametrize("given_in", ["dotenv", "environment"])
-async def test_the_search_pools_processes_do_not_inherit_the_token(
-    tmp_path: Path, given_in: str
-) -> None:
-    async with Emulator() as emu:
-        env = bot_env(emu, tmp_path / "ttt.db", AI_WORKERS="2")
-        if given_in == "dotenv":
-            (tmp_path / ".env").write_text(f"DISCORD_TOKEN={env.pop('DISCORD_TOKEN')}\n")
-            (tmp_path / ".env").chmod(0o600)
-        bot = await BotProcess.start(env, tmp_path)
-        try:
-            async with asyncio.timeout(30):  # the pool has started and warmed up by READY
-                await bot.wait_until(emu.wait_for(lambda: bool(emu.dispatched("READY"))))
-            processes = descendants(bot.process.pid)
-            workers = [pid for pid in processes if b"forkserver" in command_line(pid)]
-            # The forkserver and the two workers it forked (plus the resource tracker).
-            assert len(workers) >= 3, [command_line(pid) for pid in processes]
-            for pid in processes:
-                environ = environment_of(pid)
-                assert b"DISCORD_TOKEN" not in environ, pid
-                assert emu.bot_token.encode() not in environ, pid
-        finally:
-            returncode = await bot.stop()
-        assert returncode == 0, bot.log()
-        assert emu.bot_token not in bot.log()

@@ -38,7 +38,7 @@ from bot.service.pool import Cost
 from bot.store import Store
 from engine import Board, Mark
 
-from .conftest import (
+from .helpers import (
     ALICE,
     BOB,
     CAROL,

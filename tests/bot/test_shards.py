@@ -31,7 +31,7 @@ from bot.store import StandingPing, Store
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
 
-from .conftest import ALICE, BOB, CHANNEL, FakeClock, make_service
+from .helpers import ALICE, BOB, CHANNEL, FakeClock, make_service
 from .test_storage import NOW, ROOMY
 from .test_storage import new_game as stored_game
 

@@ -21,7 +21,7 @@ from bot.store import StandingPing, Store
 from bot.store import upkeep as upkeep_sql
 from tests.pgtools import read_rows
 
-from .conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
+from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
 
 DAVE = 44
 

@@ -12,9 +12,9 @@ import pytest
 from bot.ui import ids
 from discord_emulator import ButtonStyle, CallbackType, InteractionType
 from engine.levels import get_level
-from tests.bot.e2e_helpers import answered_thinking
+from tests.e2e.processes import answered_thinking
 
-from .conftest import (
+from .helpers import (
     EMPTY,
     TURN_TIMER,
     Arena,

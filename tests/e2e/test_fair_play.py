@@ -7,7 +7,7 @@ import pytest
 
 from discord_emulator import CallbackType, InteractionType, Permission, UserActionError
 
-from .conftest import Arena, refusal
+from .helpers import Arena, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

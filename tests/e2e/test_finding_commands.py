@@ -31,10 +31,10 @@ from bot.ui import render
 from bot.ui.commands_i18n import CommandTranslator
 from discord_emulator import CallbackType, Emulator, Permission, User, UserActionError
 from discord_emulator import Message as Posted
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database
 
-from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
+from .helpers import WAIT, Arena, assert_log_clean, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

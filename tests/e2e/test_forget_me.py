@@ -20,7 +20,7 @@ from discord_emulator import (
     UserActionError,
 )
 
-from .conftest import Arena, edited_through_channel, refusal
+from .helpers import Arena, edited_through_channel, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -26,9 +26,9 @@ from bot.ui import render
 from discord_emulator import CallbackType, Emulator, User
 from discord_emulator import Message as Posted
 from engine.levels import get_level
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 
-from .conftest import WAIT, Arena, assert_log_clean, eventually, refusal
+from .helpers import WAIT, Arena, assert_log_clean, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -17,7 +17,7 @@ import pytest
 from discord_emulator import Channel, Permission, User
 from tests.pgtools import read_rows
 
-from .conftest import WAIT, Arena, eventually, refusal, snapshot
+from .helpers import WAIT, Arena, eventually, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 
-from .conftest import Arena, check_final, eventually, refusal
+from .helpers import Arena, check_final, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

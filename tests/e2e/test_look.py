@@ -20,7 +20,7 @@ from bot.ui import render
 from discord_emulator import ButtonStyle, CallbackType, User
 from engine.levels import get_level
 
-from .conftest import WAIT, Arena, check_final, eventually, refusal
+from .helpers import WAIT, Arena, check_final, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,7 +6,7 @@ import pytest
 
 from discord_emulator import CallbackType, Channel, Permission, User
 
-from .conftest import Arena, check_final, refusal, snapshot
+from .helpers import Arena, check_final, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from discord_emulator import Emulator
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database
 
-from .conftest import WAIT, Arena, assert_log_clean, eventually
+from .helpers import WAIT, Arena, assert_log_clean, eventually
 
 GAMES = 40  # per server
 ENV = {"TURN_TIMEOUT_SECONDS": "600", "SERVER_GAMES": "100"}

@@ -12,10 +12,10 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from discord_emulator import Channel, Emulator
-from tests.bot.e2e_helpers import BotProcess
+from tests.e2e.processes import BotProcess
 from tests.pgtools import read_rows
 
-from .conftest import WAIT, Arena, assert_log_clean, eventually
+from .helpers import WAIT, Arena, assert_log_clean, eventually
 
 GRACE = 2.0
 ENV = {"TURN_TIMEOUT_SECONDS": "60", "PING_GRACE_SECONDS": f"{GRACE:g}"}

@@ -13,7 +13,7 @@ import pytest
 
 from discord_emulator import CallbackType, Message, User
 
-from .conftest import Arena, EloBook, Player, check_final
+from .helpers import Arena, EloBook, Player, check_final
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

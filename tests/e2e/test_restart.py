@@ -18,10 +18,10 @@ from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from discord_emulator import CallbackType, Emulator, Permission, User
-from tests.bot.e2e_helpers import BotProcess, answered_thinking
+from tests.e2e.processes import BotProcess, answered_thinking
 from tests.pgtools import read_rows
 
-from .conftest import (
+from .helpers import (
     WAIT,
     Arena,
     assert_log_clean,

@@ -31,9 +31,9 @@ from discord_emulator import (
     User,
 )
 from engine import Mark
-from tests.bot.e2e_helpers import BotProcess, answered_thinking, full_collections_held_back
+from tests.e2e.processes import BotProcess, answered_thinking, full_collections_held_back
 
-from .conftest import Arena, assert_log_clean, pick_cell
+from .helpers import Arena, assert_log_clean, pick_cell
 
 BUDGET = ServiceConfig().reply_seconds
 """One search budget: the time a 5x5 `impossible` reply may search (from its request)."""

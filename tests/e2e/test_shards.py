@@ -19,9 +19,9 @@ from pathlib import Path
 
 from bot.ui.shards import IDENTIFY_SPACING
 from discord_emulator import Emulator
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 
-from .conftest import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually
+from .helpers import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually
 
 TURN = 2.0
 

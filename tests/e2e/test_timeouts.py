@@ -6,7 +6,7 @@ import pytest
 
 from discord_emulator import CallbackType
 
-from .conftest import Arena, check_final, edited_through_channel, refusal, snapshot
+from .helpers import Arena, check_final, edited_through_channel, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

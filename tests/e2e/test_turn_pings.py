@@ -17,7 +17,7 @@ import pytest
 
 from discord_emulator import CallbackType, Channel, Message, Permission, User
 
-from .conftest import WAIT, Arena, eventually, refusal
+from .helpers import WAIT, Arena, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

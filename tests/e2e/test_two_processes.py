@@ -12,6 +12,9 @@ together), and shard 1's again after a SIGKILL. It shows, in order:
   forged, to shard 1's, nine moves running, after shard 1's process was made to believe it
   is in shard 0's server (a forged GUILD_CREATE: without it, it refuses the server). One
   move lands each time; the other click is told the board changed;
+- one click delivered twice, with the same id and token, to both processes (Discord's
+  gateway delivers at least once): one answer stands, the other gets 400/40060 and its
+  process notes it at INFO, without an error or a traceback;
 - timed-out games in both servers settled exactly once each, by their own process;
 - shard 1's process killed with games of its servers about to run out: shard 0's process
   leaves them alone, the restarted process settles them, and a game half played before
@@ -40,10 +43,10 @@ from discord_emulator import (
     User,
     shard_for,
 )
-from tests.bot.e2e_helpers import BotProcess, full_collections_held_back
+from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database, read_rows
 
-from .conftest import (
+from .helpers import (
     WAIT,
     Arena,
     assert_log_clean,
@@ -61,6 +64,8 @@ game to outlive everything before its last moves (over 30 s on a loaded machine,
 that the emulator limits like Discord)."""
 X_WINS = (0, 3, 1, 4, 2)  # X and O alternate; X completes the top row
 DRAW = (0, 4, 8, 2, 6, 3, 5, 7, 1)  # X and O alternate; nobody gets a line
+TWICE = re.compile(r" INFO +bot\.ui\.gate: component '[^']+' was already answered \(delivered tw")
+"""The line of the process whose answer came second to a click delivered twice."""
 SWEPT = re.compile(r"Swept game (?P<game>[0-9]+) of server (?P<guild>[0-9]+) \((?P<state>\w+)\)")
 SERVERS = (("zero", 0), ("one", 1), ("slow", 1))
 """Each server's name and shard (of 2): shard 1's process has two."""
@@ -95,6 +100,8 @@ class Cluster:
     """Each process life's log file, and the shard it ran."""
     forged: set[int] = field(default_factory=set)
     """The ids of the clicks forged to shard 1's session."""
+    twice: set[int] = field(default_factory=set)
+    """The ids of the clicks delivered to both sessions: by the formula, and again forged."""
 
     def swept(self) -> list[tuple[int, int, int, str]]:
         """(game, server, shard of the process that swept it, how it ended) for every
@@ -278,6 +285,38 @@ async def race(cluster: Cluster) -> None:
     arena.elo.add(x.id, o.id, 0.5)
 
 
+async def delivered_twice(cluster: Cluster) -> None:
+    """One click in shard 0's server delivered to both processes as one interaction: the
+    same payload, id and token, re-sent to shard 1's session (after ``race``, that process
+    takes the server for its own)."""
+    arena, emu = cluster.zero, cluster.emu
+    x, o, channel = arena.member("x"), arena.member("o"), arena.channel("twice")
+    board = await arena.member_game(x, o, channel)
+    game_id = arena.board(board).game_id
+    handle = await emu.click(x, arena.current(board), custom_id=arena.board(board).cell_id(4))
+    assert emu.dispatch_event("INTERACTION_CREATE", handle.payload, shard=1)
+    cluster.twice.add(handle.id)
+    callback = f"/interactions/{handle.id}/{handle.token}/callback"
+    await arena.answer(handle)
+    await eventually(emu, lambda: arena.board(board).move_no == 1, "the move", WAIT)
+
+    def answers() -> list[int]:
+        return sorted(r.status for r in emu.requests if r.path == callback)
+
+    await eventually(emu, lambda: len(answers()) == 2, "the second answer", WAIT)
+    assert answers()[0] < 300 and answers()[1] == 400, answers()
+    assert await cluster.game_row(game_id, "move_no") == (1,), "exactly one move"
+
+    def noted() -> int:
+        return sum(len(TWICE.findall((cluster.workdir / n).read_text())) for n in cluster.logs)
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while noted() != 1:  # log files wake no emulator waiter: poll them
+        assert loop.time() < deadline, f"not within {WAIT:g} s: the 40060 noted at INFO"
+        await asyncio.sleep(0.05)
+
+
 # -- the test --------------------------------------------------------------------------------
 
 
@@ -357,6 +396,7 @@ async def scenario(
     where = zero_server.channel()
     await zero_server.command(mod, where, "tictactoe-settings", turn_clock=f"{SLOW_TURN}s")
     await race(cluster)
+    await delivered_twice(cluster)
     await zero_server.command(mod, where, "tictactoe-settings", reset=True)
     for game in first_round:
         await check_timed_out(cluster, game, process=shard_for(game.arena.guild.id, 2))
@@ -418,6 +458,8 @@ async def scenario(
         for data in session.dispatched("INTERACTION_CREATE"):
             if int(data["id"]) in cluster.forged:
                 assert session.shard_id == 1 and int(data["guild_id"]) == zero_server.guild.id
+            elif int(data["id"]) in cluster.twice and session.shard_id == 1:
+                assert int(data["guild_id"]) == zero_server.guild.id
             else:
                 assert shard_for(int(data["guild_id"]), 2) == session.shard_id, data
     # Exactly once, still, after all those sweeps: one edit and one sweep per timed-out

@@ -11,7 +11,7 @@ from discord import app_commands
 from discord_emulator import CallbackType, Emulator, Permission, persist
 from discord_emulator.client import USER, offered_commands, run_user_command
 
-from .conftest import build_world, running
+from .helpers import build_world, running
 
 
 class MenuBot(discord.Client):

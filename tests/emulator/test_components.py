@@ -11,7 +11,7 @@ from discord.http import Route
 
 from discord_emulator import CallbackType, MessageFlag, UserActionError
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 def button(custom_id: str, label: str = "b") -> dict[str, Any]:

@@ -9,7 +9,7 @@ import aiohttp
 
 from discord_emulator import Emulator
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 async def test_resumable_drop_replays_missed_events(arena: Arena) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from discord_emulator import CallbackType, Message, MessageFlag, UserActionError
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 async def play(arena: Arena) -> Message:

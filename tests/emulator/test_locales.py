@@ -14,7 +14,7 @@ from discord import app_commands
 
 from discord_emulator import LOCALES, Emulator, UserActionError
 
-from .conftest import TIMEOUT, Arena, EmuBot, build_world, running
+from .helpers import TIMEOUT, Arena, EmuBot, build_world, running
 
 FRENCH = {
     "play": "jouer",

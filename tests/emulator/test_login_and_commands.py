@@ -11,7 +11,7 @@ import pytest
 
 from discord_emulator import CallbackType, Emulator, Intent, UserActionError
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 async def test_login_ready_and_sync(arena: Arena) -> None:
@@ -136,7 +136,7 @@ async def test_dm_commands(arena: Arena) -> None:
 
 
 async def test_members_intent_gets_every_member(emu: Emulator) -> None:
-    from .conftest import EmuBot, build_world, running
+    from .helpers import EmuBot, build_world, running
 
     world = build_world(emu)
     intents = discord.Intents.default()

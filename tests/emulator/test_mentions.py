@@ -8,7 +8,7 @@ import discord
 
 from discord_emulator import DEFAULT_BOT_PERMISSIONS, Permission, Pings
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 async def test_interaction_response_pings_only_allowed_users(arena: Arena) -> None:

@@ -16,7 +16,7 @@ from multidict import CIMultiDictProxy
 
 from discord_emulator import Emulator, Limits, Permission
 
-from .conftest import EmuBot, build_world, running
+from .helpers import EmuBot, build_world, running
 
 BUCKET_HEADERS = ("Limit", "Remaining", "Reset", "Reset-After", "Bucket")
 

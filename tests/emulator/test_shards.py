@@ -13,7 +13,7 @@ import pytest
 
 from discord_emulator import Emulator, Guild, Intent, UserActionError
 
-from .conftest import TIMEOUT
+from .helpers import TIMEOUT
 
 INTENTS = Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.DIRECT_MESSAGES
 

@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from discord_emulator import Channel, Emulator, Guild, User
 
-from .conftest import running
+from .helpers import running
 
 
 class Pinger:

@@ -11,7 +11,7 @@ import pytest
 
 from discord_emulator import DEFAULT_BOT_PERMISSIONS, Permission, UserActionError
 
-from .conftest import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena
 
 
 async def test_a_public_thread_reaches_the_bot_with_its_parent(arena: Arena) -> None:

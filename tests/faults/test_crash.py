@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from .conftest import (
+from .arena import (
     Arena,
     Table,
     acknowledged_moves,

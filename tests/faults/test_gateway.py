@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from discord_emulator import CallbackType
 
-from .conftest import Arena, assert_log_clean, db_games, eventually, free_cells, shows
+from .arena import Arena, assert_log_clean, db_games, eventually, free_cells, shows
 
 
 async def test_clicks_work_after_dropped_connections(arena: Arena) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from discord_emulator import CallbackType
 
-from .conftest import Arena, assert_log_clean, dump, free_cells
+from .arena import Arena, assert_log_clean, dump, free_cells
 
 
 async def test_forged_and_invalid_input_changes_nothing(arena: Arena) -> None:

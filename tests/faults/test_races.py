@@ -18,7 +18,7 @@ import pytest
 
 from discord_emulator import CallbackType, Channel, Limits, Message, User
 
-from .conftest import (
+from .arena import (
     CELL_ID,
     Arena,
     acknowledged_moves,

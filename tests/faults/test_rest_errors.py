@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from discord_emulator import CallbackType, Message, User
-from tests.bot.e2e_helpers import answered_thinking
+from tests.e2e.processes import answered_thinking
 
-from .conftest import (
+from .arena import (
     Arena,
     assert_log_clean,
     db_games,

@@ -8,7 +8,7 @@ import signal
 import sqlite3
 import time
 
-from .conftest import (
+from .arena import (
     Arena,
     Table,
     acknowledged_moves,

@@ -11,9 +11,9 @@ import statistics
 import time
 
 from discord_emulator import CallbackType
-from tests.bot.e2e_helpers import answered_thinking
+from tests.e2e.processes import answered_thinking
 
-from .conftest import Arena, Table, assert_log_clean, free_cells
+from .arena import Arena, Table, assert_log_clean, free_cells
 
 
 async def test_searches_do_not_delay_other_games(arena: Arena) -> None:

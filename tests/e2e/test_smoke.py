@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
-from tests.bot.e2e_helpers import BotProcess, answered_thinking
+from tests.e2e.processes import BotProcess, answered_thinking
 
 EMPTY = "\u200b"
 

@@ -1,0 +1,285 @@
+"""The load bench's players: one game per channel, clicked by the player on move, and
+the waits and timestamps that time each click without slowing the emulator down
+(``bench.load``)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from discord_emulator import Emulator, InteractionHandle
+from tests.e2e.processes import answered_thinking
+
+LEVELS = ("easy", "medium", "hard", "impossible")
+
+
+class Waits:
+    """Event-driven waits on emulator state, one future per waiting coroutine.
+
+    ``Emulator.wait_for`` wakes every waiting coroutine at every change, which with 500
+    games waiting at once costs the load generator more than the clicks themselves.
+    Re-checking every waiting click's predicate at every change still took about a sixth
+    of this process's CPU, and this process shares two cores with the bot: so a click
+    waits on its own handle, woken by that handle's answer or failure alone, and only the
+    few waits on later edits (5x5 replies) are re-checked at each change.
+    """
+
+    def __init__(self, emu: Emulator) -> None:
+        self.waiting: dict[int, tuple[Callable[[], bool], asyncio.Future[None]]] = {}
+        self.by_handle: dict[int, list[asyncio.Future[None]]] = {}
+        self._emu = emu
+        self._undo: list[Callable[[], None]] = []
+
+    def install(self) -> None:
+        from discord_emulator import interactions
+
+        emu, waiting, by_handle = self._emu, self.waiting, self.by_handle
+        original = emu._changed
+
+        def changed() -> None:
+            original()
+            for key, (check, future) in list(waiting.items()):
+                if check() and not future.done():
+                    future.set_result(None)
+                    del waiting[key]
+
+        def settled(handle: Any) -> None:
+            for future in by_handle.pop(handle.id, ()):
+                if not future.done():
+                    future.set_result(None)
+
+        handle_class = interactions.InteractionHandle
+        real_ack, real_fail = handle_class._acknowledge, handle_class._fail
+
+        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
+            real_ack(handle, *args, **kwargs)
+            settled(handle)
+
+        def fail(handle: Any) -> None:
+            real_fail(handle)
+            settled(handle)
+
+        emu._changed = changed  # type: ignore[method-assign]  # handles look it up each time
+        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
+        handle_class._fail = fail  # type: ignore[method-assign]
+        self._undo = [
+            lambda: setattr(handle_class, "_fail", real_fail),
+            lambda: setattr(handle_class, "_acknowledge", real_ack),
+            lambda: delattr(emu, "_changed"),
+        ]
+
+    def uninstall(self) -> None:
+        for undo in self._undo:
+            undo()
+        self._undo = []
+
+    async def answered(self, handle: InteractionHandle) -> None:
+        """Wait (at most two minutes) until the bot answered ``handle`` or it failed."""
+        if not handle.pending:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self.by_handle.setdefault(handle.id, []).append(future)
+        async with asyncio.timeout(120):
+            await future
+
+    async def until(self, check: Callable[[], bool]) -> None:
+        """Wait (at most two minutes) until ``check()`` holds."""
+        if check():
+            return
+        future = asyncio.get_running_loop().create_future()
+        key = id(future)
+        self.waiting[key] = (check, future)
+        try:
+            async with asyncio.timeout(120):
+                await future
+        finally:
+            self.waiting.pop(key, None)
+
+
+class Stages:
+    """Per-click stage timestamps, taken by wrapping emulator internals from outside.
+
+    ``written``: the INTERACTION_CREATE frame serialised by the gateway writer (it goes to
+    the socket right after); ``called``: the bot's callback request reached the emulator's
+    handler; ``acked``: the callback was validated and applied. With the click's start and
+    the moment the player saw the answer, a click's time splits into emulator gateway queue,
+    bot (plus both sides' sockets), emulator callback handling, and the player's wake-up.
+    """
+
+    def __init__(self) -> None:
+        self.written: dict[int, float] = {}
+        self.called: dict[int, float] = {}
+        self.acked: dict[int, float] = {}
+        self._undo: list[Callable[[], None]] = []
+
+    def install(self) -> None:
+        from discord_emulator import gateway, interactions, server
+
+        written, called, acked = self.written, self.called, self.acked
+        real_encode = gateway.encode_json
+
+        def encode_json(item: Any) -> str:
+            text = real_encode(item)
+            if isinstance(item, dict) and item.get("t") == "INTERACTION_CREATE":
+                written[int(item["d"]["id"])] = time.perf_counter()
+            return text
+
+        real_read = server._read_body
+
+        async def read_body(request: Any) -> Any:
+            path = request.path
+            if path.endswith("/callback"):
+                called[int(path.rsplit("/", 3)[1])] = time.perf_counter()
+            return await real_read(request)
+
+        handle_class = interactions.InteractionHandle
+        real_ack = handle_class._acknowledge
+
+        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
+            acked.setdefault(handle.id, time.perf_counter())
+            real_ack(handle, *args, **kwargs)
+
+        gateway.encode_json = encode_json  # type: ignore[assignment]
+        server._read_body = read_body  # type: ignore[assignment]
+        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
+        self._undo = [
+            lambda: setattr(gateway, "encode_json", real_encode),
+            lambda: setattr(server, "_read_body", real_read),
+            lambda: setattr(handle_class, "_acknowledge", real_ack),
+        ]
+
+    def uninstall(self) -> None:
+        for undo in self._undo:
+            undo()
+        self._undo = []
+
+
+def free_cells(message: Any) -> list[str]:
+    """The custom_ids of a board's enabled cells, read straight from its action rows.
+
+    ``Message.buttons()`` builds an object for every button of every message: it was a
+    tenth of this process's CPU, which the bot then had to share two cores with.
+    """
+    return [
+        button["custom_id"]
+        for row in message.components
+        if row.get("type") == 1
+        for button in row.get("components", ())
+        if not button.get("disabled") and button.get("custom_id", "").startswith("ttt:cell:")
+    ]
+
+
+class Game:
+    def __init__(
+        self,
+        emu: Emulator,
+        waits: Waits,
+        guild: object,
+        index: int,
+        rng: random.Random,
+        *,
+        big: bool = True,
+    ) -> None:
+        self.emu = emu
+        self.waits = waits
+        self.channel = emu.add_text_channel(guild, f"g{index}")  # type: ignore[arg-type]
+        self.rng = rng
+        kind = index % 10
+        self.size = "5x5" if kind == 9 and big else "3x3"
+        self.level = "impossible" if kind == 9 and index % 50 == 9 else LEVELS[index % 4]
+        if self.size == "5x5" and self.level != "impossible":
+            self.level = "hard"
+        self.members = kind in (3, 6, 8)
+        self.players = [emu.add_user(f"p{index}a"), emu.add_user(f"p{index}b")]
+        for user in self.players:
+            emu.add_member(guild, user)  # type: ignore[arg-type]
+        self.board: int | None = None
+        self.finished = 0
+
+    async def start(self) -> None:
+        emu, alice, bob = self.emu, *self.players
+        options: dict[str, object] = {"size": self.size, "first": "me"}
+        if self.members:
+            options["opponent"] = bob
+        else:
+            options["difficulty"] = self.level
+        handle = await emu.run_command(alice, self.channel, "tictactoe", **options)
+        await self.waits.answered(handle)
+        response = await handle.response()
+        assert response.message is not None and not response.ephemeral, response
+        if self.members:
+            accept = await emu.click(bob, response.message, label="Accept")
+            await self.waits.answered(accept)
+            await accept.response()
+        self.board = response.message.id
+
+    async def replace_if_over(self) -> None:
+        """Start a new game in this channel if the current one is over: between members
+        by the Rematch button (a new challenge to the same member within the cooldown is
+        refused; the first rematch of a finished game is exempt), else a new /tictactoe."""
+        message = self.emu.message(self.board) if self.board is not None else None
+        assert message is not None
+        if free_cells(message):
+            return
+        self.finished += 1
+        if not self.members or not any(b.label == "Rematch" for b in message.buttons()):
+            await self.start()
+            return
+        asker, other = self.players
+        click = await self.emu.click(asker, message, label="Rematch")
+        await self.waits.answered(click)
+        challenge = (await click.response()).message
+        assert challenge is not None and not challenge.ephemeral, challenge
+        accept = await self.emu.click(other, challenge, label="Accept")
+        await self.waits.answered(accept)
+        await accept.response()
+        self.board = challenge.id
+
+    async def click(
+        self, stats: dict[str, list[float]], stages: Stages, split: list[tuple[float, ...]]
+    ) -> None:
+        """One click by the player on move (a new game first if this one is over)."""
+        emu = self.emu
+        while True:
+            message = emu.message(self.board) if self.board is not None else None
+            assert message is not None
+            free = free_cells(message)
+            if not free:
+                await self.replace_if_over()
+                continue
+            text = message.text
+            user = next((u for u in self.players if f"<@{u.id}>, your move" in text), None)
+            if user is not None:
+                break
+            await asyncio.sleep(0.01)  # the bot's reply is still on its way
+        started = time.perf_counter()
+        handle = await emu.click(user, message, custom_id=self.rng.choice(free))
+        await self.waits.answered(handle)
+        seen = time.perf_counter()
+        response = await handle.response()
+        written = stages.written.pop(handle.id, started)
+        called = stages.called.pop(handle.id, written)
+        acked = stages.acked.pop(handle.id, None)
+        # The click's time ends when "Discord" (the emulator) has the bot's answer, not
+        # when this process's coroutine gets round to noticing it (its own loop's lag).
+        took = (seen if acked is None else acked) - started
+        if response.failed:
+            stats["failed"].append(seen - started)
+        elif answered_thinking(handle):  # the move shown now, the bot's reply in an edit
+            stats["5x5"].append(took)
+            await self.waits.until(lambda: handle.original_edits >= 1 or handle.failed)
+            stats["5x5 edit"].append(time.perf_counter() - started)
+            stats["5x5 reply"].append(stats["5x5 edit"][-1])
+        else:
+            if self.size == "5x5":  # the reply came with the click
+                stats["5x5 reply"].append(took)
+            stats[self.size].append(took)
+            stats[f"{self.size} at"].append(started)
+            if self.members:
+                stats["member moves"].append(took)
+            if self.size == "3x3" and acked is not None:
+                stats["3x3 seen"].append(seen - started)
+                split.append((written - started, called - written, acked - called, seen - acked))

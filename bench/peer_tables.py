@@ -1,0 +1,250 @@
+"""The peer bench's players: one table per game, the answers they wait for, and the
+checks that each answer shows the board the driver expects (``bench.peer``)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from discord_emulator import (
+        Emulator,
+        Guild,
+        InteractionHandle,
+        Message,
+    )
+
+from bench.peer_bot import PEER_COMMAND
+
+OURS, PEER = "ours", "peer"
+ACK_DEADLINE = 30.0
+"""The emulator's answer deadline (Discord's is 3 s): a stall of this shared machine should
+not end a run; slowness shows in the latency columns instead."""
+ANSWER_TIMEOUT = ACK_DEADLINE + 15.0
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+
+
+class RunError(RuntimeError):
+    """The bot did not answer as expected; the run's figures would mean nothing."""
+
+
+class Boards:
+    """The peer's announcements of boards ready for clicks (see ``ANNOUNCE_BOARDS``)."""
+
+    def __init__(self) -> None:
+        self.ready: set[int] = set()
+        self.futures: dict[int, asyncio.Future[None]] = {}
+
+    async def read(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            if not line.strip().isdigit():
+                continue  # not an announcement (nothing else should be written there)
+            message_id = int(line)
+            future = self.futures.pop(message_id, None)
+            if future is None:
+                self.ready.add(message_id)
+            elif not future.done():
+                future.set_result(None)
+
+    async def wait(self, message_id: int) -> None:
+        """Wait (at most ``ANSWER_TIMEOUT``) until the peer announced ``message_id``."""
+        if message_id in self.ready:
+            self.ready.discard(message_id)
+            return
+        future = asyncio.get_running_loop().create_future()
+        self.futures[message_id] = future
+        try:
+            async with asyncio.timeout(ANSWER_TIMEOUT):
+                await future
+        except TimeoutError:
+            raise RunError(f"the peer never announced board {message_id}") from None
+
+
+class Answers:
+    """Wakes the coroutine waiting on an interaction when the emulator applies its answer.
+
+    ``InteractionHandle.response()`` re-checks every waiter at every emulator change, which
+    with 200 games in flight costs this process more than the clicks; here each click waits
+    on its own future. ``at`` keeps when each answer was applied (the latency's end).
+    """
+
+    def __init__(self, boards: Boards | None = None) -> None:
+        self.futures: dict[int, asyncio.Future[None]] = {}
+        self.at: dict[int, float] = {}
+        self.boards = boards
+        """For the peer: its boards are clickable only once announced."""
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def install(self) -> None:
+        from discord_emulator import interactions
+
+        handle_class = interactions.InteractionHandle
+        real_ack, real_fail = handle_class._acknowledge, handle_class._fail
+        futures, at = self.futures, self.at
+
+        def settle(handle: Any) -> None:
+            future = futures.pop(handle.id, None)
+            if future is not None and not future.done():
+                future.set_result(None)
+
+        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
+            at[handle.id] = time.perf_counter()
+            real_ack(handle, *args, **kwargs)
+            settle(handle)
+
+        def fail(handle: Any) -> None:
+            real_fail(handle)
+            settle(handle)
+
+        self._undo = [(handle_class, "_acknowledge", real_ack), (handle_class, "_fail", real_fail)]
+        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
+        handle_class._fail = fail  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        for owner, name, original in self._undo:
+            setattr(owner, name, original)
+        self._undo = []
+
+    async def wait(self, handle: InteractionHandle, expected: int) -> Message:
+        """Wait for ``handle``'s answer; RunError unless it is callback type ``expected``."""
+        if handle.pending:
+            future = asyncio.get_running_loop().create_future()
+            self.futures[handle.id] = future
+            try:
+                async with asyncio.timeout(ANSWER_TIMEOUT):
+                    await future
+            except TimeoutError:
+                raise RunError(
+                    f"{handle!r}: no answer nor failure in {ANSWER_TIMEOUT:g} s"
+                ) from None
+        if handle.failed:
+            raise RunError(f"{handle!r} was not answered within {ACK_DEADLINE:g} s")
+        if handle.callback_type != expected or handle.original is None:
+            raise RunError(
+                f"{handle!r} answered with type {handle.callback_type}, not {expected}:"
+                f" {str(handle.callback_data)[:300]}"
+            )
+        return handle.original
+
+
+def cell_buttons(message: Message, kind: str) -> dict[int, dict[str, Any]]:
+    """The board's buttons by cell (0-8, row by row), read from the raw components."""
+    if kind == PEER:
+        rows = [row for row in message.components if row.get("type") == 1]
+        return {
+            y * 3 + x: button
+            for y, row in enumerate(rows)
+            for x, button in enumerate(row.get("components", ()))
+        }
+    from discord_emulator.components import walk
+
+    cells = {}
+    for component in walk(message.components):
+        custom_id = component.get("custom_id") or ""
+        if component.get("type") == 2 and custom_id.startswith("ttt:cell:"):
+            cells[int(custom_id.split(":")[3])] = component
+    return cells
+
+
+def game_over(cells: list[int]) -> bool:
+    """A full line of one mark, or a full board."""
+    return all(cells) or any(cells[a] and cells[a] == cells[b] == cells[c] for a, b, c in LINES)
+
+
+def peer_content(cells: list[int], mover: int) -> str:
+    """What the peer's board should say after ``mover`` (0: X, 1: O) played."""
+    for a, b, c in LINES:
+        if cells[a] and cells[a] == cells[b] == cells[c]:
+            return "X won!" if cells[a] == 1 else "O won!"
+    if all(cells):
+        return "It's a tie!"
+    return "It is now O's turn" if mover == 0 else "It is now X's turn"
+
+
+class Table:
+    """One channel with its two members and the games they play there, one after another.
+
+    The table keeps its own copy of the board: its rng picks among the cells empty there, so
+    the games depend on the seed alone, never on the bot; each answer is checked against it.
+    """
+
+    def __init__(self, emu: Emulator, guild: Guild, index: int, seed: int, kind: str) -> None:
+        self.emu = emu
+        self.kind = kind
+        self.channel = emu.add_text_channel(guild, f"table-{index}")
+        self.players = (emu.add_user(f"t{index}a"), emu.add_user(f"t{index}b"))
+        for user in self.players:
+            emu.add_member(guild, user)
+        self.rng = random.Random(f"{seed}:{index}")
+        self.cells = [0] * 9
+        self.message_id = 0
+        self.x = 0
+        """Which of ``players`` is X (a rematch swaps them)."""
+        self.over = True
+        self.starts = 0
+
+    async def start(self, answers: Answers) -> None:
+        """A new game. Ours: the first is ``/tictactoe`` and the opponent's Accept; the
+        next ones are Rematch (which the pair cooldown lets through, once per finished
+        game) and the other player's Accept, with sides swapped. The peer: its command."""
+        from discord_emulator import CallbackType
+
+        emu, players = self.emu, self.players
+        if self.kind == PEER:
+            handle = await emu.run_command(players[0], self.channel, PEER_COMMAND)
+            message = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+        else:
+            if self.message_id:  # a rematch, asked by the last game's O: X's turn first
+                finished = self.emu.message(self.message_id)
+                assert finished is not None
+                self.x = 1 - self.x
+                asker = players[self.x]
+                handle = await emu.click(asker, finished, label="Rematch")
+            else:
+                options = {"opponent": players[1], "size": "3x3", "first": "me"}
+                handle = await emu.run_command(players[0], self.channel, "tictactoe", **options)
+            challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+            accept = await emu.click(players[1 - self.x], challenge, label="Accept")
+            message = await answers.wait(accept, CallbackType.UPDATE_MESSAGE)
+        if answers.boards is not None:
+            await answers.boards.wait(message.id)
+        if len(cell_buttons(message, self.kind)) != 9:
+            raise RunError(f"no 3x3 board in {message!r}")
+        self.message_id, self.cells, self.over = message.id, [0] * 9, False
+        self.starts += 1
+
+    async def click(self, answers: Answers) -> float:
+        """The player on move clicks the next cell; returns the seconds to the answer."""
+        from discord_emulator import CallbackType
+
+        message = self.emu.message(self.message_id)
+        assert message is not None
+        free = [cell for cell, mark in enumerate(self.cells) if not mark]
+        cell = self.rng.choice(free)
+        mover = (9 - len(free)) % 2
+        button = cell_buttons(message, self.kind).get(cell)
+        if button is None or button.get("disabled"):
+            raise RunError(f"cell {cell} is not playable on {message!r}; expected {self.cells}")
+        started = time.perf_counter()
+        player = self.players[mover ^ self.x]
+        handle = await self.emu.click(player, message, custom_id=button["custom_id"])
+        try:
+            message = await answers.wait(handle, CallbackType.UPDATE_MESSAGE)
+        except RunError as error:
+            raise RunError(
+                f"{error} (move {10 - len(free)} of a game in {self.channel!r})"
+            ) from None
+        took = answers.at.pop(handle.id) - started
+        self.cells[cell] = 1 + mover
+        self.over = game_over(self.cells)
+        if self.over:
+            buttons = cell_buttons(message, self.kind).items()
+            # Marks stay enabled (at full colour); an empty cell must not be playable.
+            left = [c for c, b in buttons if not b.get("disabled") and not self.cells[c]]
+            if left:
+                raise RunError(f"the game is over but cells {left} are open on {message!r}")
+        if self.kind == PEER and message.content != peer_content(self.cells, mover):
+            raise RunError(f"{message.content!r} on {message!r} after {self.cells}")
+        return took
