@@ -8,7 +8,7 @@
 - Layers: ``engine`` imports nothing of ours, nor discord, asyncio or a database;
   ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator; the
   store imports neither the service nor Discord; the service does not import Discord;
-  models, errors, settings and i18n (the texts in each reader's language) import none
+  models, errors, settings, tunables and i18n (the texts in each reader's language) import none
   of them; SQL lives in ``bot/store``; and no module imports, directly or not, one that imports it.
 """
 
@@ -218,6 +218,10 @@ def _starts(names: set[str], *prefixes: str) -> set[str]:
     return {n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)}
 
 
+SHARED = ("bot.models", "bot.errors", "bot.settings", "bot.tunables", "bot.i18n")
+"""What every layer may use: none of them imports a layer."""
+
+
 def test_layers_import_one_way() -> None:
     broken = []
     for name, found in graph().items():
@@ -228,7 +232,7 @@ def test_layers_import_one_way() -> None:
         elif name.startswith("bot.service"):
             bad = _starts(found, "bot.ui", "discord", "aiohttp", "sqlite3", "aiosqlite")
             bad |= {n for n in found if n.startswith("bot.store.")}  # the package's API only
-        elif name.startswith(("bot.models", "bot.errors", "bot.settings", "bot.i18n")):
+        elif name.startswith(SHARED):
             bad = _starts(found, "bot.service", "bot.store", "bot.ui", "discord")
         elif name.startswith("discord_emulator"):  # a Discord of its own, for any bot
             bad = _starts(found, "bot", "engine", "playground", "tests")
