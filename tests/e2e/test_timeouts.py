@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from discord_emulator import CallbackType
-
 from tests.overdue import run_out
 
 from .conftest import Arena, check_final, edited_through_channel, refusal, snapshot
