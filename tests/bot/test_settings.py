@@ -132,6 +132,17 @@ def test_every_server_setting_is_a_host_setting_and_an_option() -> None:
         assert getattr(ServiceConfig(), setting.name) == setting.default
 
 
+def test_readme_gives_each_variables_bounds() -> None:
+    rows = {
+        line.split("`")[1]: line
+        for line in (REPO / "README.md").read_text().splitlines()
+        if line.startswith("| `")
+    }
+    for setting in tunables.HOST:
+        row = rows[setting.variable]
+        assert f"{setting.low:g} to {setting.high:g}" in row, row
+
+
 def test_a_host_clock_below_the_servers_stops_the_bot_with_one_line(tmp_path: Path) -> None:
     env = {"DISCORD_TOKEN": TOKEN, "TURN_TIMEOUT_SECONDS": "2"}
     result = run_bot(tmp_path, env)
