@@ -9,7 +9,9 @@ wins in five moves), whose player on move waits ``--move-seconds`` before every 
 Accept included; the games start spread over one move's time (and at most 20 a second),
 so the clicks come evenly. The bot runs with its own defaults (a 300 s turn clock: a
 ping once a turn waited 30 s, a sweep every 5 s), every time multiplied by ``--scale``
-when given (the sweep no shorter than the bot's 1 s minimum).
+when given (the turn clock no shorter than the bot's 30 s minimum and the sweep than its
+1 s: a ping's timing depends on the grace, not the turn, while moves come before either
+runs out).
 
 Prints, from the emulator's record of what the bot sent: the turns that waited past
 the grace and the pings sent for them (the goal: exactly one per such turn, none in
@@ -32,10 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.setups import Setup, launch_bots, server_of, servers_needed
+from bot.service.pings import GRACE
+from bot.tunables import SWEEP_INTERVAL, TURN_TIMEOUT
 from discord_emulator import Emulator
 
 X_WINS = (0, 3, 1, 4, 2)  # X and O alternate; X completes the top row
-TURN, GRACE, SWEEP = 300.0, 30.0, 5.0  # the bot's defaults
+TURN, SWEEP = TURN_TIMEOUT.default, SWEEP_INTERVAL.default  # the bot's defaults (GRACE too)
 
 
 def exempt(path: str) -> bool:
@@ -108,9 +112,10 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
     if scale is not None:
         grace = GRACE * scale
         env |= {
-            "TURN_TIMEOUT_SECONDS": f"{TURN * scale:g}",
+            # No shorter than the servers' bounds allow: 30 s for a turn, 1 s for a sweep.
+            "TURN_TIMEOUT_SECONDS": f"{max(TURN_TIMEOUT.low, TURN * scale):g}",
             "PING_GRACE_SECONDS": f"{grace:g}",
-            "SWEEP_INTERVAL_SECONDS": f"{max(1.0, SWEEP * scale):g}",
+            "SWEEP_INTERVAL_SECONDS": f"{max(SWEEP_INTERVAL.low, SWEEP * scale):g}",
         }
     wait = move_seconds * factor
     with tempfile.TemporaryDirectory(prefix="ttt-slow-") as tmp:

@@ -11,10 +11,19 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.tunables import (
+    CHALLENGE_COOLDOWN,
+    CHALLENGE_REACH,
+    CHALLENGE_TIMEOUT,
+    GAMES_PER_MEMBER,
+    PING_GRACE,
+    REVIEW_COOLDOWN,
+    SERVER_GAMES,
+    TURN_TIMEOUT,
+)
 from engine import Board, Mark
 
 __all__ = [
-    "BOUNDS",
     "DELETED_MEMBER",
     "CallOff",
     "Challenge",
@@ -230,35 +239,21 @@ class Shards:
         return (guild_id >> 22) % self.count in self.ids
 
 
-BOUNDS: dict[str, tuple[float, float]] = {
-    "turn_timeout": (30, 86_400),  # half a minute to a day: correspondence games are fine
-    "challenge_timeout": (15, 3_600),
-    "games_per_member": (1, 5),
-    "server_games": (1, 100),
-    "challenge_cooldown": (0, 3_600),
-    "review_cooldown": (0, 3_600),
-    "ping_grace": (1, 3_600),  # bot.service.pings.MIN_GRACE upwards
-    "challenge_reach": (1, 20),
-}
-"""What a moderator may choose for each server setting (inclusive), in seconds or games;
-the host's defaults (``bot.settings``) keep within the same bounds."""
-
-
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     """A server's settings as they apply: its moderators' choices, else the bot's defaults."""
 
     channels: tuple[int, ...] = ()  # where games may start; empty: every channel
-    turn_timeout: float = 300.0  # seconds a player has for a move
-    challenge_timeout: float = 60.0  # seconds a challenge waits for an answer
-    games_per_member: int = 1  # live games a member may be in at once
-    server_games: int = 25  # live games in the server at once
-    challenge_cooldown: float = 60.0  # seconds between challenges to the same member
-    review_cooldown: float = 30.0  # seconds between a member's reviews that need a search
+    turn_timeout: float = TURN_TIMEOUT.default  # the definitions: bot.tunables
+    challenge_timeout: float = CHALLENGE_TIMEOUT.default
+    games_per_member: int = GAMES_PER_MEMBER.default
+    server_games: int = SERVER_GAMES.default
+    challenge_cooldown: float = CHALLENGE_COOLDOWN.default
+    review_cooldown: float = REVIEW_COOLDOWN.default
     reviews: bool = True  # whether finished games offer Review
     turn_pings: bool = True  # whether members who did not choose get turn notifications
-    ping_grace: float | None = None  # seconds before one (None: min(30 s, a fifth of the turn))
-    challenge_reach: int = 5  # different members one member's challenges may ping in 10 min
+    ping_grace: float | None = PING_GRACE.default  # None: min(30 s, a fifth of the turn)
+    challenge_reach: int = CHALLENGE_REACH.default
 
     def allows_channel(self, channel_id: int, parent_id: int | None = None) -> bool:
         """Whether games may start in ``channel_id``; a thread (``parent_id``: its

@@ -12,11 +12,31 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yarl
 
 from bot.durations import parse_duration
-from bot.models import BOUNDS
+from bot.tunables import (
+    AI_WORKERS,
+    CHALLENGE_COOLDOWN,
+    CHALLENGE_REACH,
+    CHALLENGE_TIMEOUT,
+    GAMES_PER_MEMBER,
+    HISTORY_DAYS,
+    HOST,
+    LAG_REPORT,
+    LEFT_SERVER_DAYS,
+    PING_GRACE,
+    REVIEW_COOLDOWN,
+    SERVER,
+    SERVER_GAMES,
+    SHUTDOWN_GRACE,
+    SWEEP_INTERVAL,
+    TURN_TIMEOUT,
+    Kind,
+    Tunable,
+)
 
 __all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError", "database_secrets"]
 
@@ -29,10 +49,6 @@ _MAX_SHARDS = 100_000
 _SECRET_PARAMETERS = ("password", "sslpassword")
 """Query parameters of a libpq URL that hold a secret (asyncpg reads both)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
-_SHORT_CLOCKS = 1.0
-"""The host alone may set the turn clock and the challenge expiry below the servers'
-lower bounds, down to a second: tests and demos run games out in seconds. Every other
-bound is the servers' (``bot.models.BOUNDS``)."""
 
 
 class SettingsError(ValueError):
@@ -54,21 +70,22 @@ class Settings:
     api_base: str | None = None
     gateway_url: str | None = None
     log_level: str = "INFO"
-    turn_timeout: float = 300.0
-    challenge_timeout: float = 60.0
-    ai_workers: int = 1
-    # Defaults of the limits a server's moderators may change with /tictactoe-settings.
-    games_per_member: int = 1
-    server_games: int = 25
-    challenge_cooldown: float = 60.0
-    review_cooldown: float = 30.0
-    ping_grace: float | None = None  # None: min(30 s, a fifth of the turn)
-    challenge_reach: int = 5
-    sweep_interval: float = 5.0
-    shutdown_grace: float = 10.0
-    lag_report: float | None = None  # LAG_REPORT_SECONDS: log the event loop's lag this often
-    left_server_days: float = 30.0  # LEFT_SERVER_DAYS: a server the bot left is erased then
-    history_days: float | None = None  # HISTORY_DAYS: finished games are deleted then (None: kept)
+    # The numbers (bot.tunables); the servers' settings are defaults their moderators
+    # may change with /tictactoe-settings, within the same bounds.
+    turn_timeout: float = TURN_TIMEOUT.default
+    challenge_timeout: float = CHALLENGE_TIMEOUT.default
+    games_per_member: int = GAMES_PER_MEMBER.default
+    server_games: int = SERVER_GAMES.default
+    challenge_cooldown: float = CHALLENGE_COOLDOWN.default
+    review_cooldown: float = REVIEW_COOLDOWN.default
+    ping_grace: float | None = PING_GRACE.default  # None: min(30 s, a fifth of the turn)
+    challenge_reach: int = CHALLENGE_REACH.default
+    ai_workers: int = AI_WORKERS.default
+    sweep_interval: float = SWEEP_INTERVAL.default
+    shutdown_grace: float = SHUTDOWN_GRACE.default
+    lag_report: float | None = LAG_REPORT.default  # log the event loop's lag this often
+    left_server_days: float = LEFT_SERVER_DAYS.default  # a server the bot left is erased then
+    history_days: float | None = HISTORY_DAYS.default  # finished games are deleted then
     # Sharding: None and None lets discord.py ask Discord for the count and run every
     # shard; a count alone runs all of its shards; ids (sorted) run only those.
     shard_count: int | None = None
@@ -98,7 +115,7 @@ class Settings:
         shard_ids = get("SHARD_IDS")
         count = None
         if shard_count is not None:
-            count = _count("SHARD_COUNT", shard_count, 1, low=1, high=_MAX_SHARDS)
+            count = _count("SHARD_COUNT", shard_count, 1, _MAX_SHARDS)
         return cls(
             token=token,
             database_path=Path(get("DATABASE_PATH") or DEFAULT_DATABASE_PATH),
@@ -107,53 +124,14 @@ class Settings:
             api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
             gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
             log_level=level,
-            turn_timeout=_seconds(
-                "TURN_TIMEOUT_SECONDS",
-                get("TURN_TIMEOUT_SECONDS"),
-                300.0,
-                *_bounds("turn_timeout", low=_SHORT_CLOCKS),
-            ),
-            challenge_timeout=_seconds(
-                "CHALLENGE_TIMEOUT_SECONDS",
-                get("CHALLENGE_TIMEOUT_SECONDS"),
-                60.0,
-                *_bounds("challenge_timeout", low=_SHORT_CLOCKS),
-            ),
-            ai_workers=_count("AI_WORKERS", get("AI_WORKERS"), 1, low=1, high=32),
-            games_per_member=_count(
-                "GAMES_PER_MEMBER", get("GAMES_PER_MEMBER"), 1, *_whole("games_per_member")
-            ),
-            server_games=_count("SERVER_GAMES", get("SERVER_GAMES"), 25, *_whole("server_games")),
-            challenge_cooldown=_seconds(
-                "CHALLENGE_COOLDOWN_SECONDS",
-                get("CHALLENGE_COOLDOWN_SECONDS"),
-                60.0,
-                *_bounds("challenge_cooldown"),
-            ),
-            review_cooldown=_seconds(
-                "REVIEW_COOLDOWN_SECONDS",
-                get("REVIEW_COOLDOWN_SECONDS"),
-                30.0,
-                *_bounds("review_cooldown"),
-            ),
-            ping_grace=_optional_seconds(
-                "PING_GRACE_SECONDS", get("PING_GRACE_SECONDS"), *_bounds("ping_grace")
-            ),
-            challenge_reach=_count(
-                "CHALLENGE_REACH", get("CHALLENGE_REACH"), 5, *_whole("challenge_reach")
-            ),
-            sweep_interval=_seconds(
-                "SWEEP_INTERVAL_SECONDS", get("SWEEP_INTERVAL_SECONDS"), 5.0, high=300.0
-            ),
-            shutdown_grace=_seconds(
-                "SHUTDOWN_GRACE_SECONDS", get("SHUTDOWN_GRACE_SECONDS"), 10.0, high=120.0
-            ),
-            lag_report=_optional_seconds("LAG_REPORT_SECONDS", get("LAG_REPORT_SECONDS")),
-            left_server_days=_days("LEFT_SERVER_DAYS", get("LEFT_SERVER_DAYS"), 30.0),
-            history_days=_days("HISTORY_DAYS", get("HISTORY_DAYS"), None),
+            **{setting.name: _number(setting, get(setting.variable)) for setting in HOST},
             shard_count=count,
             shard_ids=None if shard_ids is None else _shard_ids("SHARD_IDS", shard_ids, count),
         )
+
+    def server_defaults(self) -> dict[str, Any]:
+        """The defaults of the servers' settings, by name (``bot.tunables.SERVER``)."""
+        return {setting.name: getattr(self, setting.name) for setting in SERVER}
 
     @property
     def log_level_number(self) -> int:
@@ -274,23 +252,21 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _bounds(name: str, *, low: float | None = None) -> tuple[float, float]:
-    """The servers' bounds for the setting ``name`` (``low`` replacing the lower one)."""
-    bottom, top = BOUNDS[name]
-    return (bottom if low is None else low), top
+def _number(setting: Tunable[Any], raw: str | None) -> Any:
+    """``setting``'s value in ``raw``, within its bounds; its default when unset (and
+    when 0, for a setting whose default is off)."""
+    if raw is None or (setting.default is None and raw == "0"):
+        return setting.default
+    name, low, high = setting.variable, setting.low, setting.high
+    if setting.kind is Kind.COUNT:
+        return _count(name, raw, int(low), int(high))
+    if setting.kind is Kind.DAYS:
+        return _days(name, raw, low, high)
+    return _seconds(name, raw, low, high)
 
 
-def _whole(name: str) -> tuple[int, int]:
-    bottom, top = BOUNDS[name]
-    return int(bottom), int(top)
-
-
-def _seconds(
-    name: str, raw: str | None, default: float, low: float = 1.0, high: float = 86_400.0
-) -> float:
+def _seconds(name: str, raw: str, low: float, high: float) -> float:
     """Seconds (``90``, ``30.5``) or a duration (``90s``, ``5m``, ``1h30m``, ``1d``)."""
-    if raw is None:
-        return default
     try:
         value = parse_duration(raw)
     except ValueError:
@@ -302,31 +278,17 @@ def _seconds(
     return value
 
 
-def _optional_seconds(
-    name: str, raw: str | None, low: float = 1.0, high: float = 3_600.0
-) -> float | None:
-    """Seconds within the bounds, or None when unset or 0 (off)."""
-    if raw is None or raw == "0":
-        return None
-    return _seconds(name, raw, 0.0, low, high)
-
-
-def _days(name: str, raw: str | None, default: float | None) -> float | None:
-    """Days from 1 to 36500; ``default`` when unset (for HISTORY_DAYS, 0 is off too)."""
-    if raw is None or (default is None and raw == "0"):
-        return default
+def _days(name: str, raw: str, low: float, high: float) -> float:
     try:
         value = float(raw)
     except ValueError:
         raise SettingsError(name, f"must be a number of days, not {raw!r}") from None
-    if not 1.0 <= value <= 36_500.0:  # also rejects nan and inf
-        raise SettingsError(name, f"must be from 1 to 36500 days, not {raw}")
+    if not low <= value <= high:  # also rejects nan and inf
+        raise SettingsError(name, f"must be from {low:g} to {high:g} days, not {raw}")
     return value
 
 
-def _count(name: str, raw: str | None, default: int, low: int, high: int) -> int:
-    if raw is None:
-        return default
+def _count(name: str, raw: str, low: int, high: int) -> int:
     if not _digits(raw):
         raise SettingsError(name, f"must be a whole number, not {raw!r}")
     value = int(raw)

@@ -1,7 +1,8 @@
 """Per-server settings (within the bot's bounds), and members' consent to challenges.
 
-Moderators choose within ``BOUNDS``; what they leave unset follows the bot's defaults
-(``ServiceConfig``), so a host's new default reaches every server that did not choose.
+Moderators choose within the bounds of ``bot.tunables``; what they leave unset follows the
+bot's defaults (``ServiceConfig``), so a host's new default reaches every server that did
+not choose.
 """
 
 from __future__ import annotations
@@ -14,18 +15,18 @@ from typing import Any
 from bot.durations import parse_duration
 from bot.errors import InvalidSettings, TooManyGames
 from bot.i18n import N_, Duration, Message
-from bot.models import BOUNDS, GuildSettings
+from bot.models import GuildSettings
 from bot.refs import Channel
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.store import LimitReached, Store
+from bot.tunables import BOUNDS, BY_NAME, SERVER
 
 __all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Guilds", "read_duration"]
 
 MAX_CHANNELS = 25
 """Channels a server may list for games (a longer list is easier as "every channel")."""
-_WHOLE = {"games_per_member", "server_games", "challenge_reach"}
-DURATIONS = frozenset(BOUNDS) - _WHOLE
+DURATIONS = frozenset(setting.name for setting in SERVER if not setting.whole)
 """The settings that are lengths of time (typed as ``90s``, ``5m``, ``1h30m``, ``1d``)."""
 _SWITCHES = {"reviews", "turn_pings"}
 
@@ -37,18 +38,8 @@ class Guilds:
         self._clock = clock
 
     def defaults(self) -> GuildSettings:
-        c = self._config
-        return GuildSettings(
-            turn_timeout=c.turn_timeout,
-            challenge_timeout=c.challenge_timeout,
-            games_per_member=c.games_per_member,
-            server_games=c.server_games,
-            challenge_cooldown=c.challenge_cooldown,
-            review_cooldown=c.review_cooldown,
-            reviews=True,
-            challenge_reach=c.challenge_reach,
-            ping_grace=c.ping_grace,
-        )
+        config = self._config
+        return GuildSettings(**{setting.name: getattr(config, setting.name) for setting in SERVER})
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings as they apply now."""
@@ -150,8 +141,8 @@ def _check(name: str, value: Any) -> None:
         if not isinstance(value, bool):
             raise InvalidSettings(N_("Turn notifications are either on or off."))
         return
-    low, high = BOUNDS[name]
-    whole = name in _WHOLE
+    setting = BY_NAME[name]
+    low, high, whole = setting.low, setting.high, setting.whole
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidSettings(N_("{setting} must be a number.", setting=label(name)))
     if whole and not float(value).is_integer():

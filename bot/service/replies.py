@@ -18,13 +18,9 @@ from bot.models import Game
 from bot.service import ai
 from bot.service.config import INLINE_CELLS
 from bot.service.pool import Cost, SearchPool
-from engine.levels import LEVELS, instant_move
+from engine.levels import EXACT_CELLS, LEVELS, instant_move
 
-__all__ = ["EXACT_CELLS", "BotReplies"]
-
-EXACT_CELLS = 16
-"""Boards up to this size are solved exactly (engine.levels.EXACT_CELLS); above it the
-strongest level searches to a time budget."""
+__all__ = ["BotReplies"]
 
 
 class BotReplies:

@@ -158,15 +158,8 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         config = ServiceConfig(
-            turn_timeout=self.settings.turn_timeout,
-            challenge_timeout=self.settings.challenge_timeout,
+            **self.settings.server_defaults(),
             ai_workers=self.settings.ai_workers,
-            games_per_member=self.settings.games_per_member,
-            server_games=self.settings.server_games,
-            challenge_cooldown=self.settings.challenge_cooldown,
-            review_cooldown=self.settings.review_cooldown,
-            ping_grace=self.settings.ping_grace,
-            challenge_reach=self.settings.challenge_reach,
             shards=owned_shards(self.settings),
             left_server_days=self.settings.left_server_days,
             history_days=self.settings.history_days,

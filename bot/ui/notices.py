@@ -86,6 +86,10 @@ class Notices:
         self._redraw = redraw
         # Ended games whose end this process drew while their ping still stood.
         self._redrawn: set[int] = set()
+        # Pings this process deleted while its sweep was reading and going through the
+        # stale ones (None between sweeps): read before their rows were forgotten, they
+        # are not stale, and their games need no redraw.
+        self._deleted: set[int] | None = None
         self._service = service
         self._outbox = outbox
         self._clock = clock
@@ -115,9 +119,21 @@ class Notices:
         """Delete what is stale, then send the pings due."""
         service = self._service
         self._forget_expired()
-        for game_id, channel_id, message_id, guild_id in await service.stale_pings():
-            if self._outbox.waiting(("unping", message_id)):
-                continue  # its delete is under way: the game's end was seen here
+        self._deleted = deleted = set()
+        try:
+            await self._tidy_stale(await service.stale_pings(), deleted)
+        finally:
+            self._deleted = None
+        for proposal, channel_id in await service.lapsed_calloffs():
+            self._queue_lapsed(proposal, channel_id)
+        for item in await service.pings_due(sweep_interval):
+            self._queue_ping(item)
+
+    async def _tidy_stale(self, stale: list[tuple[int, int, int, int]], deleted: set[int]) -> None:
+        """Delete the stale pings, but those ``deleted`` since they were read."""
+        for game_id, channel_id, message_id, guild_id in stale:
+            if message_id in deleted or self._outbox.waiting(("unping", message_id)):
+                continue  # its delete is under way or done: the game's end was seen here
             self._queue_delete(game_id, channel_id, message_id, guild_id)
             if game_id not in self._redrawn:
                 # Perhaps the process that ended it died before its redraw (which comes
@@ -126,10 +142,6 @@ class Notices:
                 game = await self._service.get_game(game_id)
                 if not game.is_live:
                     self._redraw(game)
-        for proposal, channel_id in await service.lapsed_calloffs():
-            self._queue_lapsed(proposal, channel_id)
-        for item in await service.pings_due(sweep_interval):
-            self._queue_ping(item)
 
     def lapsed(self, proposal: CallOff, channel_id: int) -> None:
         """Delete a lapsed call-off proposal's message (replaced by a new proposal)."""
@@ -250,6 +262,8 @@ class Notices:
         if await self._delete_message(channel_id, message_id, "turn notification"):
             await self._service.forget_ping(game_id, message_id)
             self._redrawn.discard(game_id)
+            if self._deleted is not None:
+                self._deleted.add(message_id)
             return True
         return False
 

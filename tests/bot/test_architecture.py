@@ -9,7 +9,7 @@
   fails: ``bot.ui`` -> ``bot.service`` (its package only) -> ``bot.store`` (its package
   only); ``engine`` imports nothing of ours, nor discord, asyncio or a database;
   ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator;
-  models, errors, settings, refs and i18n (the texts in each reader's language) import
+  models, errors, settings, tunables, refs and i18n (the texts in each reader's language) import
   only each other and the engine; bot/ui calls the service's own methods, never its
   parts; SQL lives in ``bot/store``; and no module imports, directly or not, one that
   imports it.
@@ -223,7 +223,15 @@ def _starts(names: set[str], *prefixes: str) -> set[str]:
 
 
 OURS = ("bot", "engine", "discord_emulator", "playground", "tests", "bench")
-BASE = ("bot.models", "bot.errors", "bot.settings", "bot.i18n", "bot.durations", "bot.refs")
+BASE = (
+    "bot.models",
+    "bot.errors",
+    "bot.settings",
+    "bot.tunables",
+    "bot.i18n",
+    "bot.durations",
+    "bot.refs",
+)
 """Modules every layer of the bot may use: its data types, errors, settings and texts."""
 ARROWS: dict[str, tuple[str, ...]] = {
     # The Discord layer talks to the service's package only (GameService and what it

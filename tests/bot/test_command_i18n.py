@@ -24,7 +24,8 @@ from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
 from bot.durations import UNITS, parse_duration
-from bot.models import BOUNDS, First
+from bot.models import First
+from bot.tunables import BOUNDS, CHALLENGE_REACH
 from bot.ui.client import commands_hash
 from bot.ui.cogs.games import FIRST_NAMES, Games
 from bot.ui.cogs.help import Help
@@ -136,6 +137,8 @@ def test_the_time_bounds_survive_translation(name: str) -> None:
             CommandTranslator(), english, discord_locale(name), Where.parameter_description
         )
         assert f"{low}-{high}" in text and example in text, text
+    reach = parameters["challenge_reach"].description
+    assert reach.endswith(f"({CHALLENGE_REACH.low:g}-{CHALLENGE_REACH.high:g})"), reach
 
 
 def typed(seconds: float) -> str:

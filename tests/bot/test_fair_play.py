@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot import tunables
 from bot.errors import (
     CallOffUnavailable,
     ChallengeCooldown,
@@ -186,6 +187,18 @@ async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(
     with pytest.raises(InvalidSettings, match="isn't in the list"):
         await fair.guilds.update(GUILD, {}, remove_channel=CHANNEL)
     assert await fair.guilds.get(GUILD) == before
+
+
+async def test_the_servers_bounds_are_the_hosts(fair: GameService) -> None:
+    """A moderator may choose exactly what the host may (bot.tunables; the host's side is
+    tests/bot/test_settings.py): each bound itself is accepted, one past it refused."""
+    for setting in tunables.SERVER:
+        for inside in setting.bounds:
+            settings = await fair.guilds.update(GUILD, {setting.name: inside})
+            assert getattr(settings, setting.name) == inside
+        for outside in (setting.low - 1, setting.high + 1):
+            with pytest.raises(InvalidSettings, match="must be from"):
+                await fair.guilds.update(GUILD, {setting.name: outside})
 
 
 async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> None:

@@ -8,14 +8,19 @@ import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp import web
 
+from bot import tunables
 from bot.__main__ import FatalError, configure_logging, use_endpoints
-from bot.models import BOUNDS
+from bot.models import GuildSettings
+from bot.service import ServiceConfig, guilds
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
+from bot.ui.cogs.settings import ServerSettings
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.secret-token-value_0123456789"
@@ -76,27 +81,75 @@ def test_the_host_types_durations_within_the_servers_bounds() -> None:
     assert (settings.turn_timeout, settings.challenge_timeout) == (86_400.0, 3_600.0)
     assert (settings.challenge_cooldown, settings.review_cooldown) == (300.0, 0.0)
     assert settings.ping_grace == 3_600.0
-    variables = {
-        "turn_timeout": "TURN_TIMEOUT_SECONDS",
-        "challenge_timeout": "CHALLENGE_TIMEOUT_SECONDS",
-        "games_per_member": "GAMES_PER_MEMBER",
-        "server_games": "SERVER_GAMES",
-        "challenge_cooldown": "CHALLENGE_COOLDOWN_SECONDS",
-        "review_cooldown": "REVIEW_COOLDOWN_SECONDS",
-        "ping_grace": "PING_GRACE_SECONDS",
-        "challenge_reach": "CHALLENGE_REACH",
+
+
+@pytest.mark.parametrize("setting", tunables.SERVER, ids=lambda setting: setting.variable)
+def test_the_host_has_exactly_the_servers_bounds(setting: tunables.Tunable[Any]) -> None:
+    """Each server setting is one definition: the host's variable, the service's check and
+    the /tictactoe-settings option all take their bounds from it, so a host can set
+    nothing a server could not (the turn clock included: at least 30 s)."""
+    assert guilds.BOUNDS is tunables.BOUNDS  # the service's checks (tests/bot/test_fair_play.py)
+    assert tunables.BOUNDS[setting.name] == setting.bounds
+    assert tunables.BY_NAME[setting.name] is setting
+    low, high = setting.bounds
+    for inside in (low, high):
+        if inside or setting.default is not None:  # 0 is "off" where the default is
+            env = {"DISCORD_TOKEN": TOKEN, setting.variable: f"{inside:g}"}
+            assert getattr(Settings.from_env(env), setting.name) == inside
+    for outside in (low - 1, high + 1):
+        if outside == 0 and setting.default is None:
+            continue
+        with pytest.raises(SettingsError) as info:
+            Settings.from_env({"DISCORD_TOKEN": TOKEN, setting.variable: f"{outside:g}"})
+        assert str(info.value) == (
+            f"{setting.variable}: must be from {low:g} to {high:g}"
+            f"{'' if setting.whole else ' seconds'}, not {outside:g}"
+        )
+    if setting.whole:  # the option's type: Discord's client enforces the same range
+        command = ServerSettings.tictactoe_settings
+        option = next(p for p in command.parameters if p.name == setting.name)
+        assert (option.min_value, option.max_value) == (low, high)
+
+
+def test_every_server_setting_is_a_host_setting_and_an_option() -> None:
+    names = {setting.name for setting in tunables.SERVER}
+    assert (
+        names
+        == set(tunables.BOUNDS)
+        == {f.name for f in fields(GuildSettings)}
+        - {
+            "channels",
+            "reviews",
+            "turn_pings",
+        }
+    )
+    assert names <= {f.name for f in fields(Settings)} & {f.name for f in fields(ServiceConfig)}
+    assert Settings(token=TOKEN).server_defaults() == {
+        setting.name: setting.default for setting in tunables.SERVER
     }
-    assert set(variables) == set(BOUNDS)
-    for name, variable in variables.items():
-        low, high = BOUNDS[name]
-        top = Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{high:g}"})
-        assert getattr(top, name) == high
-        with pytest.raises(SettingsError):
-            Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{high + 1:g}"})
-        # The host alone may set the two clocks below the servers' bounds (tests, demos).
-        if low > 1 and name not in ("turn_timeout", "challenge_timeout"):
-            with pytest.raises(SettingsError):
-                Settings.from_env({"DISCORD_TOKEN": TOKEN, variable: f"{low - 1:g}"})
+    for setting in tunables.SERVER:
+        assert getattr(GuildSettings(), setting.name) == setting.default
+        assert getattr(ServiceConfig(), setting.name) == setting.default
+
+
+def test_readme_gives_each_variables_bounds() -> None:
+    rows = {
+        line.split("`")[1]: line
+        for line in (REPO / "README.md").read_text().splitlines()
+        if line.startswith("| `")
+    }
+    for setting in tunables.HOST:
+        row = rows[setting.variable]
+        assert f"{setting.low:g} to {setting.high:g}" in row, row
+
+
+def test_a_host_clock_below_the_servers_stops_the_bot_with_one_line(tmp_path: Path) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, "TURN_TIMEOUT_SECONDS": "2"}
+    result = run_bot(tmp_path, env)
+    assert result.returncode == 2
+    assert one_error_line(result) == (
+        "error: TURN_TIMEOUT_SECONDS: must be from 30 to 86400 seconds, not 2"
+    )
 
 
 def test_blank_values_count_as_unset() -> None:

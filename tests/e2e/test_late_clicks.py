@@ -4,22 +4,23 @@ The module's bot sweeps only at start-up and then every 5 minutes, so the action
 finds the game or challenge overdue. A move or an answer must be refused privately, and
 the message must not go on showing a live game (or an open challenge) with working
 buttons; a forfeit or a stop must not change a result the clock already decided (the
-player on move lost).
+player on move lost). The clocks are the shortest a server may choose; each test runs its
+game or challenge out by moving the stored deadline into the past (``tests.overdue``).
 """
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+
+from tests.overdue import run_out
 
 from .helpers import Arena, check_final, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 BOT_ENV = {
-    "TURN_TIMEOUT_SECONDS": "2",
-    "CHALLENGE_TIMEOUT_SECONDS": "2",
+    "TURN_TIMEOUT_SECONDS": "30",
+    "CHALLENGE_TIMEOUT_SECONDS": "15",
     "SWEEP_INTERVAL_SECONDS": "300",
 }
 SETTLE = 3.0  # how long the message may take to show the result after the click
@@ -29,7 +30,7 @@ async def test_a_move_after_the_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    await asyncio.sleep(2.5)  # Bob's turn runs out; no sweep is due
+    await run_out(arena.database, board.id)  # Bob's turn runs out; no sweep is due
     state = arena.board(board)
     text = await refusal(await arena.click(bob, state.message, custom_id=state.cell_id(0)))
     assert "over" in text or "time" in text.lower(), text
@@ -48,7 +49,7 @@ async def test_a_move_after_the_turn_ran_out(arena: Arena) -> None:
 async def test_an_answer_after_the_challenge_expired(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     challenge = await arena.challenge(alice, bob, channel)
-    await asyncio.sleep(2.5)  # the challenge expires; no sweep is due
+    await run_out(arena.database, challenge.id)  # the challenge expires; no sweep is due
     text = await refusal(await arena.click(bob, arena.current(challenge), label="Accept"))
     assert "expired" in text
 
@@ -65,7 +66,8 @@ async def test_a_forfeit_after_the_opponents_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    await asyncio.sleep(2.5)  # Bob's turn runs out: Alice has won, whatever she clicks now
+    # Bob's turn runs out: Alice has won, whatever she clicks now.
+    await run_out(arena.database, board.id)
     await arena.click(alice, arena.current(board), label="Forfeit")
     await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
     state = arena.board(board)
@@ -78,7 +80,8 @@ async def test_stopping_after_ones_own_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    await asyncio.sleep(2.5)  # Bob's turn runs out: stopping the game now can't save him
+    # Bob's turn runs out: stopping the game now can't save him.
+    await run_out(arena.database, board.id)
     await arena.command(bob, channel, "tictactoe-stop")
     await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
     state = arena.board(board)

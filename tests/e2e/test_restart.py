@@ -19,6 +19,7 @@ from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from discord_emulator import CallbackType, Emulator, Permission, User
 from tests.e2e.processes import BotProcess, answered_thinking
+from tests.overdue import run_out
 from tests.pgtools import read_rows
 
 from .helpers import (
@@ -57,8 +58,9 @@ async def test_games_survive_sigkill_and_the_outage_costs_nobody_their_turn(
                 **env,
             )
 
-        # First life, with 6-second turns: games whose turns would run out while it is down.
-        async with launch(TURN_TIMEOUT_SECONDS="6") as bot:
+        # First life, with the shortest turns a server may choose (30 s): games whose
+        # turns would run out while it is down.
+        async with launch(TURN_TIMEOUT_SECONDS="30") as bot:
             arena = Arena(emu, guild, bot, tmp_path)
             alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
             dave, erin = arena.member("dave"), arena.member("erin")
@@ -68,7 +70,11 @@ async def test_games_survive_sigkill_and_the_outage_costs_nobody_their_turn(
             await arena.move(dave, rated, 4)
             await kill(bot)
         first_life = bot.log()
-        await asyncio.sleep(6.5)  # longer than a turn, and nobody could play
+        # Their turns have 5 s left (moved on in the database, instead of waiting 25 s),
+        # and the outage lasts longer than that: nobody could play.
+        for board in (late, rated):
+            await run_out(database_env.get("DATABASE_URL", database), board.id, ago=-5)
+        await asyncio.sleep(5.5)
 
         # Second life: the clocks moved on by the outage; the players move normally.
         async with launch() as bot:

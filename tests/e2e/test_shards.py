@@ -20,10 +20,13 @@ from pathlib import Path
 from bot.ui.shards import IDENTIFY_SPACING
 from discord_emulator import Emulator
 from tests.e2e.processes import BotProcess, full_collections_held_back
+from tests.overdue import run_out
 
 from .helpers import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually
 
-TURN = 2.0
+TURN = 30.0
+"""The shortest turn clock a server may choose; the tests run turns out in the database
+(``tests.overdue``) instead of waiting."""
 
 
 async def identified(emu: Emulator, shard_id: int) -> float:
@@ -50,6 +53,7 @@ async def test_one_process_runs_both_shards(tmp_path: Path) -> None:
                     alice, channel = arena.member("alice"), arena.channel()
                     board = await arena.start_bot_game(alice, channel, first="me")
                     await arena.move(alice, board, 4)
+                    await run_out(tmp_path / "data" / "tictactoe.db", board.id)
                     boards.append((arena, alice, board))
                 for n, guild in enumerate(guilds):
                     (session,) = emu.gateway.live_sessions(n)
@@ -61,7 +65,7 @@ async def test_one_process_runs_both_shards(tmp_path: Path) -> None:
                         emu,
                         lambda arena=arena, board=board: not arena.board(board).live,
                         "the sweep settles the timed-out turn",
-                        TURN + 3.0,
+                        3.0,
                     )
                     state = arena.board(board)
                     assert f"<@{alice.id}> ran out of time" in state.text, state.text
@@ -101,6 +105,12 @@ async def test_each_process_sweeps_its_own_shards_server(tmp_path: Path) -> None
                     assert emu.command_syncs == 1, "only the process of shard 0 syncs"
                     code = await one.stop(signal.SIGKILL, within=WAIT)
                     assert code == -signal.SIGKILL, code
+                # Both turns run out. The other one by more than shard 1's process will be
+                # down, so that its restart (which moves live turns on by the time it was
+                # down) still finds it overdue.
+                database = tmp_path / "data" / "tictactoe.db"
+                await run_out(database, games[0][2].id)
+                await run_out(database, games[1][2].id, ago=600)
 
                 (arena, bob, board), (other, other_bob, other_board) = games
                 await eventually(emu, lambda: not arena.board(board).live, "shard 0's timeout", 5)

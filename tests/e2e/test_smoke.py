@@ -8,6 +8,7 @@ from pathlib import Path
 
 from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 from tests.e2e.processes import BotProcess, answered_thinking
+from tests.overdue import run_out
 
 EMPTY = "\u200b"
 
@@ -103,7 +104,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             emu.add_member(guild, member)
 
         async with BotProcess.launch(
-            emu, tmp_path, dev_guild=guild, CHALLENGE_TIMEOUT_SECONDS="3"
+            emu, tmp_path, dev_guild=guild, CHALLENGE_TIMEOUT_SECONDS="15"
         ) as bot:
             handle = await emu.run_command(
                 alice, channel, "tictactoe", opponent=bob, first="me", difficulty="hard"
@@ -172,6 +173,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             # Nobody answers this one: the sweeper closes it through the channel.
             handle = await emu.run_command(carol, channel, "tictactoe", opponent=alice)
             waiting = (await handle.response()).message
+            await run_out(tmp_path / "data" / "tictactoe.db", waiting.id)  # its 15 s pass
             await emu.wait_for(lambda: "expired" in emu.message(waiting.id).text)
             assert all(button.disabled for button in emu.message(waiting.id).buttons())
 

@@ -1,16 +1,20 @@
-"""Time running out, end to end: unanswered challenges and turns, settled by the bot's sweeper."""
+"""Time running out, end to end: unanswered challenges and turns, settled by the bot's sweeper.
+
+The clocks are the shortest a server may choose; each test runs its game or challenge out
+by moving the stored deadline into the past (``tests.overdue``) instead of waiting."""
 
 from __future__ import annotations
 
 import pytest
 
 from discord_emulator import CallbackType
+from tests.overdue import run_out
 
 from .helpers import Arena, check_final, edited_through_channel, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BOT_ENV = {"TURN_TIMEOUT_SECONDS": "2", "CHALLENGE_TIMEOUT_SECONDS": "2"}
+BOT_ENV = {"TURN_TIMEOUT_SECONDS": "30", "CHALLENGE_TIMEOUT_SECONDS": "15"}
 
 
 async def test_an_unanswered_challenge_expires(arena: Arena) -> None:
@@ -21,6 +25,7 @@ async def test_an_unanswered_challenge_expires(arena: Arena) -> None:
     limited = arena.emu.rate_limit_requests(
         "PATCH", f"/channels/{channel.id}/messages/{challenge.id}", retry_after=0.3
     )
+    await run_out(arena.database, challenge.id)
     await arena.emu.wait_for(lambda: "expired" in arena.current(challenge).text)
     assert limited.hits == 1
     closed = arena.current(challenge)
@@ -39,6 +44,7 @@ async def test_the_player_on_move_loses_against_the_bot(arena: Arena) -> None:
     board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
     await arena.move(alice, board, 4)
     view = snapshot(arena.current(board))
+    await run_out(arena.database, board.id)
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)
     assert f"<@{alice.id}> ran out of time" in state.text and "won" in state.text, state.text
@@ -58,6 +64,7 @@ async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 0)
+    await run_out(arena.database, board.id)
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text

@@ -2,10 +2,12 @@
 
 A player watching the board needs no notification: the player to move of a member game
 is pinged, by a new plain message that mentions only them, only once their turn waited
-the grace period (here a fifth of a 6 s turn: 1.2 s), by the sweep (every 1 s), once per
-turn, and reminded once before the clock runs out (1.2 s before, brought forward by at
-most one sweep). Discord's refusals are injected: rate-limited deletes are retried until
-none stands, and a refused ping is not tried again in that turn.
+the grace period (here a fifth of a 30 s turn, the shortest a server may choose: 6 s), by
+the sweep (every 1 s), once per turn, and reminded once before the clock runs out (6 s
+before, brought forward by at most one sweep). The tests let that time pass by moving the
+turn back in the database (``tests.overdue``) instead of waiting for it. Discord's
+refusals are injected: rate-limited deletes are retried until none stands, and a refused
+ping is not tried again in that turn.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ import re
 import pytest
 
 from discord_emulator import CallbackType, Channel, Message, Permission, User
+from tests.overdue import elapse, run_out
 
 from .helpers import WAIT, Arena, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TURN = 6.0
+TURN = 30.0
 GRACE = TURN / 5
+SWEEPS = 2.0
+"""Seconds for a sweep or two (every 1 s) to come round."""
+REMINDED = TURN - GRACE - 1
+"""How far into a turn its reminder is due: a fifth of the turn, and a sweep, before its end."""
 BOT_ENV = {"TURN_TIMEOUT_SECONDS": f"{TURN:g}", "SWEEP_INTERVAL_SECONDS": "1"}
 DEADLINE = re.compile(r"time runs out <t:(?P<at>[0-9]+):R>")
 MANAGE_SERVER = Permission.MANAGE_GUILD | Permission.USE_APPLICATION_COMMANDS
@@ -73,7 +80,8 @@ async def test_a_game_played_at_once_pings_nobody(arena: Arena) -> None:
     for user, cell in [(alice, 0), (bob, 3), (alice, 1), (bob, 4), (alice, 2)]:
         await arena.move(user, board, cell)
     assert f"<@{alice.id}> won" in arena.board(board).text
-    await asyncio.sleep(GRACE + 1.5)  # a sweep or two after the end
+    await elapse(arena.database, board.id, GRACE)  # past the grace of the last turn
+    await asyncio.sleep(SWEEPS)  # a sweep or two after the end
     assert arena.turn_pings(channel, deleted=True) == []
     assert sends(arena, channel) == []
     # The board was the challenge: it notified Bob of it once, and nobody since.
@@ -86,20 +94,25 @@ async def test_an_idle_player_gets_one_ping_after_the_grace_then_one_reminder(
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    moved = arena.emu.clock.now()
+    await asyncio.sleep(SWEEPS)
+    assert arena.turn_pings(channel, deleted=True) == [], "not before the grace"
+    await elapse(arena.database, board.id, GRACE - SWEEPS)
     first = await arena.turn_ping(bob, channel, after=0)
-    assert first.created_at.timestamp() >= moved + GRACE - 0.1, "not before the grace"
     link = f"https://discord.com/channels/{arena.guild.id}/{channel.id}/{board.id}"
     assert link in first.content and "(you play O)" in first.content
     assert f"against <@{alice.id}>" in first.content and first.edits == 0
     found = DEADLINE.search(first.content)
     assert found is not None
 
+    await elapse(arena.database, board.id, REMINDED - GRACE)
     reminder = await arena.turn_ping(bob, channel, after=1)  # deletes the first
     assert "reminder" in reminder.content and arena.current(first).deleted
-    assert reminder.created_at.timestamp() < int(found["at"]) + 1, "before time runs out"
+    at = DEADLINE.search(reminder.content)
+    assert at is not None and int(at["at"]) == int(found["at"]) - int(REMINDED - GRACE)
+    assert reminder.created_at.timestamp() < int(at["at"]) + 1, "before time runs out"
 
-    await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", TURN)
+    await run_out(arena.database, board.id)
+    await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
     assert "ran out of time" in arena.board(board).text
     await none_standing(arena, channel, "the timeout deletes it")
     sent = arena.turn_pings(channel, deleted=True)
@@ -113,9 +126,11 @@ async def test_who_accepted_and_moves_first_is_not_pinged_for_that_turn(arena: A
     challenge = await arena.challenge(alice, bob, channel, first="opponent")
     state = await arena.accept(bob, challenge)
     assert f"<@{bob.id}>, your move" in state.text
-    await asyncio.sleep(GRACE + 2.0)  # past the grace, before the reminder
+    await elapse(arena.database, challenge.id, GRACE)  # past the grace, before the reminder
+    await asyncio.sleep(SWEEPS)
     assert arena.turn_pings(channel, deleted=True) == []
     await arena.move(bob, challenge, 4)
+    await elapse(arena.database, challenge.id, GRACE)
     ping = await arena.turn_ping(alice, channel, after=0)  # Alice did not click
     await arena.move(alice, challenge, 0)
     await eventually(arena.emu, lambda: arena.current(ping).deleted, "the move deletes it", WAIT)
@@ -132,11 +147,13 @@ async def test_a_member_who_turned_notifications_off_is_not_pinged(arena: Arena)
     assert "Challenges to you: on" in answer.message.text
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    await asyncio.sleep(TURN - 1.0)  # past the grace and the reminder's time
+    await elapse(arena.database, board.id, REMINDED + 1)  # past the reminder's time
+    await asyncio.sleep(SWEEPS)
     assert arena.turn_pings(channel, deleted=True) == []
     answer = await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=True)
     assert "Turn notifications: on" in answer.message.text
-    await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", TURN)
+    await run_out(arena.database, board.id, missing_ok=True)  # unless it ran out already
+    await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
 
 
 async def test_a_server_may_turn_notifications_off_and_choose_the_grace(arena: Arena) -> None:
@@ -147,7 +164,8 @@ async def test_a_server_may_turn_notifications_off_and_choose_the_grace(arena: A
     try:
         board = await arena.member_game(alice, bob, channel)
         await arena.move(alice, board, 4)
-        await asyncio.sleep(GRACE + 2.0)
+        await elapse(arena.database, board.id, GRACE)
+        await asyncio.sleep(SWEEPS)
         assert arena.turn_pings(channel, deleted=True) == []
         # Bob's own choice beats the server's.
         await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=True)
@@ -164,6 +182,7 @@ async def test_rate_limited_and_failed_deletes_are_retried_until_none_stands(
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await elapse(arena.database, board.id, GRACE)
     ping = await arena.turn_ping(bob, channel, after=0)
     assert ping.interaction_metadata is not None, "a follow-up of Alice's click"
     path = f"/webhooks/*/messages/{ping.id}"

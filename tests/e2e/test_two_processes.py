@@ -2,7 +2,9 @@
 outgrowing one process moves to (SHARD_COUNT=2, SHARD_IDS=0 and SHARD_IDS=1).
 
 One server on each shard, and a second on shard 1 whose moderators set a 90 s turn clock
-(for the game that must outlive its process's restart; the others have 3 s turns). Three
+(for the game that must outlive its process's restart; the others have 30 s turns, the
+shortest a server may choose, which the test runs out by moving their deadlines into the
+past in the database, ``tests.overdue``). Three
 launches in all, in one test: both processes at once (they migrate the new database
 together), and shard 1's again after a SIGKILL. It shows, in order:
 
@@ -44,6 +46,7 @@ from discord_emulator import (
     shard_for,
 )
 from tests.e2e.processes import BotProcess, full_collections_held_back
+from tests.overdue import elapse, run_out
 from tests.pgtools import new_pg_database, read_rows
 
 from .helpers import (
@@ -56,8 +59,13 @@ from .helpers import (
 )
 from .test_ratings import expected_rows, shown_rows
 
-TURN = 3.0
+TURN = 30.0
 """The turn clock (TURN_TIMEOUT_SECONDS) of every server but the slow one."""
+GRACE = TURN / 5
+"""How long a turn waits before its player is pinged (moved on at once: ``elapse``)."""
+SETTLE = 10.0
+"""Seconds a game that ran out may take to be settled: a sweep (every 1 s) on a busy
+machine, or what the restart gave back of its turn and then a sweep."""
 SLOW_TURN = 90
 """The slow server's turn clock, set by its moderators: long enough for its half-played
 game to outlive everything before its last moves (over 30 s on a loaded machine, now
@@ -184,6 +192,7 @@ async def leave_to_time_out(url: str, arena: Arena, *, x_moves: bool) -> TimedOu
     ``x_moves`` his opponent, after X's first move."""
     board, x, o = await play_member_game(arena, (4,) if x_moves else ())
     loser, winner = (o, x) if x_moves else (x, o)
+    await elapse(url, board.id, GRACE)
     # Its turn notification is sent after the click's answer, and then recorded: wait
     # for both, so that a process killed next does not die in between (that would leave
     # the notification standing: nothing knows it was sent).
@@ -198,7 +207,7 @@ async def check_timed_out(cluster: Cluster, game: TimedOut, *, process: int) -> 
     """``game`` was lost on time: its board edited once, its row ended once (each
     player's one rated game), by the process running shard ``process`` and no other."""
     arena, board = game.arena, game.board
-    await eventually(cluster.emu, lambda: not arena.board(board).live, "the timeout", TURN + 3)
+    await eventually(cluster.emu, lambda: not arena.board(board).live, "the timeout", SETTLE)
     state = arena.board(board)
     assert f"<@{game.loser.id}> ran out of time" in state.text, state.text
     check_final(state, 3)
@@ -391,7 +400,9 @@ async def scenario(
     )
     # Both processes send the race's turn notifications into one channel, through one send
     # bucket (5 per 5 s) that each one's discord.py learns on its own: a 429 can hold a
-    # ping for 4 s, longer than a 3 s turn. So the race's game gets the slow clock.
+    # ping for 4 s. So the race's game gets the slow clock.
+    for game in first_round:
+        await run_out(cluster.url, game.board.id)
     mod = zero_server.member("mod", permissions=MANAGE_SERVER)
     where = zero_server.channel()
     await zero_server.command(mod, where, "tictactoe-settings", turn_clock=f"{SLOW_TURN}s")
@@ -419,6 +430,11 @@ async def scenario(
     # after they ran out too, and left them alone.
     last = await leave_to_time_out(cluster.url, zero_server, x_moves=True)
     assert (await cluster.game_row(last.game_id, "turn_deadline"))[0] > deadline
+    # They run out, and so does that one, after them. (Just: the restart gives live turns
+    # back the time it was down, from before the kill, which makes them live again.)
+    for game in doomed:
+        await run_out(cluster.url, game.board.id, ago=0.1)
+    await run_out(cluster.url, last.board.id, ago=0.1)
     await check_timed_out(cluster, last, process=0)
     for game in doomed:
         assert one_server.board(game.board).live and channel_edits(emu, game.board) == 0
@@ -431,6 +447,7 @@ async def scenario(
         launch(emu, cluster.workdir, cluster.url, cluster.logs, 1, "shard-1-again.log")
     )
     one_server.bot = slow.bot = again
+    # The restart gave their turns back the time it was down: they run out once more.
     for game in doomed:
         await check_timed_out(cluster, game, process=1)
     assert [b.custom_id for b in slow.current(half).buttons()] == buttons

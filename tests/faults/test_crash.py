@@ -65,7 +65,7 @@ def check_after_crash(
 async def crash_loop(arena: Arena, kills: int, seed: int) -> None:
     rng = random.Random(seed)
     marker = f"DATABASE_PATH={arena.workdir}"
-    env = {"CHALLENGE_TIMEOUT_SECONDS": "3"}
+    env = {"CHALLENGE_TIMEOUT_SECONDS": "15"}  # the shortest a server may choose
     async with arena.bot(**env):
         pass  # the first start syncs the commands; later ones just connect
     playing = tables(arena)

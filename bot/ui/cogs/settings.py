@@ -13,24 +13,24 @@ from discord.ext import commands
 
 from bot.errors import PermissionDenied
 from bot.i18n import N_, Duration, Message, Translator
-from bot.models import BOUNDS, GuildSettings
+from bot.models import GuildSettings
 from bot.service import GRACE, GameService, read_duration
+from bot.tunables import CHALLENGE_REACH, GAMES_PER_MEMBER, SERVER_GAMES, Tunable
 from bot.ui.gate import send_ephemeral, user_translator
 
 SETTINGS = N_("tictactoe-settings")
 """This command, by its name in the reader's language (a catalog entry like every name)."""
 
 
-def _range(name: str) -> Any:
+def _range(setting: Tunable[int]) -> Any:
     """The option type for a count: whole numbers within its bounds (Discord's client
     enforces them; the service checks again, for anything else that reaches us)."""
-    low, high = BOUNDS[name]
-    return app_commands.Range[int, int(low), int(high)]
+    return app_commands.Range[int, int(setting.low), int(setting.high)]
 
 
-GamesPerMember = _range("games_per_member")
-ServerGames = _range("server_games")
-ChallengeReach = _range("challenge_reach")
+GamesPerMember = _range(GAMES_PER_MEMBER)
+ServerGames = _range(SERVER_GAMES)
+ChallengeReach = _range(CHALLENGE_REACH)
 Time = app_commands.Range[str, 1, 20]
 """A length of time as typed: 90s, 5m, 1h30m, 1d (``bot.durations``)."""
 PREFERENCES = N_("tictactoe-preferences")
@@ -140,7 +140,7 @@ class ServerSettings(commands.Cog):
         ),
         remove_channel=locale_str("Stop allowing games in this channel"),
         all_channels=locale_str("Allow games in every channel again"),
-        # The bounds are BOUNDS' (tests/bot/test_command_i18n.py checks).
+        # The bounds are bot.tunables' (tests/bot/test_command_i18n.py checks).
         turn_clock=locale_str("Time for each move, such as 90s, 5m, 1h30m or 1d (30s-1d)"),
         challenge_expiry=locale_str(
             "How long a challenge waits for an answer, such as 5m (15s-1h)"
@@ -156,7 +156,7 @@ class ServerSettings(commands.Cog):
         notify_after=locale_str(
             "How long a turn may wait before its player is pinged, such as 2m (1s-1h)"
         ),
-        # The numbers are BOUNDS["challenge_reach"].
+        # The numbers are bot.tunables.CHALLENGE_REACH's (test_command_i18n.py checks).
         challenge_reach=locale_str(
             "Different members one member may challenge in 10 minutes (1-20)"
         ),
