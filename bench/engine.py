@@ -20,7 +20,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import solver
+from engine import solver, table3
 from engine.board import Board
 
 # -- the seed tutorials' minimax: a list board, no pruning, no memory ---------------------
@@ -91,8 +91,7 @@ def per_call(fn: Callable[[], object], seconds: float = 0.5) -> float:
 
 def cold() -> None:
     """Forget every solver cache, as in a fresh worker process."""
-    solver._SOLVERS.clear()
-    solver._TABLE3 = None
+    solver.clear_caches()
 
 
 def ms(seconds: float) -> str:
@@ -209,10 +208,10 @@ def main() -> None:
     cold()
     perfect = solver.Perfect()
     empty = Board()
-    build_time, _ = timed(solver._table3)
+    build_time, _ = timed(table3._table3)
     first_time, first = timed(lambda: perfect.search(empty, rng))
     warm = per_call(lambda: perfect.search(empty, rng))
-    positions = len(solver._table3()[0])
+    positions = len(table3._table3()[0])
     print(
         f"  perfect, cold (builds the table of all {positions:,} positions): "
         f"{ms(build_time + first_time)} -> {naive_time / (build_time + first_time):,.0f}x faster"

@@ -20,10 +20,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine.board import Board, Mark, geometry
-from engine.book import BOOK_NODES, INSTANT_NODES, book_move, exact_choice, pairing_holds
-from engine.solver import _Abort, _Solver, _solver, solve
+from engine.book import (
+    BOOK_NODES,
+    INSTANT_NODES,
+    book_move,
+    cold,
+    exact_choice,
+    pairing_holds,
+    safe_choice,
+)
+from engine.exact import _Abort, _Solver, _solver
+from engine.solver import solve
 
-__all__ = ["ProofReport", "build_book", "prove", "sound_choice", "walk"]
+__all__ = ["ProofReport", "build_book", "prove", "walk"]
 
 Shape = tuple[int, int, int]
 
@@ -104,28 +113,6 @@ def _fresh(board: Board) -> _Solver:
     return _Solver(geometry(board.width, board.height, board.k))
 
 
-def sound_choice(board: Board) -> int:
-    """A proven move for positions too dear for ``exact_choice``: the exact choice if the
-    mover has a forced win (shortest line), else the first cell in the solver's order
-    that keeps the draw (or the exact choice if none does)."""
-    solver = _fresh(board)
-    x, o = board.x_bits, board.o_bits
-    me, opp = (x, o) if board.ply % 2 == 0 else (o, x)
-    keys = solver.keys_of(x, o)
-    ply = board.ply
-    solver.limit(None, math.inf)
-    if solver.value(me, opp, keys, ply, 0, 1) < 1:
-        for cell in solver.order:
-            if (me | opp) >> cell & 1:
-                continue
-            child = solver.child_keys(keys, cell, ply)
-            if solver.value(opp, me | 1 << cell, child, ply + 1, 0, 1) <= 0:
-                return cell
-    choice = exact_choice(solver, x, o, None)
-    assert choice is not None
-    return choice[0]
-
-
 def build_book(
     shape: Shape, *, max_ply: int | None = None, log: Callable[[str], None] | None = None
 ) -> dict[int, int]:
@@ -133,7 +120,8 @@ def build_book(
 
     Up to 16 cells every position the level reaches is visited and its exact choice
     timed from a cold start; those over BOOK_NODES nodes are recorded. Bigger boards are
-    walked to ``max_ply`` marks, and every position there gets ``sound_choice``.
+    walked to ``max_ply`` marks; where neither capped search of ``book_move`` answers,
+    the uncapped ``safe_choice`` from a cold table is recorded.
     """
     entries: dict[int, int] = {}
     exact = shape[0] * shape[1] <= 16
@@ -151,10 +139,16 @@ def build_book(
             if solver.count() > BOOK_NODES:
                 entries[key] = choice[0]
             return choice[0]
-        cell = sound_choice(board)
+        cell = book_move(board, cap=INSTANT_NODES, book=entries)
+        if cell is not None:
+            return cell
+        began = time.process_time()
+        cell = safe_choice(cold(shape), board.x_bits, board.o_bits, None)
+        assert cell is not None
         entries[key] = cell
         if log is not None:
-            log(f"  {board.text}  ->  {board.cell_number(cell)}")
+            spent = time.process_time() - began
+            log(f"  {board.text}  ->  {board.cell_number(cell)}  ({spent:.2f} s)")
         return cell
 
     for bot in (Mark.X, Mark.O):
