@@ -1,4 +1,4 @@
-"""``impossible`` without a search on 4x4 k=4, 5x5 k=4 and 5x5 k=5: book, pairing, proof.
+"""``impossible`` without a search on 4x4 k=4, 5x5 k=4 and 5x5 k=5: book and proven choices.
 
 On these boards (``BOOK_SHAPES``) the strongest level plays ``book_move``, which takes
 the first of these steps that applies:
@@ -6,29 +6,27 @@ the first of these steps that applies:
 1. a winning cell (the shortest win there is);
 2. the shipped book (``engine/data/book-*.bin``), computed offline by ``python -m
    engine book`` from the exact solver: the move for every position the level reaches
-   whose exact choice costs more than ``BOOK_NODES`` nodes;
-3. on 5x5 k=5, the pairing strategy (``PAIRS``: two cells of every line, disjoint), unless
-   a capped exact search proves a win, or at most ``K5_EXACT_EMPTY`` cells are empty
-   (then the exact choice below, which sets traps the pairing never would): answering
-   the opponent's cell of a pair with the other cell keeps every line out of the
-   opponent's reach, so the level never loses;
-4. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
+   whose choice costs more than the caps below;
+3. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
    those that leave the opponent most replies that worsen its result) within
    ``INSTANT_NODES`` nodes;
-5. on 5x5 k=4, where the exact choice does not fit, ``safe_choice`` within
+4. on the 5x5 boards, where the exact choice does not fit, ``safe_choice`` within
    ``INSTANT_NODES`` more: the shortest win if there is one, else the first move, in
    ``steering`` order (moves that close the most of the opponent's lines first), that
    a null-window search proves does not lose. It is much cheaper than the exact choice:
    it needs one proof that a move holds, not the value of every move.
 
-On 5x5 k=4 steps 4 and 5 search from an empty transposition table (``_cold``), so
-whether they fit their caps depends on the position alone, never on what the process
-searched before: the walk of ``python -m engine prove`` sees exactly what a player sees.
+The searches owe their speed to ``engine.breaker``: a side whose open lines can be
+paired off (5x5 k=5 from the empty board on) or whose Erdős-Selfridge sum is under 1/2
+cannot win, which ends most middle-game proofs at once. On the 5x5 boards steps 3 and 4
+search from an empty transposition table (``cold``), so whether they fit their caps
+depends on the position alone, never on what the process searched before.
 
-Every step decides from the position alone, the same in every orientation of the board
-(except the pairing, which is tied to cells), so ``python -m engine prove`` can walk the
-positions the level reaches and check them once. ``book_move`` returns None when no step
-applies within its caps: then the caller searches (``engine.solver.Perfect``).
+Every step decides from the position alone, the same in every orientation of the
+board, so ``python -m engine prove`` can walk the positions the level reaches, merged
+by symmetry, and check them once; what it sees is exactly what a player meets.
+``book_move`` returns None when no step applies within its caps: then the caller
+searches (``engine.solver.Perfect``).
 
 The book is read on first use only (a few milliseconds), so importing the engine and the
 3x3 path never pay for it.
@@ -48,8 +46,6 @@ __all__ = [
     "BOOK_NODES",
     "BOOK_SHAPES",
     "INSTANT_NODES",
-    "PAIRS",
-    "SAFE_SHAPES",
     "Choice",
     "book_file",
     "book_move",
@@ -57,8 +53,6 @@ __all__ = [
     "cold",
     "exact_choice",
     "load_book",
-    "pairing_holds",
-    "pairing_move",
     "read_book",
     "safe_choice",
     "searched_choice",
@@ -72,9 +66,6 @@ Shape = tuple[int, int, int]
 BOOK_SHAPES: frozenset[Shape] = frozenset({(4, 4, 4), (5, 5, 4), (5, 5, 5)})
 """Boards where ``impossible`` plays from the book (width, height, k)."""
 
-SAFE_SHAPES: frozenset[Shape] = frozenset({(5, 5, 4)})
-"""Boards where ``safe_choice`` backs the exact choice up, from a cold table."""
-
 BOOK_NODES = 4_000
 """A position whose exact choice costs more nodes than this (from a cold start) goes into
 the book; cheaper ones are searched when they come (about 10 ms)."""
@@ -82,25 +73,8 @@ the book; cheaper ones are searched when they come (about 10 ms)."""
 INSTANT_NODES = 2_500
 """Node cap of each search behind ``book_move`` (a few milliseconds; nodes cost 5-20 us):
 past it the level searches instead. On 4x4 the book leaves only positions of at most
-BOOK_NODES; on 5x5 k=4 the book holds the positions where neither the exact nor the
-safe choice fits."""
-
-K5_EXACT_EMPTY = 11
-"""5x5 k=5 with at most this many empty cells: the exact choice (about 10,000 nodes at
-most), which sets the opponent traps, instead of the pairing move."""
-
-WIN_PROBE_NODES = 3_000
-"""Node cap of the 5x5 k=5 probe for a forced win before the pairing move."""
-
-PAIRS: tuple[tuple[int, int], ...] = (
-    (0, 1), (5, 10), (6, 18), (11, 16), (2, 7), (3, 23),
-    (4, 20), (19, 24), (8, 9), (13, 14), (15, 17), (21, 22),
-)  # fmt: skip
-"""5x5 k=5: one pair of cells in each of the 12 lines (the centre is in none). Found by
-a search over the lines in order; ``tests/engine/test_book.py`` checks that it covers
-every line with disjoint pairs."""
-
-_PARTNER = {a: b for a, b in PAIRS} | {b: a for a, b in PAIRS}
+BOOK_NODES; on 5x5 the book holds the positions where neither the exact nor the safe
+choice fits."""
 
 _MAGIC = b"TTTB1"
 _ENTRY = struct.Struct("<QB")
@@ -245,63 +219,17 @@ def cold(shape: Shape) -> _Solver:
 
 
 def searched_choice(shape: Shape, key: int, cap: int | None) -> int | None:
-    """Steps 4 and 5 of ``book_move`` on the canonical position ``key`` (5x5 k=4: from a
-    cold table): its canonical cell, or None if neither fits ``cap``."""
+    """Steps 3 and 4 of ``book_move`` on the canonical position ``key`` (on 5x5 from a
+    cold table): its canonical cell, or None if none fits ``cap``."""
     size = shape[0] * shape[1]
     x, o = key & ((1 << size) - 1), key >> size
-    if shape not in SAFE_SHAPES:
+    if size <= 16:
         choice = exact_choice(_solver_of(shape), x, o, cap)
         return None if choice is None else choice[0]
     choice = exact_choice(cold(shape), x, o, cap)
     if choice is not None:
         return choice[0]
     return safe_choice(cold(shape), x, o, cap)
-
-
-def pairing_holds(bot_bits: int, other_bits: int) -> bool:
-    """Whether no pair has one cell of ``other_bits`` and its partner empty."""
-    taken = bot_bits | other_bits
-    return all(
-        not (other_bits >> a & 1 and not taken >> b & 1)
-        and not (other_bits >> b & 1 and not taken >> a & 1)
-        for a, b in PAIRS
-    )
-
-
-def pairing_move(board: Board) -> int:
-    """5x5 k=5: the partner of the opponent's cell whose partner is still empty, else the
-    first empty cell in the solver's order (centre first)."""
-    me, opp, _ = _sides(board.x_bits, board.o_bits)
-    taken = me | opp
-    for a, b in PAIRS:
-        if opp >> a & 1 and not taken >> b & 1:
-            return b
-        if opp >> b & 1 and not taken >> a & 1:
-            return a
-    solver = _solver(board)
-    return next(c for c in solver.order if not taken >> c & 1)
-
-
-def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None:
-    """The pairing move, unless a probe finds a forced win or few cells are empty: then
-    the exact choice. None if a win needs more than ``cap`` nodes, or if the pairing no
-    longer holds (after exact moves) and the exact choice does not fit ``cap``."""
-    me, opp, ply = _sides(board.x_bits, board.o_bits)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
-    solver.limit(WIN_PROBE_NODES, math.inf)
-    try:
-        wins = solver.value(me, opp, keys, ply, 0, 1) >= 1
-    except _Abort:
-        wins = False
-    finally:
-        solver.limit(None, math.inf)
-    if wins or board.size - ply <= K5_EXACT_EMPTY:
-        choice = exact_choice(solver, board.x_bits, board.o_bits, cap)
-        if choice is not None or wins:
-            return None if choice is None else choice[0]
-    cell = pairing_move(board)
-    # After exact moves the pairing may no longer hold: then it is no defence.
-    return cell if pairing_holds(me | 1 << cell, opp) else None
 
 
 def book_move(
@@ -321,8 +249,6 @@ def book_move(
     cell = (load_book(shape) if book is None else book).get(key)
     if cell is not None:
         return back[cell]
-    if board.k == 5 and board.width == 5 and board.height == 5:
-        return _five_in_a_row(board, solver, cap)
     cell = searched_choice(shape, key, cap)
     return None if cell is None else back[cell]
 

@@ -2,8 +2,8 @@
 
 Both walk the positions ``impossible`` reaches from the empty board, as X and as O:
 where it is to move it plays its one move, where the opponent is to move every reply is
-followed. Positions are merged by transposition and, where the level's move does not
-depend on the board's orientation (all but the pairing of 5x5 k=5), by symmetry.
+followed. Positions are merged by transposition and by symmetry (the level's move does
+not depend on the board's orientation).
 
 ``build_book`` chooses the level's move where the exact choice is dear (more than
 ``BOOK_NODES`` nodes from a cold start) and records it; ``prove`` replays the level
@@ -26,7 +26,6 @@ from engine.book import (
     book_move,
     cold,
     exact_choice,
-    pairing_holds,
     safe_choice,
 )
 from engine.exact import _Abort, _Solver, _solver
@@ -37,31 +36,19 @@ __all__ = ["ProofReport", "build_book", "prove", "walk"]
 Shape = tuple[int, int, int]
 
 
-def _symmetric(shape: Shape) -> bool:
-    """Whether the level's move is the same in every orientation (not the pairing)."""
-    return shape != (5, 5, 5)
-
-
-def _node_key(board: Board, symmetric: bool) -> tuple[int, Board]:
-    """The position's key and the board the walk continues from."""
-    if not symmetric:
-        return board.x_bits | board.o_bits << board.size, board
-    solver = _cold_solvers.setdefault(board.k, _Solver(board.geometry))
+def _node_key(board: Board) -> tuple[int, Board]:
+    """The position's canonical key and the board, turned to match it, that the walk
+    continues from."""
+    solver = _solver(board)
     keys = solver.keys_of(board.x_bits, board.o_bits)
     key = min(keys)
     perm = solver.syms[keys.index(key)]
     return key, board.transformed(perm)
 
 
-_cold_solvers: dict[int, _Solver] = {}
-
-
-def _replies(board: Board, symmetric: bool) -> Iterator[int]:
-    """Every legal reply, one per class of the position's own symmetries if allowed."""
+def _replies(board: Board) -> Iterator[int]:
+    """Every legal reply, one per class of the position's own symmetries."""
     moves = board.legal_moves()
-    if not symmetric:
-        yield from moves
-        return
     stabiliser = [p for p in board.geometry.symmetries if board.transformed(p) == board]
     done = 0
     for cell in moves:
@@ -85,7 +72,6 @@ def walk(
     (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it.
     ``ended`` sees every finished game the walk reaches; ``start`` replaces the empty
     board as the walk's root."""
-    symmetric = _symmetric(shape)
     seen: set[int] = set()
     stack = [Board(*shape) if start is None else start]
     while stack:
@@ -96,7 +82,7 @@ def walk(
             continue
         if max_ply is not None and board.ply > max_ply:
             continue
-        key, board = _node_key(board, symmetric)
+        key, board = _node_key(board)
         if key in seen:
             continue
         seen.add(key)
@@ -106,7 +92,7 @@ def walk(
             if cell is not None:
                 stack.append(board.play(cell))
         else:
-            stack.extend(board.play(c) for c in _replies(board, symmetric))
+            stack.extend(board.play(c) for c in _replies(board))
 
 
 def _fresh(board: Board) -> _Solver:
@@ -114,16 +100,22 @@ def _fresh(board: Board) -> _Solver:
 
 
 def build_book(
-    shape: Shape, *, max_ply: int | None = None, log: Callable[[str], None] | None = None
+    shape: Shape,
+    *,
+    max_ply: int | None = None,
+    log: Callable[[str], None] | None = None,
+    known: dict[int, int] | None = None,
 ) -> dict[int, int]:
     """Book entries (canonical key -> canonical cell) for ``shape``.
 
     Up to 16 cells every position the level reaches is visited and its exact choice
     timed from a cold start; those over BOOK_NODES nodes are recorded. Bigger boards are
     walked to ``max_ply`` marks; where neither capped search of ``book_move`` answers,
-    the uncapped ``safe_choice`` from a cold table is recorded.
+    the uncapped ``safe_choice`` from a cold table is recorded. ``known`` entries (a
+    book built before, to fewer plies) are taken as they are: the build is deterministic,
+    so resuming from them gives the same book as building afresh.
     """
-    entries: dict[int, int] = {}
+    entries: dict[int, int] = dict(known or {})
     exact = shape[0] * shape[1] <= 16
 
     def choose(board: Board) -> int | None:
@@ -204,14 +196,12 @@ def prove(
     ``limit`` of them) and check each of its moves with the exact solver.
 
     Where the level can win, its move must keep the win by the shortest forced line.
-    Elsewhere its move must leave the opponent no forced win, which on 5x5 k=5 the
-    pairing already shows while it holds (the walk then reaches every game's end and
-    checks that the opponent never completed a line). ``max_nodes`` caps each check's
+    Elsewhere its move must leave the opponent no forced win; the walk also checks that
+    no game it reaches ends in the opponent's win. ``max_nodes`` caps each check's
     search (one that runs out is a failure); ``progress`` sees the report every 10,000
     positions. ``start`` walks from that position instead of the empty board."""
     report = ProofReport(shape, bot)
     began = time.process_time()
-    five = shape == (5, 5, 5)
 
     def check(board: Board) -> int | None:
         cell = book_move(board, cap=INSTANT_NODES)
@@ -238,8 +228,6 @@ def prove(
                     report.failures.append(
                         f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
                     )
-            elif five and pairing_holds(me | 1 << cell, opp):
-                pass  # the opponent can never complete a line: see the walk's ends
             elif not after.is_over:
                 child = solver.child_keys(keys, cell, board.ply)
                 if solver.value(opp, me | 1 << cell, child, board.ply + 1, 0, 1) >= 1:

@@ -1,4 +1,4 @@
-"""impossible's book, pairing strategy and proof on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
+"""impossible's book, proven choices and proof on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
 The default run checks samples of the proof (the first plies of 4x4 k=4, the first
 positions of 5x5 k=5's walk); ``-m slow`` runs ``python -m engine prove`` in full.
@@ -14,14 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.board import Board, Mark, geometry
+from engine.board import Board, Mark
 from engine.book import (
     BOOK_SHAPES,
-    PAIRS,
     book_move,
     load_book,
-    pairing_holds,
-    pairing_move,
     read_book,
     write_book,
 )
@@ -30,20 +27,6 @@ from engine.proof import prove
 from engine.solver import move_values
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_the_pairs_hold_two_cells_of_every_5x5_line() -> None:
-    cells = [c for pair in PAIRS for c in pair]
-    assert len(cells) == len(set(cells)) == 24 and 12 not in cells
-    for line in geometry(5, 5, 5).lines:
-        assert sum(a in line and b in line for a, b in PAIRS) >= 1, line
-
-
-def test_pairing_answers_the_partner() -> None:
-    board = Board(5, 5, 5).play(12).play(0)  # the bot (X) took the centre; O took a pair
-    assert pairing_move(board) == 1
-    assert pairing_holds(board.play(1).x_bits, board.o_bits)
-    assert not pairing_holds(board.play(2).x_bits, board.o_bits)
 
 
 def test_a_book_survives_its_file_form() -> None:
