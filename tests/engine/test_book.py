@@ -54,20 +54,27 @@ def test_4x4_proof_sample(bot: Mark) -> None:
     assert report.positions > 100
 
 
-@pytest.mark.parametrize(("bot", "seed"), [(Mark.X, 1), (Mark.O, 2)])
-def test_5x5_k5_proof_sample(bot: Mark, seed: int) -> None:
-    """The walk from a middle-game position impossible reached against random moves,
-    to every game's end (the full walk starts from the empty board: -m slow)."""
+@pytest.mark.parametrize(
+    ("shape", "bot", "seed", "plies"),
+    [
+        ((5, 5, 5), Mark.X, 1, 11),
+        ((5, 5, 5), Mark.O, 2, 11),
+        ((5, 5, 4), Mark.X, 3, 6),
+        ((5, 5, 4), Mark.O, 4, 7),
+    ],
+)
+def test_5x5_proof_sample(shape: tuple[int, int, int], bot: Mark, seed: int, plies: int) -> None:
+    """The walk from a middle-game position impossible reached against ``hard``, to
+    every game's end (the full walk starts from the empty board: -m slow)."""
     rng = random.Random(seed)
-    board = Board(5, 5, 5)
-    while board.ply < 11:
-        if board.turn is bot:
-            board = board.play(choose_move(board, "impossible", rng))
-        else:
-            board = board.play(rng.choice(board.legal_moves()))
-    report = prove((5, 5, 5), bot, start=board, limit=2000)
+    board = Board(*shape)
+    while board.ply < plies:
+        level = "impossible" if board.turn is bot else "hard"
+        board = board.play(choose_move(board, level, rng))
+        assert not board.is_over
+    report = prove(shape, bot, start=board, limit=1500)
     assert not report.failures and not report.searched
-    assert max(report.by_ply) >= 23
+    assert max(report.by_ply) >= 20 and report.positions >= 1500
 
 
 def _games(shape: tuple[int, int, int], count: int, seed: int) -> list[tuple[Board, Mark]]:
