@@ -67,11 +67,19 @@ def walk(
     max_ply: int | None = None,
     ended: Callable[[Board], None] | None = None,
     start: Board | None = None,
+    dead: Callable[[Board], None] | None = None,
 ) -> Iterator[tuple[Board, int | None]]:
     """Every distinct position ``bot`` is to move in, with the move ``move`` makes there
     (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it.
     ``ended`` sees every finished game the walk reaches; ``start`` replaces the empty
-    board as the walk's root."""
+    board as the walk's root.
+
+    With ``dead``, the walk stops at (and shows ``dead``) every position where every line
+    holds marks of both players: whatever anyone plays from there, the game is a draw,
+    so no move there can be wrong. (Not where ``engine.breaker`` proves that neither side
+    can win: that holds only while both defend, and the walk is there to check the
+    level's defence.)"""
+    masks = geometry(*shape).line_masks
     seen: set[int] = set()
     stack = [Board(*shape) if start is None else start]
     while stack:
@@ -86,6 +94,10 @@ def walk(
         if key in seen:
             continue
         seen.add(key)
+        x, o = board.x_bits, board.o_bits
+        if dead is not None and all(mask & x and mask & o for mask in masks):
+            dead(board)
+            continue
         if board.turn is bot:
             cell = move(board)
             yield board, cell
@@ -169,6 +181,8 @@ class ProofReport:
     wins: int = 0
     searched: int = 0
     """Positions where the level has no book or cheap answer and searches instead."""
+    dead: int = 0
+    """Positions where neither side can complete a line any more (not walked further)."""
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -177,7 +191,8 @@ class ProofReport:
         verdict = "PROVEN" if not self.failures and not self.searched else "NOT PROVEN"
         return (
             f"{_name(self.shape)} as {self.bot.value}: {verdict}; {self.positions:,} positions "
-            f"where it moves ({self.wins:,} won), {self.searched:,} left to a search, "
+            f"where it moves ({self.wins:,} won; {self.dead:,} dead draws reached, not "
+            f"walked), {self.searched:,} left to a search, "
             f"{len(self.failures)} wrong moves, {self.seconds:.1f} s CPU; by ply: {plies}"
         )
 
@@ -244,7 +259,10 @@ def prove(
         if board.winner is not None and board.winner is not bot:
             report.failures.append(f"{board.text}: the opponent won")
 
-    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start)
+    def dead(board: Board) -> None:
+        report.dead += 1
+
+    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start, dead=dead)
     for count, _ in enumerate(positions, start=1):
         if limit is not None and count >= limit:
             break
