@@ -66,9 +66,9 @@ Shape = tuple[int, int, int]
 BOOK_SHAPES: frozenset[Shape] = frozenset({(4, 4, 4), (5, 5, 4), (5, 5, 5)})
 """Boards where ``impossible`` plays from the book (width, height, k)."""
 
-BOOK_NODES = 4_000
-"""A position whose exact choice costs more nodes than this (from a cold start) goes into
-the book; cheaper ones are searched when they come (about 10 ms)."""
+BOOK_NODES = 2_500
+"""On 4x4, a position whose exact choice costs more nodes than this (from a cold start)
+goes into the book; cheaper ones are searched when they come (INSTANT_NODES, a few ms)."""
 
 INSTANT_NODES = 2_500
 """Node cap of each search behind ``book_move`` (a few milliseconds; nodes cost 5-20 us):
