@@ -2,9 +2,10 @@
 and what ``impossible`` costs a move on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
 Run as ``python bench/engine.py``; every figure below is measured in the same run (about
-a minute; ``--impossible-only`` skips the rest). Times are wall-clock on whatever machine
-runs it, except ``impossible``'s, which are CPU seconds of a fresh process per board (its
-start-up reported apart), so the ratios are the figures to compare between machines.
+a minute; ``--impossible-only`` skips the rest, ``--impossible-only 5x5k4`` measures one
+board). Times are wall-clock on whatever machine runs it, except ``impossible``'s, which
+are CPU seconds of a fresh process per board (its start-up reported apart), so the ratios
+are the figures to compare between machines.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ def _quantiles(times: list[float]) -> tuple[float, float, float]:
     return ordered[len(ordered) // 2], p99, ordered[-1]
 
 
-def impossible_section(rng: random.Random) -> None:
+def impossible_section(rng: random.Random, only: list[str] | None = None) -> None:
     print("\nimpossible on the book's boards: CPU per move, a fresh process per board")
     empty = Board(5, 5, 4)
     cold()
@@ -184,6 +185,8 @@ def impossible_section(rng: random.Random) -> None:
     baseline = time.process_time() - baseline
     print(f"  baseline: the 1.5 s search impossible made before its book: {ms(baseline)} CPU")
     for shape, games in IMPOSSIBLE_GAMES.items():
+        if only and f"{shape[0]}x{shape[1]}k{shape[2]}" not in only:
+            continue
         args = [sys.executable, __file__, "--impossible-child", *map(str, shape), str(games)]
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         result = json.loads(out)
@@ -217,7 +220,7 @@ def main() -> None:
         return
     rng = random.Random(2024)
     if sys.argv[1:2] == ["--impossible-only"]:
-        impossible_section(rng)
+        impossible_section(rng, sys.argv[2:])  # optionally boards such as 5x5k4
         return
     rng = random.Random(2024)
     print("engine benchmark (pure Python; wall-clock times, same run)\n")
