@@ -158,11 +158,16 @@ def test_book_moves_take_a_few_milliseconds() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "k", "extra"),
-    [("4x4", "4", []), ("5x5", "5", []), ("5x5", "4", ["--side", "X"])],
+    [
+        ("4x4", "4", []),
+        ("5x5", "5", []),
+        ("5x5", "4", ["--side", "X"]),
+        ("5x5", "4", ["--side", "O", "--max-ply", "8"]),
+    ],
 )
 def test_prove_in_full(size: str, k: str, extra: list[str]) -> None:
     """The full proof: every position impossible reaches, as X and as O (5x5 k=4: in
-    full as X, as O to the marks its book covers; see docs/levels.md)."""
+    full as X, as O to 8 marks; see docs/benchmarks.md)."""
     result = subprocess.run(
         [sys.executable, "-m", "engine", "prove", "--size", size, "--k", k, *extra],
         capture_output=True,
