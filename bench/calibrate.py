@@ -2,9 +2,8 @@
 
 Plays every level against ``random``, ``medium`` and ``perfect``, as X and as O, on 3x3,
 on 4x4 with k = 4 and on 5x5 with k = 5 and k = 4 (where ``perfect`` is the
-``impossible`` level: its book, pairing and exact play, searching only past its book on
-5x5 k=4, so that board gets few games), then plays and times a few games against
-``rules`` on 5x5 boards.
+``impossible`` level: its book and proven choices, milliseconds a move), then plays and
+times a few games against ``rules`` on 5x5 boards.
 Games are split into fixed chunks, each with its own seed, so the figures do not depend
 on ``--jobs``.
 
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.board import Board, Mark
+from engine.book import uses_book
 from engine.levels import EXACT_CELLS, LEVELS, get_level, level_strategy, levels
 from engine.strategies import Strategy, make_strategy
 
@@ -180,8 +180,8 @@ class Timing:
 def time_moves(shape: Shape, games: int, seed: int) -> dict[str, Timing]:
     """Per level: bot move times and results against ``rules``, sides alternating.
 
-    ``impossible`` plays at most IMPOSSIBLE_TIMED games: it spends its whole time budget
-    on most moves.
+    ``impossible`` plays at most IMPOSSIBLE_TIMED games where it has no book (5x5 k=3): it
+    spends its whole time budget on most moves there.
     """
     out = {}
     opponent = make_strategy("rules")
@@ -190,7 +190,8 @@ def time_moves(shape: Shape, games: int, seed: int) -> dict[str, Timing]:
         rng = random.Random(f"{seed}:timing:{shape}:{level}")
         times: list[float] = []
         tally = Tally()
-        count = min(games, IMPOSSIBLE_TIMED) if get_level(level).is_perfect else games
+        searches = get_level(level).is_perfect and not uses_book(Board(*shape))
+        count = min(games, IMPOSSIBLE_TIMED) if searches else games
         for game in range(count):
             mark = Mark.X if game % 2 == 0 else Mark.O
             board = Board(*shape)
@@ -246,7 +247,8 @@ def render(
         "opponent's winning cell with some probability, otherwise plays a random cell or a "
         "deliberately worse move with some probability, and else the best move (exact "
         "`perfect` up to 4x4; depth-limited minimax with the +100/+10/+1 evaluation on "
-        "bigger boards, or `perfect` on its time budget at `impossible`). On boards up to "
+        "bigger boards; `impossible` plays from its book and proven choices on 4x4 k=4 and "
+        "5x5 with k = 4 or 5, and `perfect` on its time budget elsewhere). On boards up to "
         "4x4 all levels but `impossible` open on a random cell.",
         "",
         f"| level | what a player reads | policy | depth on boards over {EXACT_CELLS} cells |",
@@ -254,7 +256,7 @@ def render(
     ]
     for level in levels():
         depth = (
-            f"perfect, {level.budget:g} s budget"
+            f"book and proven choices (k = 4, 5), else perfect on a {level.budget:g} s budget"
             if level.big_depth is None
             else f"minimax depth {level.big_depth}"
         )
@@ -305,9 +307,10 @@ def render(
             "strongest cheap player here), sides alternating: the level's win / draw / loss "
             "percentages, "
             "and seconds per bot move on one core of the machine that made this table. "
-            f"`impossible` plays at most {IMPOSSIBLE_TIMED} games a board: it uses its whole "
-            "time budget on most moves. No exact opponent exists here, so these levels are "
-            "ordered by construction (search depth and rates), not held to the 10-point rule. "
+            f"`impossible` plays at most {IMPOSSIBLE_TIMED} games on 5x5 k=3, where it has no "
+            "book and uses its whole time budget on most moves. No exact opponent exists on "
+            "5x5 k=3, so its levels are ordered by construction (search depth and rates), not "
+            "held to the 10-point rule. "
             "5x5 with k = 3 is a first-player win, so there every level, `impossible` too, "
             "loses its games as O.",
             "",

@@ -2,9 +2,10 @@
 and what ``impossible`` costs a move on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
 Run as ``python -m bench.engine``; every figure below is measured in the same run (about
-a minute; ``--impossible-only`` skips the rest). Times are wall-clock on whatever machine
-runs it, except ``impossible``'s, which are CPU seconds of a fresh process per board (its
-start-up reported apart), so the ratios are the figures to compare between machines.
+a minute; ``--impossible-only`` skips the rest, ``--impossible-only 5x5k4`` measures one
+board). Times are wall-clock on whatever machine runs it, except ``impossible``'s, which
+are CPU seconds of a fresh process per board (its start-up reported apart), so the ratios
+are the figures to compare between machines.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from engine import solver
+from engine import solver, table3
 from engine.board import Board
 
 # -- the seed tutorials' minimax: a list board, no pruning, no memory ---------------------
@@ -88,8 +89,7 @@ def per_call(fn: Callable[[], object], seconds: float = 0.5) -> float:
 
 def cold() -> None:
     """Forget every solver cache, as in a fresh worker process."""
-    solver._SOLVERS.clear()
-    solver._TABLE3 = None
+    solver.clear_caches()
 
 
 def ms(seconds: float) -> str:
@@ -127,42 +127,53 @@ def random_positions(shape: tuple[int, int, int], count: int, rng: random.Random
 
 # -- impossible's moves, in a fresh process per board ------------------------------------
 
-IMPOSSIBLE_GAMES = {(4, 4, 4): 60, (5, 5, 4): 16, (5, 5, 5): 16}
+IMPOSSIBLE_GAMES = {(4, 4, 4): 60, (5, 5, 4): 24, (5, 5, 5): 16}
 
 
 def impossible_child(shape: tuple[int, int, int], games: int, seed: int) -> None:
-    """In a fresh process: CPU seconds of the imports and of each ``impossible`` move the
-    engine makes without a search, in games as X and as O against random moves and
-    ``hard``; prints JSON. A move that needs a search is counted, not timed (it runs
-    to its time budget), and played at a short budget to go on."""
+    """In a fresh process: CPU seconds of the imports and of every ``impossible`` move, as
+    X and as O against random moves and ``hard`` (whose moves are timed too); prints JSON.
+    A move is what the bot pays: ``instant_move``, and when that has no answer, the
+    search ``choose_move`` makes at the level's own budget (counted as searched)."""
     from engine.levels import choose_move, instant_move
 
     startup = time.process_time()  # the process's CPU so far: interpreter and imports
     rng = random.Random(seed)
     times: list[float] = []
+    sides: list[str] = []
+    hard: list[float] = []
     searched = 0
     for game in range(games):
         bot = game % 2
         opponent = "random" if game % 4 < 2 else "hard"
         board = Board(*shape)
         while not board.is_over:
+            began = time.process_time()
             if board.ply % 2 == bot:
-                began = time.process_time()
                 cell = instant_move(board, "impossible")
                 if cell is None:
                     searched += 1
-                    cell = choose_move(board, "impossible", rng, budget=0.1)
-                else:
-                    times.append(time.process_time() - began)
+                    cell = choose_move(board, "impossible", rng)
+                times.append(time.process_time() - began)
+                sides.append("XO"[bot])
             elif opponent == "random":
                 cell = rng.choice(board.legal_moves())
             else:
                 cell = choose_move(board, opponent, rng)
+                hard.append(time.process_time() - began)
             board = board.play(cell)
-    print(json.dumps({"startup": startup, "times": times, "searched": searched}))
+    out = {"startup": startup, "times": times, "sides": sides, "hard": hard}
+    print(json.dumps(out | {"searched": searched}))
 
 
-def impossible_section(rng: random.Random) -> None:
+def _quantiles(times: list[float]) -> tuple[float, float, float]:
+    """p50, p99 and the maximum of ``times``."""
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return ordered[len(ordered) // 2], p99, ordered[-1]
+
+
+def impossible_section(rng: random.Random, only: list[str] | None = None) -> None:
     print("\nimpossible on the book's boards: CPU per move, a fresh process per board")
     empty = Board(5, 5, 4)
     cold()
@@ -171,19 +182,30 @@ def impossible_section(rng: random.Random) -> None:
     baseline = time.process_time() - baseline
     print(f"  baseline: the 1.5 s search impossible made before its book: {ms(baseline)} CPU")
     for shape, games in IMPOSSIBLE_GAMES.items():
+        if only and f"{shape[0]}x{shape[1]}k{shape[2]}" not in only:
+            continue
         args = [sys.executable, "-m", "bench.engine", "--impossible-child", *map(str, shape)]
         args.append(str(games))
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         result = json.loads(out)
-        times = sorted(result["times"])
-        p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
-        total = len(times) + result["searched"]
+        p50, p99, top = _quantiles(result["times"])
         print(
             f"  {shape[0]}x{shape[1]} k={shape[2]}: start-up (interpreter, imports) "
-            f"{ms(result['startup'])}; {len(times):,} of {total:,} moves without a search: "
-            f"first {ms(result['times'][0])}, p50 {ms(p50)}, p99 {ms(p99)}, "
-            f"max {ms(times[-1])} ({baseline / p50:,.0f}x under the baseline at p50)"
+            f"{ms(result['startup'])}; {len(result['times']):,} moves, {result['searched']} "
+            f"searched: first {ms(result['times'][0])}, p50 {ms(p50)}, p99 {ms(p99)}, "
+            f"max {ms(top)} (p99 {baseline / p99:,.0f}x under the baseline)"
         )
+        for side in "XO":
+            mine = [t for t, s in zip(result["times"], result["sides"], strict=True) if s == side]
+            p50, p99, top = _quantiles(mine)
+            print(f"    as {side}: {len(mine):,} moves, p50 {ms(p50)}, p99 {ms(p99)}, ", end="")
+            print(f"max {ms(top)}")
+        if result["hard"] and shape[0] * shape[1] > 16:
+            p50, p99, top = _quantiles(result["hard"])
+            print(
+                f"    hard, its opponent: {len(result['hard']):,} moves, p50 {ms(p50)}, "
+                f"p99 {ms(p99)}, max {ms(top)}"
+            )
 
 
 # -- the benchmark --------------------------------------------------------------------------
@@ -196,7 +218,7 @@ def main() -> None:
         return
     rng = random.Random(2024)
     if sys.argv[1:2] == ["--impossible-only"]:
-        impossible_section(rng)
+        impossible_section(rng, sys.argv[2:])  # optionally boards such as 5x5k4
         return
     rng = random.Random(2024)
     print("engine benchmark (pure Python; wall-clock times, same run)\n")
@@ -207,10 +229,10 @@ def main() -> None:
     cold()
     perfect = solver.Perfect()
     empty = Board()
-    build_time, _ = timed(solver._table3)
+    build_time, _ = timed(table3._table3)
     first_time, first = timed(lambda: perfect.search(empty, rng))
     warm = per_call(lambda: perfect.search(empty, rng))
-    positions = len(solver._table3()[0])
+    positions = len(table3._table3()[0])
     print(
         f"  perfect, cold (builds the table of all {positions:,} positions): "
         f"{ms(build_time + first_time)} -> {naive_time / (build_time + first_time):,.0f}x faster"

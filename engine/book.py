@@ -1,4 +1,4 @@
-"""``impossible`` without a search on 4x4 k=4, 5x5 k=4 and 5x5 k=5: book, pairing, proof.
+"""``impossible`` without a search on 4x4 k=4, 5x5 k=4 and 5x5 k=5: book and proven choices.
 
 On these boards (``BOOK_SHAPES``) the strongest level plays ``book_move``, which takes
 the first of these steps that applies:
@@ -6,20 +6,27 @@ the first of these steps that applies:
 1. a winning cell (the shortest win there is);
 2. the shipped book (``engine/data/book-*.bin``), computed offline by ``python -m
    engine book`` from the exact solver: the move for every position the level reaches
-   whose exact choice costs more than ``BOOK_NODES`` nodes;
-3. on 5x5 k=5, the pairing strategy (``PAIRS``: two cells of every line, disjoint), unless
-   a capped exact search proves a win, or at most ``K5_EXACT_EMPTY`` cells are empty
-   (then the exact choice below, which sets traps the pairing never would): answering
-   the opponent's cell of a pair with the other cell keeps every line out of the
-   opponent's reach, so the level never loses;
-4. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
+   whose choice costs more than the caps below;
+3. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
    those that leave the opponent most replies that worsen its result) within
-   ``INSTANT_NODES`` nodes.
+   ``INSTANT_NODES`` nodes;
+4. on the 5x5 boards, where the exact choice does not fit, ``safe_choice`` within
+   ``INSTANT_NODES`` more: the shortest win if there is one, else the first move, in
+   ``steering`` order (moves that close the most of the opponent's lines first), that
+   a null-window search proves does not lose. It is much cheaper than the exact choice:
+   it needs one proof that a move holds, not the value of every move.
 
-Every step decides from the position alone, the same in every orientation of the board
-(except the pairing, which is tied to cells), so ``python -m engine prove`` can walk the
-positions the level reaches and check them once. ``book_move`` returns None when no step
-applies within its caps: then the caller searches (``engine.solver.Perfect``).
+The searches owe their speed to ``engine.breaker``: a side whose open lines can be
+paired off (5x5 k=5 from the empty board on) or whose Erdős-Selfridge sum is under 1/2
+cannot win, which ends most middle-game proofs at once. On the 5x5 boards steps 3 and 4
+search from an empty transposition table (``cold``), so whether they fit their caps
+depends on the position alone, never on what the process searched before.
+
+Every step decides from the position alone, the same in every orientation of the
+board, so ``python -m engine prove`` can walk the positions the level reaches, merged
+by symmetry, and check them once; what it sees is exactly what a player meets.
+``book_move`` returns None when no step applies within its caps: then the caller
+searches (``engine.solver.Perfect``).
 
 The book is read on first use only (a few milliseconds), so importing the engine and the
 3x3 path never pay for it.
@@ -32,23 +39,24 @@ import struct
 import zlib
 from importlib import resources
 
-from engine.board import Board
-from engine.solver import _Abort, _Solver, _solver
+from engine.board import Board, geometry
+from engine.exact import _Abort, _Solver, _solver
 
 __all__ = [
     "BOOK_NODES",
     "BOOK_SHAPES",
     "INSTANT_NODES",
-    "PAIRS",
     "Choice",
     "book_file",
     "book_move",
     "canonical",
+    "cold",
     "exact_choice",
     "load_book",
-    "pairing_holds",
-    "pairing_move",
     "read_book",
+    "safe_choice",
+    "searched_choice",
+    "steering",
     "uses_book",
     "write_book",
 ]
@@ -58,31 +66,15 @@ Shape = tuple[int, int, int]
 BOOK_SHAPES: frozenset[Shape] = frozenset({(4, 4, 4), (5, 5, 4), (5, 5, 5)})
 """Boards where ``impossible`` plays from the book (width, height, k)."""
 
-BOOK_NODES = 4_000
-"""A position whose exact choice costs more nodes than this (from a cold start) goes into
-the book; cheaper ones are searched when they come (about 10 ms)."""
+BOOK_NODES = 2_500
+"""On 4x4, a position whose exact choice costs more nodes than this (from a cold start)
+goes into the book; cheaper ones are searched when they come (INSTANT_NODES, a few ms)."""
 
-INSTANT_NODES = 12_000
-"""Node cap of the searches behind ``book_move`` (about 25 ms): past it the level
-searches instead. On 5x5 k=4 the exact choice fits from about 14 marks on (10 marks:
-about 400,000 nodes); on 4x4 the book leaves only positions of at most BOOK_NODES."""
-
-K5_EXACT_EMPTY = 11
-"""5x5 k=5 with at most this many empty cells: the exact choice (about 10,000 nodes at
-most), which sets the opponent traps, instead of the pairing move."""
-
-WIN_PROBE_NODES = 3_000
-"""Node cap of the 5x5 k=5 probe for a forced win before the pairing move."""
-
-PAIRS: tuple[tuple[int, int], ...] = (
-    (0, 1), (5, 10), (6, 18), (11, 16), (2, 7), (3, 23),
-    (4, 20), (19, 24), (8, 9), (13, 14), (15, 17), (21, 22),
-)  # fmt: skip
-"""5x5 k=5: one pair of cells in each of the 12 lines (the centre is in none). Found by
-a search over the lines in order; ``tests/engine/test_book.py`` checks that it covers
-every line with disjoint pairs."""
-
-_PARTNER = {a: b for a, b in PAIRS} | {b: a for a, b in PAIRS}
+INSTANT_NODES = 2_500
+"""Node cap of each search behind ``book_move`` (a few milliseconds; nodes cost 5-20 us):
+past it the level searches instead. On 4x4 the book leaves only positions of at most
+BOOK_NODES; on 5x5 the book holds the positions where neither the exact nor the safe
+choice fits."""
 
 _MAGIC = b"TTTB1"
 _ENTRY = struct.Struct("<QB")
@@ -164,56 +156,88 @@ def exact_choice(solver: _Solver, x: int, o: int, cap: int | None) -> Choice | N
     return min(c for _, orbit in groups for c in orbit), score
 
 
-def pairing_holds(bot_bits: int, other_bits: int) -> bool:
-    """Whether no pair has one cell of ``other_bits`` and its partner empty."""
-    taken = bot_bits | other_bits
-    return all(
-        not (other_bits >> a & 1 and not taken >> b & 1)
-        and not (other_bits >> b & 1 and not taken >> a & 1)
-        for a, b in PAIRS
-    )
-
-
-def pairing_move(board: Board) -> int:
-    """5x5 k=5: the partner of the opponent's cell whose partner is still empty, else the
-    first empty cell in the solver's order (centre first)."""
-    me, opp, _ = _sides(board.x_bits, board.o_bits)
+def steering(solver: _Solver, me: int, opp: int) -> list[int]:
+    """The empty cells, those that close the most (and fullest) of the opponent's open
+    lines and keep the most of the mover's first; ties in the solver's order. The first
+    move that holds there tends to leave a position that is quick to prove."""
+    masks = solver.geo.line_masks
+    through = solver.geo.lines_through
     taken = me | opp
-    for a, b in PAIRS:
-        if opp >> a & 1 and not taken >> b & 1:
-            return b
-        if opp >> b & 1 and not taken >> a & 1:
-            return a
-    solver = _solver(board)
-    return next(c for c in solver.order if not taken >> c & 1)
+
+    def weight(cell: int) -> int:
+        score = 0
+        for index in through[cell]:
+            mask = masks[index]
+            if not mask & me:
+                score += 1 + 4 * (mask & opp).bit_count()
+            if not mask & opp:
+                score += 1 + 2 * (mask & me).bit_count()
+        return score
+
+    cells = [c for c in solver.order if not taken >> c & 1]
+    return sorted(cells, key=lambda c: -weight(c))
 
 
-def _five_in_a_row(board: Board, solver: _Solver, cap: int | None) -> int | None:
-    """The pairing move, unless a probe finds a forced win or few cells are empty: then
-    the exact choice. None if a win needs more than ``cap`` nodes, or if the pairing no
-    longer holds (after exact moves) and the exact choice does not fit ``cap``."""
-    me, opp, ply = _sides(board.x_bits, board.o_bits)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
-    solver.limit(WIN_PROBE_NODES, math.inf)
+def safe_choice(solver: _Solver, x: int, o: int, cap: int | None) -> int | None:
+    """A proven move, cheaper than ``exact_choice``: the lowest of the shortest wins if the
+    mover has a forced win; else the first cell in ``steering`` order after which the
+    opponent has no forced win; else (the position is lost) the exact choice. None if
+    ``cap`` nodes do not suffice."""
+    me, opp, ply = _sides(x, o)
+    keys = solver.keys_of(x, o)
+    solver.trim()
+    solver.limit(cap, math.inf)
     try:
-        wins = solver.value(me, opp, keys, ply, 0, 1) >= 1
+        if solver.value(me, opp, keys, ply, 0, 1) < 1:
+            for cell in steering(solver, me, opp):
+                child = solver.child_keys(keys, cell, ply)
+                if solver.value(opp, me | 1 << cell, child, ply + 1, 0, 1) <= 0:
+                    return cell
+        _, groups = solver.optimal(me, opp, keys, ply)
     except _Abort:
-        wins = False
+        return None
     finally:
         solver.limit(None, math.inf)
-    if wins or board.size - ply <= K5_EXACT_EMPTY:
-        choice = exact_choice(solver, board.x_bits, board.o_bits, cap)
-        if choice is not None or wins:
-            return None if choice is None else choice[0]
-    cell = pairing_move(board)
-    # After exact moves the pairing may no longer hold: then it is no defence.
-    return cell if pairing_holds(me | 1 << cell, opp) else None
+    return min(c for _, orbit in groups for c in orbit)
 
 
-def book_move(board: Board, cap: int | None = INSTANT_NODES) -> int | None:
+_cold_solvers: dict[Shape, _Solver] = {}
+
+
+def _solver_of(shape: Shape) -> _Solver:
+    return _solver(Board(*shape))
+
+
+def cold(shape: Shape) -> _Solver:
+    """The shape's solver for capped book searches, its transposition table emptied, so
+    that a search's node count depends on the position alone."""
+    solver = _cold_solvers.get(shape)
+    if solver is None:
+        solver = _cold_solvers[shape] = _Solver(geometry(*shape))
+    solver.forget()
+    return solver
+
+
+def searched_choice(shape: Shape, key: int, cap: int | None) -> int | None:
+    """Steps 3 and 4 of ``book_move`` on the canonical position ``key`` (on 5x5 from a
+    cold table): its canonical cell, or None if none fits ``cap``."""
+    size = shape[0] * shape[1]
+    x, o = key & ((1 << size) - 1), key >> size
+    if size <= 16:
+        choice = exact_choice(_solver_of(shape), x, o, cap)
+        return None if choice is None else choice[0]
+    choice = exact_choice(cold(shape), x, o, cap)
+    if choice is not None:
+        return choice[0]
+    return safe_choice(cold(shape), x, o, cap)
+
+
+def book_move(
+    board: Board, cap: int | None = INSTANT_NODES, book: dict[int, int] | None = None
+) -> int | None:
     """``impossible``'s cell on a BOOK_SHAPES board (see the module docstring), or None
-    when a search of at most ``cap`` nodes does not find it (None: no cap). The board
-    must not be over."""
+    when a search of at most ``cap`` nodes does not find it (None: no cap). ``book``
+    replaces the shipped one. The board must not be over."""
     shape = (board.width, board.height, board.k)
     solver, key, sym = canonical(board)
     me, _, _ = _sides(board.x_bits, board.o_bits)
@@ -222,14 +246,11 @@ def book_move(board: Board, cap: int | None = INSTANT_NODES) -> int | None:
     if winning:
         return (winning & -winning).bit_length() - 1
     back = solver.inv[sym]
-    cell = load_book(shape).get(key)
+    cell = (load_book(shape) if book is None else book).get(key)
     if cell is not None:
         return back[cell]
-    if board.k == 5 and board.width == 5 and board.height == 5:
-        return _five_in_a_row(board, solver, cap)
-    size = board.size
-    choice = exact_choice(solver, key & ((1 << size) - 1), key >> size, cap)
-    return None if choice is None else back[choice[0]]
+    cell = searched_choice(shape, key, cap)
+    return None if cell is None else back[cell]
 
 
 def uses_book(board: Board) -> bool:

@@ -278,7 +278,12 @@ def _book(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.write(text + "\n")
         stdout.flush()
 
-    entries = build_book(shape, max_ply=args.max_ply, log=log)
+    known = None
+    if args.resume:
+        from engine.book import load_book
+
+        known = load_book(shape)
+    entries = build_book(shape, max_ply=args.max_ply, log=log, known=known)
     data = write_book(entries)
     target = Path(args.out or Path(__file__).parent / "data") / book_file(shape)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -354,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_shape_options(book)
     book.add_argument("--max-ply", type=int, default=None, help="boards over 16 cells: depth")
     book.add_argument("--out", default=None, help="folder to write to (the engine's data)")
+    book.add_argument(
+        "--resume", action="store_true", help="start from the shipped book (same result)"
+    )
 
     prove = commands.add_parser(
         "prove", help="check impossible's every move in every position it reaches"

@@ -20,9 +20,10 @@ boards); the first step that applies decides the move:
    ``budget`` where ``big_depth`` is None.
 
 ``impossible`` on 4x4 k=4, 5x5 k=4 and 5x5 k=5 first asks ``engine.book.book_move``
-(its book, the 5x5 k=5 pairing, capped exact choices): one move per position, the same
-in every orientation, proven by ``python -m engine prove``; only where that has no
-answer does it search (on 4x4 exactly, on 5x5 k=4 to its time budget).
+(its book, the 5x5 k=5 pairing, capped exact choices, on 5x5 k=4 capped safe choices):
+one move per position, the same in every orientation, proven by ``python -m engine
+prove``; only where that has no answer does it search (on 4x4 exactly, on 5x5 k=4 to
+its time budget).
 ``instant_move`` tells a caller whether a move needs no search.
 
 All chances and ties are drawn from the ``rng`` in that order, so a seed replays a game
@@ -316,8 +317,9 @@ def choose_move(
 
 def instant_move(board: Board, level: str) -> int | None:
     """``choose_move``'s cell at ``level`` if it takes no search (a book move, the 5x5 k=5
-    pairing, or an exact choice of at most INSTANT_NODES nodes: about 25 ms), else
-    None. Only ``impossible`` on the book's boards (engine.book) has such moves."""
+    pairing, or an exact or safe choice of at most INSTANT_NODES nodes each: a few
+    milliseconds), else None. Only ``impossible`` on the book's boards (engine.book) has
+    such moves."""
     policy = get_level(level)
     if not policy.is_perfect or board.is_over or not uses_book(board):
         return None

@@ -2,8 +2,8 @@
 
 Both walk the positions ``impossible`` reaches from the empty board, as X and as O:
 where it is to move it plays its one move, where the opponent is to move every reply is
-followed. Positions are merged by transposition and, where the level's move does not
-depend on the board's orientation (all but the pairing of 5x5 k=5), by symmetry.
+followed. Positions are merged by transposition and by symmetry (the level's move does
+not depend on the board's orientation).
 
 ``build_book`` chooses the level's move where the exact choice is dear (more than
 ``BOOK_NODES`` nodes from a cold start) and records it; ``prove`` replays the level
@@ -20,39 +20,35 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine.board import Board, Mark, geometry
-from engine.book import BOOK_NODES, INSTANT_NODES, book_move, exact_choice, pairing_holds
-from engine.solver import _Abort, _Solver, _solver, solve
+from engine.book import (
+    BOOK_NODES,
+    INSTANT_NODES,
+    book_move,
+    cold,
+    exact_choice,
+    safe_choice,
+)
+from engine.exact import _Abort, _Solver, _solver
+from engine.solver import solve
 
-__all__ = ["ProofReport", "build_book", "prove", "sound_choice", "walk"]
+__all__ = ["ProofReport", "build_book", "prove", "walk"]
 
 Shape = tuple[int, int, int]
 
 
-def _symmetric(shape: Shape) -> bool:
-    """Whether the level's move is the same in every orientation (not the pairing)."""
-    return shape != (5, 5, 5)
-
-
-def _node_key(board: Board, symmetric: bool) -> tuple[int, Board]:
-    """The position's key and the board the walk continues from."""
-    if not symmetric:
-        return board.x_bits | board.o_bits << board.size, board
-    solver = _cold_solvers.setdefault(board.k, _Solver(board.geometry))
+def _node_key(board: Board) -> tuple[int, Board]:
+    """The position's canonical key and the board, turned to match it, that the walk
+    continues from."""
+    solver = _solver(board)
     keys = solver.keys_of(board.x_bits, board.o_bits)
     key = min(keys)
     perm = solver.syms[keys.index(key)]
     return key, board.transformed(perm)
 
 
-_cold_solvers: dict[int, _Solver] = {}
-
-
-def _replies(board: Board, symmetric: bool) -> Iterator[int]:
-    """Every legal reply, one per class of the position's own symmetries if allowed."""
+def _replies(board: Board) -> Iterator[int]:
+    """Every legal reply, one per class of the position's own symmetries."""
     moves = board.legal_moves()
-    if not symmetric:
-        yield from moves
-        return
     stabiliser = [p for p in board.geometry.symmetries if board.transformed(p) == board]
     done = 0
     for cell in moves:
@@ -71,12 +67,19 @@ def walk(
     max_ply: int | None = None,
     ended: Callable[[Board], None] | None = None,
     start: Board | None = None,
+    dead: Callable[[Board], None] | None = None,
 ) -> Iterator[tuple[Board, int | None]]:
     """Every distinct position ``bot`` is to move in, with the move ``move`` makes there
     (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it.
     ``ended`` sees every finished game the walk reaches; ``start`` replaces the empty
-    board as the walk's root."""
-    symmetric = _symmetric(shape)
+    board as the walk's root.
+
+    With ``dead``, the walk stops at (and shows ``dead``) every position where every line
+    holds marks of both players: whatever anyone plays from there, the game is a draw,
+    so no move there can be wrong. (Not where ``engine.breaker`` proves that neither side
+    can win: that holds only while both defend, and the walk is there to check the
+    level's defence.)"""
+    masks = geometry(*shape).line_masks
     seen: set[int] = set()
     stack = [Board(*shape) if start is None else start]
     while stack:
@@ -87,55 +90,44 @@ def walk(
             continue
         if max_ply is not None and board.ply > max_ply:
             continue
-        key, board = _node_key(board, symmetric)
+        key, board = _node_key(board)
         if key in seen:
             continue
         seen.add(key)
+        x, o = board.x_bits, board.o_bits
+        if dead is not None and all(mask & x and mask & o for mask in masks):
+            dead(board)
+            continue
         if board.turn is bot:
             cell = move(board)
             yield board, cell
             if cell is not None:
                 stack.append(board.play(cell))
         else:
-            stack.extend(board.play(c) for c in _replies(board, symmetric))
+            stack.extend(board.play(c) for c in _replies(board))
 
 
 def _fresh(board: Board) -> _Solver:
     return _Solver(geometry(board.width, board.height, board.k))
 
 
-def sound_choice(board: Board) -> int:
-    """A proven move for positions too dear for ``exact_choice``: the exact choice if the
-    mover has a forced win (shortest line), else the first cell in the solver's order
-    that keeps the draw (or the exact choice if none does)."""
-    solver = _fresh(board)
-    x, o = board.x_bits, board.o_bits
-    me, opp = (x, o) if board.ply % 2 == 0 else (o, x)
-    keys = solver.keys_of(x, o)
-    ply = board.ply
-    solver.limit(None, math.inf)
-    if solver.value(me, opp, keys, ply, 0, 1) < 1:
-        for cell in solver.order:
-            if (me | opp) >> cell & 1:
-                continue
-            child = solver.child_keys(keys, cell, ply)
-            if solver.value(opp, me | 1 << cell, child, ply + 1, 0, 1) <= 0:
-                return cell
-    choice = exact_choice(solver, x, o, None)
-    assert choice is not None
-    return choice[0]
-
-
 def build_book(
-    shape: Shape, *, max_ply: int | None = None, log: Callable[[str], None] | None = None
+    shape: Shape,
+    *,
+    max_ply: int | None = None,
+    log: Callable[[str], None] | None = None,
+    known: dict[int, int] | None = None,
 ) -> dict[int, int]:
     """Book entries (canonical key -> canonical cell) for ``shape``.
 
     Up to 16 cells every position the level reaches is visited and its exact choice
     timed from a cold start; those over BOOK_NODES nodes are recorded. Bigger boards are
-    walked to ``max_ply`` marks, and every position there gets ``sound_choice``.
+    walked to ``max_ply`` marks; where neither capped search of ``book_move`` answers,
+    the uncapped ``safe_choice`` from a cold table is recorded. ``known`` entries (a
+    book built before, to fewer plies) are taken as they are: the build is deterministic,
+    so resuming from them gives the same book as building afresh.
     """
-    entries: dict[int, int] = {}
+    entries: dict[int, int] = dict(known or {})
     exact = shape[0] * shape[1] <= 16
 
     def choose(board: Board) -> int | None:
@@ -151,10 +143,16 @@ def build_book(
             if solver.count() > BOOK_NODES:
                 entries[key] = choice[0]
             return choice[0]
-        cell = sound_choice(board)
+        cell = book_move(board, cap=INSTANT_NODES, book=entries)
+        if cell is not None:
+            return cell
+        began = time.process_time()
+        cell = safe_choice(cold(shape), board.x_bits, board.o_bits, None)
+        assert cell is not None
         entries[key] = cell
         if log is not None:
-            log(f"  {board.text}  ->  {board.cell_number(cell)}")
+            spent = time.process_time() - began
+            log(f"  {board.text}  ->  {board.cell_number(cell)}  ({spent:.2f} s)")
         return cell
 
     for bot in (Mark.X, Mark.O):
@@ -183,6 +181,8 @@ class ProofReport:
     wins: int = 0
     searched: int = 0
     """Positions where the level has no book or cheap answer and searches instead."""
+    dead: int = 0
+    """Positions where neither side can complete a line any more (not walked further)."""
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -191,7 +191,8 @@ class ProofReport:
         verdict = "PROVEN" if not self.failures and not self.searched else "NOT PROVEN"
         return (
             f"{_name(self.shape)} as {self.bot.value}: {verdict}; {self.positions:,} positions "
-            f"where it moves ({self.wins:,} won), {self.searched:,} left to a search, "
+            f"where it moves ({self.wins:,} won; {self.dead:,} dead draws reached, not "
+            f"walked), {self.searched:,} left to a search, "
             f"{len(self.failures)} wrong moves, {self.seconds:.1f} s CPU; by ply: {plies}"
         )
 
@@ -210,14 +211,12 @@ def prove(
     ``limit`` of them) and check each of its moves with the exact solver.
 
     Where the level can win, its move must keep the win by the shortest forced line.
-    Elsewhere its move must leave the opponent no forced win, which on 5x5 k=5 the
-    pairing already shows while it holds (the walk then reaches every game's end and
-    checks that the opponent never completed a line). ``max_nodes`` caps each check's
+    Elsewhere its move must leave the opponent no forced win; the walk also checks that
+    no game it reaches ends in the opponent's win. ``max_nodes`` caps each check's
     search (one that runs out is a failure); ``progress`` sees the report every 10,000
     positions. ``start`` walks from that position instead of the empty board."""
     report = ProofReport(shape, bot)
     began = time.process_time()
-    five = shape == (5, 5, 5)
 
     def check(board: Board) -> int | None:
         cell = book_move(board, cap=INSTANT_NODES)
@@ -244,8 +243,6 @@ def prove(
                     report.failures.append(
                         f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
                     )
-            elif five and pairing_holds(me | 1 << cell, opp):
-                pass  # the opponent can never complete a line: see the walk's ends
             elif not after.is_over:
                 child = solver.child_keys(keys, cell, board.ply)
                 if solver.value(opp, me | 1 << cell, child, board.ply + 1, 0, 1) >= 1:
@@ -262,7 +259,10 @@ def prove(
         if board.winner is not None and board.winner is not bot:
             report.failures.append(f"{board.text}: the opponent won")
 
-    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start)
+    def dead(board: Board) -> None:
+        report.dead += 1
+
+    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start, dead=dead)
     for count, _ in enumerate(positions, start=1):
         if limit is not None and count >= limit:
             break

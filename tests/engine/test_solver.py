@@ -329,19 +329,26 @@ def test_finished_boards() -> None:
             call()
 
 
+def test_a_pairing_proves_5x5_k5_drawn_at_once() -> None:
+    """Every move on the empty 5x5 k=5 board draws: the breaker's pairing bound proves
+    it in a few thousand nodes, where the plain search could not finish."""
+    values = move_values(Board(5, 5, 5), max_nodes=5_000)
+    assert {v.result for v in values} == {"draw"} and len(values) == 25
+
+
 def test_too_big_to_solve_raises_unsolvable() -> None:
     with pytest.raises(UnsolvableError) as info:
         solve(Board(5, 5, 4), max_nodes=5_000)
     assert isinstance(info.value, EngineError)
     with pytest.raises(UnsolvableError):
-        move_values(Board(5, 5, 5), max_nodes=5_000)
+        move_values(Board(5, 5, 4), max_nodes=5_000)
     # The solver still works afterwards (its caches stay consistent).
     assert solve(Board(4, 4, 4)) == 0
 
 
 def test_small_cache_caps_keep_results_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """With tiny caps the tables age and are dropped mid-search; values stay exact."""
-    import engine.solver as solver_module
+    import engine.exact as solver_module
 
     monkeypatch.setattr(solver_module, "_SOLVERS", {})
     monkeypatch.setattr(solver_module, "_TT_LIMIT", 300)
@@ -364,7 +371,7 @@ def test_small_cache_caps_keep_results_exact(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_perfect_replays_the_same_whatever_the_caches(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.solver as solver_module
+    import engine.exact as solver_module
 
     rng = random.Random(21)
     boards = [random_game((4, 4, 4), rng.randint(0, 8), rng) for _ in range(8)]
