@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from bot.models import First, GameStatus
 from bot.store import Store
+from tests.past_the_book import line_past_the_book
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
@@ -48,10 +49,11 @@ async def test_5x5_k4_replies_past_the_book_go_to_the_pool(store: Store, clock: 
     game = await service.start_bot_game(
         GUILD, CHANNEL, ALICE, level="impossible", width=5, height=5, k=4, first=First.ME
     )
-    game = await service.play(game.id, ALICE, 12, 0)  # the book answers the centre
-    assert game.move_no == 2 and pool.jobs == 0
-    cell = game.board.legal_moves()[0]
-    game = await service.play(game.id, ALICE, cell, 2, await_reply=False)
+    clicks, replies = line_past_the_book()
+    for cell, reply in zip(clicks, replies, strict=False):  # the book's or a quick proof's
+        game = await service.play(game.id, ALICE, cell, game.move_no)
+        assert game.moves[-1] == reply and pool.jobs == 0
+    game = await service.play(game.id, ALICE, clicks[-1], game.move_no, await_reply=False)
     assert game.status is GameStatus.BOT_TO_MOVE and service.is_slow_search(game)
     game = await service.bot_reply(game)
-    assert game.move_no == 4 and pool.jobs == 1
+    assert game.move_no == 2 * len(clicks) and pool.jobs == 1

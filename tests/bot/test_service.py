@@ -37,6 +37,7 @@ from bot.service import GameService, ServiceConfig, ai
 from bot.service.pool import Cost
 from bot.store import Store
 from engine import Board, Mark
+from tests.past_the_book import line_past_the_book
 
 from .helpers import (
     ALICE,
@@ -823,6 +824,7 @@ async def test_cheap_replies_go_first_in_the_pool(
     gate = threading.Event()
     try:
         shapes = [("budgeted", "impossible", 5), ("deep", "hard", 5), ("quick", "medium", 4)]
+        clicks, _replies = line_past_the_book()
         games = []
         for i, (_name, level, side) in enumerate(shapes):
             game = await service.start_bot_game(
@@ -835,8 +837,9 @@ async def test_cheap_replies_go_first_in_the_pool(
                 k=4,
                 first=First.ME,
             )
-            if level == "impossible":  # its opening reply is the book's: it searches later
-                game = await service.play(game.id, ALICE, 5, game.move_no)
+            if level == "impossible":  # it answers from its book or a quick proof until
+                for cell in clicks[:-1]:  # the line's last click, where it searches
+                    game = await service.play(game.id, ALICE, cell, game.move_no)
             games.append(game)
         # Hold the worker (the test's pool runs threads) until every reply is waiting.
         holder = asyncio.create_task(service._pool.run(Cost.QUICK, gate.wait, 30.0))
@@ -845,6 +848,8 @@ async def test_cheap_replies_go_first_in_the_pool(
         tasks = []
         for (name, _level, _side), game in zip(shapes, games, strict=True):
             cell = next(c for c in (5, 6, 7, 8, 9) if game.board.cell(c) is None)
+            if name == "budgeted":
+                cell = clicks[-1]
             game = await service.play(game.id, ALICE, cell, game.move_no, await_reply=False)
             assert game.status is GameStatus.BOT_TO_MOVE
             task = asyncio.create_task(service.bot_reply(game))
@@ -860,7 +865,7 @@ async def test_cheap_replies_go_first_in_the_pool(
         games = await asyncio.gather(*tasks)
         assert finished == ["quick", "deep", "budgeted"]
         assert all(g.status is GameStatus.ACTIVE for g in games)
-        assert [g.move_no for g in games] == [4, 2, 2]
+        assert [g.move_no for g in games] == [2 * len(clicks), 2, 2]
     finally:
         gate.set()
         await service.close()

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 REPO = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO", "BotProcess", "bot_env"]
+__all__ = ["REPO", "BotProcess", "ai_paused", "ai_workers", "bot_env"]
 
 
 def bot_env(emu: Any, database: Path, *, dev_guild: Any = None, **extra: str) -> dict[str, str]:
@@ -198,3 +198,34 @@ def full_collections_held_back() -> Iterator[None]:
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+
+
+def _children(pid: int) -> list[int]:
+    """``pid``'s child processes, from /proc (Linux)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def ai_workers(bot: BotProcess) -> list[int]:
+    """The bot's search workers: the processes its forkserver forked, which are the bot's
+    grandchildren (its direct children are the forkserver and the resource tracker)."""
+    return [worker for child in _children(bot.process.pid) for worker in _children(child)]
+
+
+@contextlib.contextmanager
+def ai_paused(bot: BotProcess) -> Iterator[list[int]]:
+    """The bot's search workers stopped (SIGSTOP) while the block runs, as a host that
+    starves them would: a search sent to them stays owed until they go on (SIGCONT)."""
+    workers = ai_workers(bot)
+    assert workers, "the bot has no search worker yet"
+    for worker in workers:
+        os.kill(worker, signal.SIGSTOP)
+    try:
+        yield workers
+    finally:
+        for worker in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, signal.SIGCONT)

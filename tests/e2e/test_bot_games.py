@@ -12,7 +12,7 @@ import pytest
 from bot.ui import ids
 from discord_emulator import ButtonStyle, CallbackType, InteractionType
 from engine.levels import get_level
-from tests.e2e.processes import answered_thinking
+from tests.e2e.processes import ai_paused, answered_thinking
 
 from .helpers import (
     EMPTY,
@@ -463,28 +463,25 @@ async def test_many_games_at_once(arena: Arena) -> None:
 
 async def test_a_quick_reply_stuck_behind_a_search_still_answers_in_time(arena: Arena) -> None:
     """A 4x4 reply at medium is normally part of the click's answer; when it queues behind
-    a 5x5 search (one AI worker), the click is answered after QUICK_REPLY_SECONDS with
-    the player's move and "My move…", and the reply follows as an edit."""
+    a 5x5 search (one AI worker, held stopped here so that the search cannot end first),
+    the click is answered after QUICK_REPLY_SECONDS with the player's move and "My move…",
+    and the reply follows as an edit once the worker goes on."""
     alice, bob = arena.member("alice"), arena.member("bob")
     big = await arena.start_bot_game(
-        alice,
-        arena.channel("deep"),
-        size="5x5",
-        win_length=4,
-        difficulty="impossible",
-        first="me",
+        alice, arena.channel("deep"), size="5x5", win_length=4, difficulty="hard", first="me"
     )
     small = await arena.start_bot_game(
         bob, arena.channel("quick"), size="4x4", difficulty="medium", first="me"
     )
-    await arena.move(alice, big, 12, side=5)  # the opening's reply is a book move, instant
-    cell = arena.board(big, 5).cell_id(arena.board(big, 5).free()[0])
-    search = await arena.click(alice, arena.current(big), custom_id=cell)
-    assert answered_thinking(search.handle)  # past the book: the 5x5 search is now running
-    state = arena.board(small, 4)
-    answer = await arena.click(bob, state.message, custom_id=state.cell_id(state.free()[0]))
-    assert answer.type is CallbackType.UPDATE_MESSAGE and not answer.handle.failed
-    assert answered_thinking(answer.handle), "the reply should have waited for the search"
+    with ai_paused(arena.bot):
+        cell = arena.board(big, 5).cell_id(12)
+        search = await arena.click(alice, arena.current(big), custom_id=cell)
+        assert answered_thinking(search.handle)  # 5x5 at hard: a search, sent to the worker
+        state = arena.board(small, 4)
+        answer = await arena.click(bob, state.message, custom_id=state.cell_id(state.free()[0]))
+        assert answer.type is CallbackType.UPDATE_MESSAGE and not answer.handle.failed
+        assert answered_thinking(answer.handle), "the reply should have waited for the search"
+        assert answer.handle.original_edits == 0 and search.handle.original_edits == 0
     await answer.handle.edited_original()
     after = arena.board(small, 4)
     assert after.live and after.move_no == 2 and f"<@{bob.id}>, your move" in after.text

@@ -9,6 +9,7 @@ a turn that would have run out meanwhile goes on, with at least what was left of
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
 from contextlib import AbstractAsyncContextManager
@@ -18,7 +19,7 @@ from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from discord_emulator import CallbackType, Emulator, Permission, User
-from tests.e2e.processes import BotProcess, answered_thinking
+from tests.e2e.processes import BotProcess, ai_paused, answered_thinking
 from tests.overdue import run_out
 from tests.pgtools import read_rows
 
@@ -144,34 +145,36 @@ async def test_a_bot_reply_cut_short_by_sigkill_is_made_at_restart(
             arena = Arena(emu, guild, bot, tmp_path)
             alice, channel = arena.member("alice"), arena.channel()
             board = await arena.start_bot_game(
-                alice, channel, size="5x5", win_length=4, difficulty="impossible", first="me"
+                alice, channel, size="5x5", win_length=4, difficulty="hard", first="me"
             )
-            await arena.move(alice, board, 12, side=5)  # the opening's reply: from the book
             state = arena.board(board, 5)
-            # Past its book the strongest level thinks for a while on 5x5 k=4: the click
-            # is answered with the move saved and shown, and the bot dies while it is
-            # still thinking.
-            answer = await arena.click(alice, state.message, custom_id=state.cell_id(0))
-            assert answered_thinking(answer.handle), answer.handle.callback_data
-            await asyncio.sleep(0.5)
-            assert answer.handle.original_edits == 0, "the reply came too soon to be cut short"
-            await kill(bot)
+            # On 5x5 at hard the bot's reply is a search in its worker, stopped here: the
+            # click is answered with the move saved and shown, and the bot dies while the
+            # reply is owed (its worker with it).
+            with ai_paused(bot) as workers:
+                answer = await arena.click(alice, state.message, custom_id=state.cell_id(0))
+                assert answered_thinking(answer.handle), answer.handle.callback_data
+                await asyncio.sleep(0.5)
+                assert answer.handle.original_edits == 0, "the reply was not cut short"
+                await kill(bot)
+                for worker in workers:
+                    os.kill(worker, signal.SIGKILL)
         first_life = bot.log()
 
         async with launch() as bot:
             arena.bot = bot
             await eventually(
                 emu,
-                lambda: arena.board(board, 5).move_no == 4,
+                lambda: arena.board(board, 5).move_no == 2,
                 "the restarted bot makes its owed reply and shows it",
                 WAIT,
             )
             state = arena.board(board, 5)
-            assert state.live and state.marks[0] == "X" and state.marks.count("O") == 2
+            assert state.live and state.marks[0] == "X" and state.marks.count("O") == 1
             assert f"<@{alice.id}>, your move" in state.text
             assert edited_through_channel(emu, board)
             await arena.move(alice, board, state.free()[0], side=5, thinking=True)
-            assert arena.board(board, 5).move_no == 6
+            assert arena.board(board, 5).move_no == 4
             await arena.forfeit(alice, board, side=5)
             assert await bot.stop() == 0, bot.log()
 
@@ -264,16 +267,20 @@ async def test_a_board_or_channel_deleted_while_the_bot_was_down_ends_its_game_u
                     arena.channel(),
                     size="5x5",
                     win_length=4,
-                    difficulty="impossible",
+                    difficulty="hard",
                     first="me",
                 )
-                await arena.move(player, board, 12, side=5)  # the opening's reply: the book's
-                state = arena.board(board, 5)
-                # Past its book, the strongest level thinks for a while on 5x5 k=4.
-                answer = await arena.click(player, state.message, custom_id=state.cell_id(0))
-                assert answered_thinking(answer.handle), answer.handle.callback_data
                 boards.append(board)
-            await kill(bot)
+            # On 5x5 at hard each reply is a search in the worker, stopped here: the bot
+            # dies with both replies owed.
+            with ai_paused(bot) as workers:
+                for player, board in zip((alice, bob), boards, strict=True):
+                    state = arena.board(board, 5)
+                    answer = await arena.click(player, state.message, custom_id=state.cell_id(0))
+                    assert answered_thinking(answer.handle), answer.handle.callback_data
+                await kill(bot)
+                for worker in workers:
+                    os.kill(worker, signal.SIGKILL)
         first_life = bot.log()
         emu.delete_message(moderator, arena.current(boards[0]))
         gone = boards[1].channel

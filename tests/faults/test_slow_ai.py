@@ -1,8 +1,8 @@
-"""Slow searches: 5x5 k=4 games at ``impossible`` (1.5 s of search per reply past its
-book, one AI worker) never make a click miss the 3 s deadline, and never slow down 3x3
-clicks in other games: the event loop stays free (3x3 replies and book moves are computed
-on it in milliseconds, searches in the pool, and clicks that wait for one are deferred at
-once)."""
+"""Slow searches: 5x5 k=4 games at ``impossible`` played into the positions where it
+searches (1.5 s per reply past its book and its quick proofs, one AI worker) never make a
+click miss the 3 s deadline, and never slow down 3x3 clicks in other games: the event loop
+stays free (3x3 replies and book moves are computed on it in milliseconds, searches in
+the pool, and clicks that wait for one are deferred at once)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,17 @@ import asyncio
 import statistics
 import time
 
+from bot.ui import ids
 from discord_emulator import CallbackType
 from tests.e2e.processes import answered_thinking
+from tests.past_the_book import line_past_the_book
 
 from .arena import Arena, Table, assert_log_clean, free_cells
+
+
+def _cell_of(custom_id: str) -> int | None:
+    click = ids.parse(custom_id)
+    return click.cell if isinstance(click, ids.Cell) else None
 
 
 async def test_searches_do_not_delay_other_games(arena: Arena) -> None:
@@ -30,17 +37,25 @@ async def test_searches_do_not_delay_other_games(arena: Arena) -> None:
         for table in big + small:
             await table.new_game()
         searches = 0
+        clicks, _replies = line_past_the_book()
+        ahead = {id(table): list(clicks) for table in big}
+        """Each 5x5 game's clicks: the line into a search, then the first free cell."""
 
         async def search(table: Table) -> None:
             """Click a 5x5 board: the move shown at once, the board edited after the search
-            (or, for a book move, the reply shown with the click)."""
+            (or, for a book move or a quick proof, the reply shown with the click)."""
             nonlocal searches
             board = emu.message(table.board)  # type: ignore[arg-type]
             assert board is not None
             free = free_cells(board)
             if not free:
                 return
-            click = await emu.click(table.players[0], board, custom_id=free[0].custom_id)
+            line = ahead[id(table)]
+            cell = free[0].custom_id
+            if line:
+                cell = next(b.custom_id for b in free if _cell_of(b.custom_id) == line[0])
+                line.pop(0)
+            click = await emu.click(table.players[0], board, custom_id=cell)
             response = await click.response()
             if not answered_thinking(click):
                 assert response.type == CallbackType.UPDATE_MESSAGE, bot.log()
