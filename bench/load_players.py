@@ -172,6 +172,10 @@ def free_cells(message: Any) -> list[str]:
     ]
 
 
+class LostTable(Exception):
+    """A new game's start in this table failed: the table leaves the run."""
+
+
 class Game:
     def __init__(
         self,
@@ -198,6 +202,9 @@ class Game:
             emu.add_member(guild, user)  # type: ignore[arg-type]
         self.board: int | None = None
         self.finished = 0
+        self.lost = False
+        """Whether a new game's start failed ("This interaction failed": the bot did not
+        answer within 3 s); the table then leaves the run, counted."""
 
     async def start(self) -> None:
         emu, alice, bob = self.emu, *self.players
@@ -209,11 +216,16 @@ class Game:
         handle = await emu.run_command(alice, self.channel, "tictactoe", **options)
         await self.waits.answered(handle)
         response = await handle.response()
+        if response.failed:
+            self.lost = True
+            raise LostTable(self)
         assert response.message is not None and not response.ephemeral, response
         if self.members:
             accept = await emu.click(bob, response.message, label="Accept")
             await self.waits.answered(accept)
-            await accept.response()
+            if (await accept.response()).failed:
+                self.lost = True
+                raise LostTable(self)
         self.board = response.message.id
 
     async def replace_if_over(self) -> None:
@@ -231,11 +243,17 @@ class Game:
         asker, other = self.players
         click = await self.emu.click(asker, message, label="Rematch")
         await self.waits.answered(click)
-        challenge = (await click.response()).message
-        assert challenge is not None and not challenge.ephemeral, challenge
+        answer = await click.response()
+        if answer.failed:
+            self.lost = True
+            raise LostTable(self)
+        challenge = answer.message
+        assert challenge is not None and not challenge.ephemeral, answer
         accept = await self.emu.click(other, challenge, label="Accept")
         await self.waits.answered(accept)
-        await accept.response()
+        if (await accept.response()).failed:
+            self.lost = True
+            raise LostTable(self)
         self.board = challenge.id
 
     async def click(

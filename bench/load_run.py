@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.load_figures import GC, LAG, by_second, percentile, rss_kib, seconds_within
-from bench.load_players import Game, Stages, Waits
+from bench.load_players import Game, LostTable, Stages, Waits
 from bench.pg import (
     database_size,
     fresh_database,
@@ -159,6 +159,8 @@ async def run(
                             cpu_at.append(Cpu.now(pids, database_pid))
                             wire_at.append(emu.rate_limits.snapshot())
                         await table.replace_if_over()  # outside the click schedule
+                    except LostTable:
+                        return  # counted at the end: the bot failed to start its next game
                     except AssertionError:
                         if not emu.rate_limits.banned:
                             raise
@@ -236,6 +238,8 @@ async def run(
         f" (sent at {rate:.0f}/s; {waited_for_a_game} waited for a game to be free);"
         f" failed: {len(stats['failed'])}"
     )
+    lost = sum(t.lost for t in tables)
+    print(f"new games that failed to start (no answer within 3 s: the table left the run): {lost}")
     for key in ("3x3", "5x5", "5x5 edit", "5x5 reply"):
         values = stats[key]
         if values:
