@@ -181,7 +181,7 @@ def time_moves(shape: Shape, games: int, seed: int) -> dict[str, Timing]:
     """Per level: bot move times and results against ``rules``, sides alternating.
 
     ``impossible`` plays at most IMPOSSIBLE_TIMED games where it has no book (5x5 k=3): it
-    spends its whole time budget on most moves there.
+    searches on its time budget there (the table shows how much of it a move takes).
     """
     out = {}
     opponent = make_strategy("rules")
@@ -308,7 +308,7 @@ def render(
             "percentages, "
             "and seconds per bot move on one core of the machine that made this table. "
             f"`impossible` plays at most {IMPOSSIBLE_TIMED} games on 5x5 k=3, where it has no "
-            "book and uses its whole time budget on most moves. No exact opponent exists on "
+            "book and searches on its time budget. No exact opponent exists on "
             "5x5 k=3, so its levels are ordered by construction (search depth and rates), not "
             "held to the 10-point rule. "
             "5x5 with k = 3 is a first-player win, so there every level, `impossible` too, "
