@@ -28,10 +28,6 @@ from discord import ui
 from bot import errors, i18n
 from bot.i18n import Message, Translator, translator
 from bot.models import (
-    DELETED_MEMBER,
-    Challenge,
-    ChallengeStatus,
-    First,
     GameStatus,
     GuildData,
     GuildSettings,
@@ -61,10 +57,19 @@ from bot.ui.views import (
     text_view,
 )
 from engine import Mark
-from engine.analysis import MISSED_WIN, UNKNOWN, Review
 from engine.levels import LEVELS
+from tests.bot.samples import (
+    ALICE,
+    BIG,
+    BOB,
+    NOW,
+    REVIEW_KINDS,
+    every_challenge,
+    every_game,
+    game,
+    review_of,
+)
 from tests.bot.test_command_i18n import command_tree
-from tests.bot.test_i18n_lengths import ALICE, BIG, BOB, MANY, NOW, game
 from tests.bot.test_render import walk
 
 PSEUDO = "en-XA"
@@ -137,51 +142,15 @@ def test_the_check_catches_english() -> None:
 
 
 def test_boards_and_turn_pings(t: Translator) -> None:
-    for level in (None, *LEVELS):
-        games = [
-            game(PSEUDO, level=level),
-            game(PSEUDO, level=level, status=GameStatus.BOT_TO_MOVE, moves=23),
-        ]
-        for result, winner in [
-            (Result.WIN, Mark.X),
-            (Result.WIN, Mark.O),
-            (Result.DRAW, None),
-            (Result.FORFEIT, Mark.O),
-            (Result.TIMEOUT, Mark.X),
-            (Result.ABANDONED, None),
-        ]:
-            status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED
-            games.append(
-                game(PSEUDO, level=level, status=status, result=result, winner=winner, moves=25)
-            )
-        for item in games:
-            check_view(board_view(item))
-            if item.is_live and item.o_id is not None:
-                check(render.turn_ping_text(item, t), render.turn_ping_text(item, t, reminder=True))
-    deleted = game(PSEUDO, status=GameStatus.FINISHED, result=Result.FORFEIT, winner=Mark.O, x_id=0)
-    check_view(board_view(deleted))
+    for item in every_game(PSEUDO, (None, *LEVELS)):
+        check_view(board_view(item))
+        if item.is_live and item.o_id is not None:
+            check(render.turn_ping_text(item, t), render.turn_ping_text(item, t, reminder=True))
 
 
 def test_challenges(t: Translator) -> None:
-    for status in ChallengeStatus:
-        challenge = Challenge(
-            id=MANY,
-            guild_id=BIG,
-            channel_id=BIG,
-            message_id=BIG,
-            challenger_id=ALICE,
-            opponent_id=BOB,
-            width=5,
-            height=5,
-            k=4,
-            first=First.RANDOM,
-            status=status,
-            created_at=NOW,
-            expires_at=NOW,
-            locale=PSEUDO,
-        )
+    for challenge in every_challenge(PSEUDO):
         check_view(challenge_view(challenge))
-        check_view(challenge_view(dataclasses.replace(challenge, challenger_id=DELETED_MEMBER)))
 
 
 def test_the_leaderboard_and_stats(t: Translator) -> None:
@@ -208,19 +177,10 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
         check_view(text_view(render.stats_text(stats, t)))
 
 
-@pytest.mark.parametrize("kind", ["unknown", "missed", "mistake", "none"])
+@pytest.mark.parametrize("kind", REVIEW_KINDS)
 def test_reviews(kind: str, t: Translator) -> None:
     played = game(PSEUDO, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
-    values: tuple[str, ...]
-    turning, how = None, None
-    if kind == "unknown":
-        values = (UNKNOWN,) * 25 + ("draw",)
-    elif kind == "none":
-        values = ("X wins",) * 26
-    else:
-        values = ("X wins",) * 24 + ("draw", "draw")
-        turning, how = 24, MISSED_WIN if kind == "missed" else "mistake"
-    check(render.review_text(played, Review(played.moves, 5, 5, 4, values, turning, how), t))
+    check(render.review_text(played, review_of(played, kind), t))
 
 
 def test_stopping_and_calling_off(t: Translator) -> None:

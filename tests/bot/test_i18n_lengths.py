@@ -21,10 +21,6 @@ from discord import ui
 from bot import i18n
 from bot.i18n import Translator, translator
 from bot.models import (
-    DELETED_MEMBER,
-    Challenge,
-    ChallengeStatus,
-    First,
     Game,
     GameStatus,
     GuildData,
@@ -53,24 +49,23 @@ from bot.ui.views import (
     text_view,
 )
 from engine import Mark
-from engine.analysis import MISSED_WIN, UNKNOWN, Review
 from engine.levels import LEVELS
+from tests.bot import samples
+from tests.bot.samples import (
+    ALICE,
+    BIG,
+    BOB,
+    MANY,
+    REVIEW_KINDS,
+    every_challenge,
+    game,
+    review_of,
+)
 from tests.bot.test_render import MAX_COMPONENTS, MAX_TEXT, check_limits, walk
 
 MAX_CONTENT = 2000
 MAX_LABEL = 80
 LOCALES = sorted(name.replace("_", "-") for name in i18n.available())
-BIG = 2**63 - 1  # the longest snowflake: 19 digits in every mention
-ALICE, BOB = BIG, BIG - 1
-NOW = 4_102_444_800.0  # 2100: timestamps as long as they get this century
-MANY = 10**9  # a count no server reaches, so every count fits with room to spare
-
-
-_ROWS = ("XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOOX")  # a full 5 x 5 board, no 4 in a row
-_X = [row * 5 + col for row in range(5) for col in range(5) if _ROWS[row][col] == "X"]
-_O = [row * 5 + col for row in range(5) for col in range(5) if _ROWS[row][col] == "O"]
-FULL_5X5 = tuple(cell for pair in zip(_X, _O, strict=False) for cell in pair) + tuple(_X[12:])
-"""25 legal moves of a 5 x 5, 4-in-a-row game that nobody wins: every cell drawn."""
 
 
 def longest_level() -> str:
@@ -80,58 +75,8 @@ def longest_level() -> str:
     return max(LEVELS, key=width)
 
 
-def game(
-    locale: str,
-    *,
-    level: str | None = None,
-    status: GameStatus = GameStatus.ACTIVE,
-    result: Result | None = None,
-    winner: Mark | None = None,
-    moves: int = 24,
-    x_id: int | None = ALICE,
-) -> Game:
-    """A game as render sees it (render draws what it is given; no rules are checked)."""
-    o_id = None if level is not None else BOB
-    cells = FULL_5X5[:moves]
-    return Game(
-        id=MANY,
-        guild_id=BIG,
-        channel_id=BIG,
-        message_id=BIG,
-        x_id=x_id,
-        o_id=o_id,
-        bot_level=level,
-        width=5,
-        height=5,
-        k=4,
-        moves=cells,
-        status=status,
-        result=result,
-        winner_id=None if winner is None else BIG,
-        winner_mark=winner,
-        created_at=NOW,
-        updated_at=NOW,
-        turn_deadline=NOW if status.is_live else None,
-        locale=locale,
-    )
-
-
 def every_game(locale: str) -> Iterator[Game]:
-    level = longest_level()
-    for bot in (None, level):
-        yield game(locale, level=bot)  # live, the player on move
-        yield game(locale, level=bot, status=GameStatus.BOT_TO_MOVE, moves=23)
-        for result, winner in [
-            (Result.WIN, Mark.X),
-            (Result.WIN, Mark.O),
-            (Result.DRAW, None),
-            (Result.FORFEIT, Mark.O),
-            (Result.TIMEOUT, Mark.X),
-            (Result.ABANDONED, None),
-        ]:
-            status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED
-            yield game(locale, level=bot, status=status, result=result, winner=winner, moves=25)
-    yield game(locale, status=GameStatus.FINISHED, result=Result.FORFEIT, winner=Mark.O, x_id=0)
+    return samples.every_game(locale, (None, longest_level()))
 
 
 def labels(view: ui.View | ui.LayoutView) -> list[str]:
@@ -173,25 +118,8 @@ def test_boards(locale: str, t: Translator) -> None:
 
 
 def test_challenges(locale: str) -> None:
-    for status in ChallengeStatus:
-        challenge = Challenge(
-            id=MANY,
-            guild_id=BIG,
-            channel_id=BIG,
-            message_id=BIG,
-            challenger_id=ALICE,
-            opponent_id=BOB,
-            width=5,
-            height=5,
-            k=4,
-            first=First.RANDOM,
-            status=status,
-            created_at=NOW,
-            expires_at=NOW,
-            locale=locale,
-        )
+    for challenge in every_challenge(locale):
         check_v2(challenge_view(challenge))
-        check_v2(challenge_view(dataclasses.replace(challenge, challenger_id=DELETED_MEMBER)))
 
 
 def test_a_full_leaderboard_page(t: Translator) -> None:
@@ -231,19 +159,10 @@ def test_stats(locale: str, t: Translator) -> None:
     check_v2(text_view(render.stats_text(stats, t)))
 
 
-@pytest.mark.parametrize("kind", ["unknown", "missed", "mistake", "none"])
+@pytest.mark.parametrize("kind", REVIEW_KINDS)
 def test_reviews_of_a_full_5x5_board(kind: str, locale: str, t: Translator) -> None:
     played = game(locale, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
-    values: tuple[str, ...]
-    turning, how = None, None
-    if kind == "unknown":
-        values = (UNKNOWN,) * 25 + ("draw",)
-    elif kind == "none":
-        values = ("X wins",) * 26
-    else:
-        values = ("X wins",) * 24 + ("draw", "draw")
-        turning, how = 24, MISSED_WIN if kind == "missed" else "mistake"
-    review = Review(played.moves, 5, 5, 4, values, turning, how)
+    review = review_of(played, kind)
     check_content(render.review_text(played, review, t))
 
 
