@@ -72,7 +72,7 @@ def assert_log_clean(text: str, *, errors: int = 0) -> None:
 
 
 async def eventually(
-    emu: Emulator, predicate: Callable[[], bool], what: str, within: float
+    emu: Emulator, predicate: Callable[[], bool], what: str, within: float = WAIT
 ) -> None:
     """Wait up to ``within`` seconds for ``predicate``; fail saying ``what`` did not happen."""
     try:

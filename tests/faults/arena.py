@@ -20,7 +20,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,6 @@ CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-
 ANY_CELL = re.compile(r"\Attt:(?:cell|taken|over):(?P<game>[0-9]+):(?P<cell>[0-9]+)(?::[0-9]+)?\Z")
 """A board cell's custom_id: an empty cell to play, a live board's mark, a finished board's."""
 YOUR_MOVE = re.compile(r"<@([0-9]+)>, your move")
-LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) .*$", re.MULTILINE)
 
 FAST_ENV = {
     "AI_WORKERS": "1",
@@ -299,27 +298,6 @@ def acknowledged_moves(emu: Emulator) -> dict[tuple[int, int], int]:
             ):
                 accepted[(game, move)] = cell
     return accepted
-
-
-def log_errors(text: str) -> list[str]:
-    return LOG_ERROR.findall(text)
-
-
-def assert_log_clean(text: str) -> None:
-    """No ERROR/CRITICAL line and no traceback in a bot log."""
-    errors = log_errors(text)
-    assert not errors, "\n".join(errors)
-    assert "Traceback" not in text, text
-
-
-async def eventually(
-    emu: Emulator, predicate: Callable[[], bool], what: str, within: float = 10.0
-) -> None:
-    try:
-        async with asyncio.timeout(within):
-            await emu.wait_for(predicate)
-    except TimeoutError:
-        raise AssertionError(f"not within {within:g} s: {what}") from None
 
 
 # -- users who keep playing ------------------------------------------------------------------

@@ -16,13 +16,14 @@ import time
 
 import pytest
 
+from tests.e2e.helpers import eventually
+
 from .arena import (
     Arena,
     Table,
     acknowledged_moves,
     check_database,
     db_games,
-    eventually,
     moves_of,
     shows,
     wait_for_no_processes,

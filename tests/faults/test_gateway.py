@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from discord_emulator import CallbackType
+from tests.e2e.helpers import assert_log_clean, eventually
 
-from .arena import Arena, assert_log_clean, db_games, eventually, free_cells, shows
+from .arena import Arena, db_games, free_cells, shows
 
 
 async def test_clicks_work_after_dropped_connections(arena: Arena) -> None:

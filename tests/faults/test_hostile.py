@@ -8,8 +8,9 @@ import asyncio
 from typing import Any
 
 from discord_emulator import CallbackType
+from tests.e2e.helpers import assert_log_clean
 
-from .arena import Arena, assert_log_clean, dump, free_cells
+from .arena import Arena, dump, free_cells
 
 
 async def test_forged_and_invalid_input_changes_nothing(arena: Arena) -> None:

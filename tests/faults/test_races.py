@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from discord_emulator import CallbackType, Channel, Limits, Message, User
+from tests.e2e.helpers import assert_log_clean
 from tests.overdue import run_out
 
 from .arena import (
     CELL_ID,
     Arena,
     acknowledged_moves,
-    assert_log_clean,
     check_database,
     free_cells,
     moves_of,

@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from discord_emulator import CallbackType, Message, User
+from tests.e2e.helpers import assert_log_clean, eventually
 from tests.e2e.processes import answered_thinking
 
 from .arena import (
     Arena,
-    assert_log_clean,
     db_games,
-    eventually,
     free_cells,
     moves_of,
     shows,

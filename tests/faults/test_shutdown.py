@@ -8,11 +8,12 @@ import signal
 import sqlite3
 import time
 
+from tests.e2e.helpers import assert_log_clean
+
 from .arena import (
     Arena,
     Table,
     acknowledged_moves,
-    assert_log_clean,
     check_database,
     moves_of,
 )

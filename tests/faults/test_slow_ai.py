@@ -12,10 +12,11 @@ import time
 
 from bot.ui import ids
 from discord_emulator import CallbackType
+from tests.e2e.helpers import assert_log_clean
 from tests.e2e.processes import answered_thinking
 from tests.past_the_book import line_past_the_book
 
-from .arena import Arena, Table, assert_log_clean, free_cells
+from .arena import Arena, Table, free_cells
 
 
 def _cell_of(custom_id: str) -> int | None:
