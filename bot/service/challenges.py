@@ -38,6 +38,12 @@ __all__ = ["Challenges"]
 REACH_WINDOW = 600.0
 """The window of the cap on how many members one member's challenges may ping."""
 
+UNSHOWN_LAPSE = 10.0
+"""Seconds a new challenge stands before its message is recorded; recording it gives the
+challenge its full expiry. Discord wants the command's answer within 3 s, so a challenge
+still without a message after this was never shown (the bot stopped, or the answer was
+refused): it lapses instead of blocking both members, unseen, for the whole expiry."""
+
 
 class Challenges:
     def __init__(
@@ -108,6 +114,9 @@ class Challenges:
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
+            for pending in view.challenges:
+                if pending.challenger_id == challenger_id and pending.message_id is None:
+                    raise _unshown_error(pending)
             rules.check_channel(
                 view,
                 challenger_id,
@@ -127,7 +136,7 @@ class Challenges:
                 first=order,
                 status=ChallengeStatus.PENDING,
                 created_at=now,
-                expires_at=now + settings.challenge_timeout,
+                expires_at=now + min(UNSHOWN_LAPSE, settings.challenge_timeout),
                 rematch_of=rematch_of,
                 locale=locale,
             )
@@ -146,8 +155,11 @@ class Challenges:
                 ) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
-        # Its message shows the clock its game will get (the server's when accepted).
-        return dataclasses.replace(made, turn_seconds=settings.turn_timeout)
+        # Its message shows the expiry that recording the message gives it, and the clock
+        # its game will get (the server's when accepted).
+        return dataclasses.replace(
+            made, expires_at=now + settings.challenge_timeout, turn_seconds=settings.turn_timeout
+        )
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -191,8 +203,12 @@ class Challenges:
             raise ChallengeNotFound()
         return challenge
 
-    async def set_message(self, challenge_id: int, message_id: int) -> None:
-        if not await self._store.set_challenge_message(challenge_id, message_id):
+    async def set_message(self, challenge: Challenge, message_id: int) -> None:
+        """Record the message showing ``challenge`` (as ``create`` returned it), which
+        gives the challenge the expiry that message shows."""
+        if not await self._store.set_challenge_message(
+            challenge.id, message_id, challenge.expires_at
+        ):
             raise ChallengeNotFound()
 
     async def _open(
@@ -319,6 +335,8 @@ class Challenges:
 
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
     """The refusal of a second pending challenge, linking the first."""
+    if pending is not None and pending.message_id is None and pending.expires_at > now:
+        return _unshown_error(pending)
     if pending is None or pending.expires_at <= now:
         return ChallengePending(
             N_("Your last challenge has just ended; try again in a few seconds.")
@@ -328,6 +346,18 @@ def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
             "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
             " Withdraw button, or wait until it expires {when}.",
             link=Place(pending.guild_id, pending.channel_id, pending.message_id),
+            when=Moment(pending.expires_at),
+        )
+    )
+
+
+def _unshown_error(pending: Challenge) -> ChallengePending:
+    """The refusal while the challenger's last challenge has no message: being posted,
+    or never shown (then it lapses at its short expiry)."""
+    return ChallengePending(
+        N_(
+            "Your last challenge hasn't appeared yet; if it doesn't, you can challenge again"
+            " {when}.",
             when=Moment(pending.expires_at),
         )
     )

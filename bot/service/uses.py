@@ -119,8 +119,8 @@ class UseCases:
     ) -> Challenge:
         return await self.challenges.get(challenge_id, guild_id, message_id)
 
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self.challenges.set_message(challenge_id, message_id)
+    async def set_challenge_message(self, challenge: Challenge, message_id: int) -> None:
+        await self.challenges.set_message(challenge, message_id)
 
     # -- ending games -----------------------------------------------------------------------
 

@@ -97,7 +97,9 @@ INSERT_CHALLENGE = (
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     f" RETURNING {CHALLENGE_COLUMNS}"
 )
-SET_CHALLENGE_MESSAGE = "UPDATE challenges SET message_id = ? WHERE id = ? RETURNING id"
+SET_CHALLENGE_MESSAGE = (
+    "UPDATE challenges SET message_id = ?, expires_at = ? WHERE id = ? RETURNING id"
+)
 ANSWER_CHALLENGE = (
     f"UPDATE challenges SET status = ? WHERE id = ? AND {IS_PENDING} AND expires_at > ?"
     f" RETURNING {CHALLENGE_COLUMNS}"

@@ -347,9 +347,13 @@ class Store:
         """Whether a challenge was ever a rematch of the game."""
         return bool(await self._db.run_alone(sql.HAS_REMATCH, (game_id,)))
 
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
-        """Remember the message showing the challenge; False if there is no such challenge."""
-        return bool(await self._db.run_alone(sql.SET_CHALLENGE_MESSAGE, (message_id, challenge_id)))
+    async def set_challenge_message(
+        self, challenge_id: int, message_id: int, expires_at: float
+    ) -> bool:
+        """Remember the message showing the challenge, and set its expiry; False if there
+        is no such challenge."""
+        row = (message_id, expires_at, challenge_id)
+        return bool(await self._db.run_alone(sql.SET_CHALLENGE_MESSAGE, row))
 
     async def answer_challenge(
         self, challenge_id: int, status: ChallengeStatus, now: float

@@ -82,7 +82,7 @@ class Boards:
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
-            await self._service.set_challenge_message(item.id, message_id)
+            await self._service.set_challenge_message(item, message_id)
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),

@@ -107,7 +107,7 @@ async def test_one_pending_challenge_per_challenger_per_server(
     fair: GameService, clock: FakeClock
 ) -> None:
     first = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
-    await fair.challenges.set_message(first.id, 555)
+    await fair.challenges.set_message(first, 555)
     with pytest.raises(ChallengePending) as caught:
         await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)
     assert re.search(r"waiting for an answer: .*/555", shown(caught.value))

@@ -202,9 +202,9 @@ async def test_a_live_game_refuses_the_erasure_and_links_the_game(
 
 async def test_pending_challenges_are_withdrawn_and_deleted(service: GameService) -> None:
     mine = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
-    await service.challenges.set_message(mine.id, 900)
+    await service.challenges.set_message(mine, 900)
     theirs = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, ALICE)
-    await service.challenges.set_message(theirs.id, 901)
+    await service.challenges.set_message(theirs, 901)
     unrelated = await service.challenges.create(GUILD, CHANNEL + 2, BOB, CAROL)
 
     erased = await service.privacy.erase_member(GUILD, ALICE)
@@ -268,7 +268,7 @@ async def test_erasing_a_server_deletes_its_rows_and_no_other(
         raw(db_path, "INSERT INTO guild_settings (guild_id, updated_at) VALUES (?, 1)", (guild,))
         raw(db_path, "INSERT INTO game_channels VALUES (?, ?)", (guild, CHANNEL + 9))
     pending = await service.challenges.create(GUILD, CHANNEL + 9, CAROL, ALICE)
-    await service.challenges.set_message(pending.id, 555)
+    await service.challenges.set_message(pending, 555)
     other_before = counts(db_path, OTHER_GUILD)
     assert all(other_before.values()), other_before  # every table has rows to keep
     assert (await store.settings())["foreign_keys"] == 1

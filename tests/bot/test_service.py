@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import os
 import signal
 import threading
@@ -34,6 +35,7 @@ from bot.errors import (
 )
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
 from bot.service import GameService, ServiceConfig, ai
+from bot.service.challenges import UNSHOWN_LAPSE
 from bot.service.pool import Cost
 from bot.store import Store
 from engine import Board, Mark
@@ -65,7 +67,7 @@ async def test_challenge_and_accept_with_sides(service: GameService, clock: Fake
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.OPPONENT)
     assert challenge.status is ChallengeStatus.PENDING
     assert challenge.expires_at == clock.now + 60
-    await service.challenges.set_message(challenge.id, 555)
+    await service.challenges.set_message(challenge, 555)
     assert (await service.challenges.get(challenge.id)).message_id == 555
     game = await service.challenges.accept(challenge.id, BOB)
     assert (game.x_id, game.o_id) == (BOB, ALICE)  # OPPONENT: the challenged member is X
@@ -115,7 +117,8 @@ async def test_challenge_rejections(service: GameService) -> None:
         await service.challenges.create(GUILD, CHANNEL, ALICE, ALICE)
     with pytest.raises(BotChallenge):
         await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, opponent_is_bot=True)
-    await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    pending = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await service.challenges.set_message(pending, 700)  # posted, as the command does
     with pytest.raises(ChallengePending, match="You already have"):
         await service.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
     with pytest.raises(ChallengePending) as caught:
@@ -180,7 +183,7 @@ async def test_accept_and_decline_only_by_the_challenged(
     with pytest.raises(ChallengeNotFound):
         await service.challenges.get(99_999)
     with pytest.raises(ChallengeNotFound):
-        await service.challenges.set_message(99_999, 1)
+        await service.challenges.set_message(dataclasses.replace(declined, id=99_999), 1)
     again = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     withdrawn = await service.challenges.withdraw(again.id, ALICE)
     assert withdrawn.status is ChallengeStatus.WITHDRAWN
@@ -190,7 +193,7 @@ async def test_accept_and_decline_only_by_the_challenged(
 
 async def test_challenges_expire(service: GameService, clock: FakeClock) -> None:
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
-    await service.challenges.set_message(challenge.id, 123)
+    await service.challenges.set_message(challenge, 123)
     clock.advance(59.9)
     assert await service.challenges.expire() == []
     clock.advance(0.1)
@@ -205,6 +208,32 @@ async def test_challenges_expire(service: GameService, clock: FakeClock) -> None
     games, expired = await service.sweep()
     assert games == [] and [c.id for c in expired] == [other.id]
     assert await service.challenges.expire() == []
+
+
+async def test_a_challenge_never_shown_lapses_in_seconds(
+    service: GameService, clock: FakeClock
+) -> None:
+    """The bot stopped, or Discord refused the command's answer, between storing a
+    challenge and recording its message: nobody saw it, so it must not block its
+    challenger (or the channel) for the full expiry."""
+    unseen = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert unseen.expires_at == clock.now + 60  # what a posted message would show
+    with pytest.raises(ChallengePending) as caught:
+        await service.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    assert shown(caught.value) == (
+        "Your last challenge hasn't appeared yet; if it doesn't, you can challenge again"
+        f" <t:{int(clock.now + UNSHOWN_LAPSE)}:R>."
+    )
+    with pytest.raises(ChallengePending, match="hasn't appeared yet"):  # in another channel
+        await service.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)
+    clock.advance(UNSHOWN_LAPSE)
+    _, expired = await service.sweep()
+    assert [c.id for c in expired] == [unseen.id]
+    again = await service.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    await service.challenges.set_message(again, 124)  # shown: the full expiry
+    clock.advance(59.9)
+    assert await service.challenges.expire() == []
+    assert (await service.challenges.get(again.id)).message_id == 124
 
 
 async def test_a_click_on_an_expired_challenge_leaves_the_others_to_the_sweep(
@@ -228,8 +257,8 @@ async def test_expired_challenges_are_returned_with_their_messages(
 ) -> None:
     one = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     two = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, 44)
-    await service.challenges.set_message(one.id, 1)
-    await service.challenges.set_message(two.id, 2)
+    await service.challenges.set_message(one, 1)
+    await service.challenges.set_message(two, 2)
     clock.advance(61)
     expired = await service.challenges.expire()
     assert [(c.id, c.message_id, c.status) for c in expired] == [

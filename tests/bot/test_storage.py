@@ -561,10 +561,10 @@ async def test_challenges(store: Store) -> None:
     view = await store.channel_view(GUILD, CHANNEL, NOW)
     assert view.challenges == (challenge,) and view.games == ()
     assert (await store.channel_view(GUILD, CHANNEL, NOW + 60)).challenges == ()
-    assert await store.set_challenge_message(challenge.id, 9)
-    assert not await store.set_challenge_message(challenge.id + 1, 9)
-    assert await store.expire_challenges(NOW + 59) == []
-    expired = await store.expire_challenges(NOW + 60)
+    assert await store.set_challenge_message(challenge.id, 9, NOW + 61)
+    assert not await store.set_challenge_message(challenge.id + 1, 9, NOW + 61)
+    assert await store.expire_challenges(NOW + 60) == []
+    expired = await store.expire_challenges(NOW + 61)
     assert [c.id for c in expired] == [challenge.id]
     assert expired[0].status is ChallengeStatus.EXPIRED and expired[0].message_id == 9
     assert await store.answer_challenge(challenge.id, ChallengeStatus.DECLINED, NOW) is None

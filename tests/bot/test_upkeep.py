@@ -49,6 +49,7 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
     game = await member_game(first, ALICE, BOB)
     game = await first.play(game.id, ALICE, 4, 0)
     challenge = await first.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)
+    await first.challenges.set_message(challenge, 600)
     await first.sweep()  # the last sign of life
     left = game.turn_deadline - clock.now
     clock.advance(10)
@@ -191,7 +192,7 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     assert stored is not None and stored.message_id is None  # nothing redraws it
 
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB)
-    await service.challenges.set_message(challenge.id, 902)
+    await service.challenges.set_message(challenge, 902)
     _, withdrawn = await service.upkeep.message_gone(GUILD, CHANNEL, 902)
     assert [(c.id, c.status) for c in withdrawn] == [(challenge.id, ChallengeStatus.WITHDRAWN)]
 
@@ -288,7 +289,7 @@ async def test_a_click_on_another_message_than_the_recorded_one_changes_nothing(
 ) -> None:
     service = make_service(store, clock, executor)
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.ME)
-    await service.challenges.set_message(challenge.id, 500)
+    await service.challenges.set_message(challenge, 500)
     with pytest.raises(ChallengeNotFound):
         await service.challenges.accept(challenge.id, BOB, GUILD, message_id=501)
     with pytest.raises(ChallengeNotFound):
