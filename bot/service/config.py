@@ -16,6 +16,7 @@ from bot.tunables import (
     PING_GRACE,
     REVIEW_COOLDOWN,
     SERVER_GAMES,
+    SWEEP_INTERVAL,
     TURN_TIMEOUT,
 )
 
@@ -54,3 +55,5 @@ class ServiceConfig:
     # (None: kept for good) after which finished games are deleted (ratings stay).
     left_server_days: float = LEFT_SERVER_DAYS.default
     history_days: float | None = HISTORY_DAYS.default
+    # Seconds between two sweeps: a reminder due before the next sweep goes in this one.
+    sweep_interval: float = SWEEP_INTERVAL.default

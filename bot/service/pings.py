@@ -158,10 +158,11 @@ class TurnPings:
         self._config = config
         self._clock = clock
 
-    async def due(self, sweep_interval: float) -> list[Due]:
+    async def due(self) -> list[Due]:
         """The pings due now in this process's servers (all if the config has no
         ``shards``), oldest turn first."""
         now = self._clock()
+        sweep_interval = self._config.sweep_interval
         # Coarse bounds, to keep the rows few: no grace is under MIN_GRACE, and no
         # reminder comes more than REMINDER_LEAD plus a sweep before its deadline.
         waiting = await self._store.pings.waiting(

@@ -245,8 +245,8 @@ class UseCases:
 
     # -- turn notifications -----------------------------------------------------------------
 
-    async def pings_due(self, sweep_interval: float) -> list[Due]:
-        return await self.pings.due(sweep_interval)
+    async def pings_due(self) -> list[Due]:
+        return await self.pings.due()
 
     async def ping_still_due(self, item: Due) -> bool:
         return await self.pings.still_due(item)

@@ -163,6 +163,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             shards=owned_shards(self.settings),
             left_server_days=self.settings.left_server_days,
             history_days=self.settings.history_days,
+            sweep_interval=self.settings.sweep_interval,
         )
         self.service = GameService(self.store, config)
         self.outbox = Outbox(share_of_limit(config.shards))
@@ -314,7 +315,7 @@ class TicTacToeBot(commands.AutoShardedBot):
                 await self.boards.notify(game)
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
-            await self.boards.notices.sweep(self.settings.sweep_interval)
+            await self.boards.notices.sweep()
             # Pruning and erasing servers left long ago: no request to Discord.
             await self.service.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:

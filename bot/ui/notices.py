@@ -115,7 +115,7 @@ class Notices:
                 self._redrawn.add(game.id)
             self._queue_delete(ping.game_id, ping.channel_id, ping.message_id, game.guild_id)
 
-    async def sweep(self, sweep_interval: float) -> None:
+    async def sweep(self) -> None:
         """Delete what is stale, then send the pings due."""
         service = self._service
         self._forget_expired()
@@ -126,7 +126,7 @@ class Notices:
             self._deleted = None
         for proposal, channel_id in await service.lapsed_calloffs():
             self._queue_lapsed(proposal, channel_id)
-        for item in await service.pings_due(sweep_interval):
+        for item in await service.pings_due():
             self._queue_ping(item)
 
     async def _tidy_stale(self, stale: list[tuple[int, int, int, int]], deleted: set[int]) -> None:

@@ -149,12 +149,12 @@ async def test_an_idle_player_is_due_one_ping_after_the_grace(
     pings = service.pings
     game = await member_game(service)  # ALICE to move; BOB accepted
     clock.advance(GRACE - 1)
-    assert await pings.due(5.0) == []
+    assert await pings.due() == []
     clock.advance(1)
-    (item,) = await pings.due(5.0)
+    (item,) = await pings.due()
     assert (item.game.id, item.kind, item.game.current_player_id) == (game.id, Kind.PING, ALICE)
     assert (await pings.record(item, 501)).won
-    assert await pings.due(5.0) == [], "once per turn"
+    assert await pings.due() == [], "once per turn"
     assert await pings.standing(game) is None, "its turn is not over"
 
     moved = await service.play(game.id, ALICE, 4, game.move_no)
@@ -164,7 +164,7 @@ async def test_an_idle_player_is_due_one_ping_after_the_grace(
     assert await pings.stale() == [(game.id, CHANNEL, 501, GUILD)]
     await pings.forget(game.id, 501)
     assert await pings.stale() == []
-    assert await pings.due(5.0) == [], "BOB's turn has just begun"
+    assert await pings.due() == [], "BOB's turn has just begun"
 
 
 async def test_the_reminder_replaces_the_first_ping_once_per_turn(
@@ -174,17 +174,17 @@ async def test_the_reminder_replaces_the_first_ping_once_per_turn(
     turn = service.config.turn_timeout  # 300 s: the reminder comes 60-65 s before
     await member_game(service)
     clock.advance(GRACE)
-    (first,) = await pings.due(5.0)
+    (first,) = await pings.due()
     await pings.record(first, 1)
     clock.advance(turn - REMINDER_LEAD - 5.0 - GRACE)
-    (item,) = await pings.due(5.0)
+    (item,) = await pings.due()
     assert item.kind is Kind.REMINDER and item.standing is not None
     assert item.standing.message_id == 1, "deleted before the reminder goes"
     claim = await pings.record(item, 2)
     assert claim.won and claim.replaced is not None and claim.replaced.message_id == 1
-    assert await pings.due(5.0) == []
+    assert await pings.due() == []
     clock.advance(REMINDER_LEAD)
-    assert await pings.due(5.0) == []
+    assert await pings.due() == []
 
 
 async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
@@ -193,13 +193,13 @@ async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
     pings = service.pings
     game = await member_game(service)
     clock.advance(GRACE)
-    (item,) = await pings.due(5.0)
+    (item,) = await pings.due()
     await pings.refused(item.game)
     clock.advance(200)  # the reminder's time too
-    assert await pings.due(5.0) == []
+    assert await pings.due() == []
     moved = await service.play(game.id, ALICE, 4, game.move_no)
     clock.advance(GRACE)
-    assert [i.game.id for i in await pings.due(5.0)] == [moved.id]
+    assert [i.game.id for i in await pings.due()] == [moved.id]
 
 
 async def test_the_first_mover_who_accepted_is_left_alone(
@@ -209,7 +209,7 @@ async def test_the_first_mover_who_accepted_is_left_alone(
     game = await service.challenges.accept(challenge.id, BOB)
     assert game.current_player_id == BOB
     clock.advance(service.config.turn_timeout - 1)
-    assert await service.pings.due(5.0) == []
+    assert await service.pings.due() == []
 
 
 async def test_choices_are_kept_per_member_and_server(
@@ -222,19 +222,19 @@ async def test_choices_are_kept_per_member_and_server(
     assert await pings.choice(GUILD + 1, ALICE) is None
     await member_game(service)  # ALICE to move
     clock.advance(GRACE)
-    assert await pings.due(5.0) == []
+    assert await pings.due() == []
     await pings.set_choice(GUILD, ALICE, True)
-    assert len(await pings.due(5.0)) == 1
+    assert len(await pings.due()) == 1
     await service.guilds.update(GUILD, {"turn_pings": False})
-    assert len(await pings.due(5.0)) == 1, "her own choice beats the server's"
+    assert len(await pings.due()) == 1, "her own choice beats the server's"
     await service.guilds.update(GUILD, {"ping_grace": 3600.0, "turn_pings": True})
-    assert await pings.due(5.0) == [], "the server's longer grace applies"
+    assert await pings.due() == [], "the server's longer grace applies"
 
 
 async def test_games_against_the_bot_never_ping(service: GameService, clock: FakeClock) -> None:
     await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
     clock.advance(service.config.turn_timeout - 1)
-    assert await service.pings.due(5.0) == []
+    assert await service.pings.due() == []
 
 
 async def test_an_ended_games_ping_stays_listed_until_its_message_is_gone(
@@ -243,7 +243,7 @@ async def test_an_ended_games_ping_stays_listed_until_its_message_is_gone(
     pings = service.pings
     game = await member_game(service)
     clock.advance(GRACE)
-    (item,) = await pings.due(5.0)
+    (item,) = await pings.due()
     await pings.record(item, 55)
     ended = await service.endings.forfeit(game.id, BOB)
     assert (await pings.standing(ended)) is not None

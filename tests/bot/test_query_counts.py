@@ -58,7 +58,7 @@ async def test_each_use_case_keeps_its_query_count(
         clock.advance(100)
         _, n = await counter(service.sweep())
         assert n <= 6
-        _, n = await counter(service.pings_due(1.0))
+        _, n = await counter(service.pings_due())
         assert n == 1
     finally:
         await store.trace(None)

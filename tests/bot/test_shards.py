@@ -220,7 +220,7 @@ async def test_two_processes_sweep_each_game_once(
             assert {g.id for g in games} == ids_in(world.overdue, mine), name
             assert all(g.result is Result.TIMEOUT for g in games)
             assert {c.id for c in challenges} == ids_in(world.challenge, mine), name
-            due = await service.pings.due(5.0)
+            due = await service.pings.due()
             assert {item.game.id for item in due} == ids_in(world.reminder, mine), name
             stale = await service.pings.stale()
             assert {row[0] for row in stale} == ids_in(world.left_behind, mine), name
