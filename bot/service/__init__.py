@@ -9,7 +9,7 @@ layer imports this package only, never its modules: what it needs of them is her
 """
 
 from bot.service.config import ServiceConfig
-from bot.service.games import TIME_RAN_OUT, GameService
+from bot.service.games import TIME_RAN_OUT, GameService, Moved
 from bot.service.guilds import read_duration
 from bot.service.pings import GRACE, Due, Ping, Recorded
 from bot.service.privacy import CONFIRM_SECONDS
@@ -24,6 +24,7 @@ __all__ = [
     "Choices",
     "Due",
     "GameService",
+    "Moved",
     "Ping",
     "Recorded",
     "ServiceConfig",

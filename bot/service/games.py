@@ -30,6 +30,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from bot.errors import (
     AlreadyPlaying,
@@ -46,7 +47,7 @@ from bot.service.config import ServiceConfig
 from bot.service.endings import Endings
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.service.pings import TurnPings
+from bot.service.pings import Ping, TurnPings, turn_over
 from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
 from bot.service.replies import BotReplies
@@ -58,12 +59,21 @@ from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
-__all__ = ["TIME_RAN_OUT", "GameService"]
+__all__ = ["TIME_RAN_OUT", "GameService", "Moved"]
 
 log = logging.getLogger(__name__)
 
 STRANDED_AFTER = 30.0
 """Seconds a BOT_TO_MOVE game may wait before ``sweep()`` computes the move itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A move played (``GameService.move``): the game after it, and the turn ping the
+    move made stale, whose message is to be deleted."""
+
+    game: Game
+    stale_ping: Ping | None
 
 
 class GameService(UseCases):
@@ -317,9 +327,34 @@ class GameService(UseCases):
         bot's reply, unless ``await_reply`` is False and the reply needs the pool: then the
         game comes back at BOT_TO_MOVE and ``bot_reply`` completes it.
         """
+        moved = await self.move(
+            game_id,
+            user_id,
+            cell,
+            move_no,
+            guild_id=guild_id,
+            message_id=message_id,
+            await_reply=await_reply,
+        )
+        return moved.game
+
+    async def move(
+        self,
+        game_id: int,
+        user_id: int,
+        cell: int,
+        move_no: int,
+        *,
+        guild_id: int | None = None,
+        message_id: int | None = None,
+        await_reply: bool = True,
+    ) -> Moved:
+        """``play``, and the turn ping the move made stale, read with the game: a click
+        needs no second read to tidy it. (A ping recorded between that read and the
+        move is left to the sweep's ``stale``.)"""
         async with self._locks[game_id]:
             now = self._clock()
-            game = await self._writer.get_game(game_id, guild_id, message_id)
+            game, standing = await self._writer.get_game_and_ping(game_id, guild_id, message_id)
             await self._writer.settle_if_overdue(game, now)
             rules.check_move(game, user_id, cell, move_no)
             new = rules.advance(game, cell, now, self.config.turn_timeout)
@@ -337,8 +372,8 @@ class GameService(UseCases):
             if not written:
                 raise await self._writer.conflict(game_id, guild_id)
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
-            return await self._bot_move(new)
-        return new
+            new = await self._bot_move(new)
+        return Moved(new, turn_over(new, standing))
 
     async def bot_reply(self, game: Game) -> Game:
         """``game`` after the bot's owed move (as stored: if someone else made it, theirs)."""

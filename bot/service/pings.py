@@ -82,6 +82,15 @@ def ping_of(standing: StandingPing | None) -> Ping | None:
     return Ping(standing.game_id, standing.channel_id, standing.message_id)
 
 
+def turn_over(game: Game, standing: StandingPing | None) -> Ping | None:
+    """``standing``, ``game``'s ping, if its turn is over (the game moved on or ended)."""
+    if game.is_bot_game or standing is None:
+        return None
+    if game.is_live and standing.move_no == game.move_no:
+        return None
+    return ping_of(standing)
+
+
 @dataclass(frozen=True, slots=True)
 class Due:
     """A ping to send for ``game``'s turn; ``standing`` (if any) goes first."""
@@ -199,10 +208,7 @@ class TurnPings:
         """``game``'s standing ping if its turn is over (the game moved on or ended)."""
         if game.is_bot_game:
             return None
-        ping = await self._store.pings.get(game.id)
-        if ping is None or (game.is_live and ping.move_no == game.move_no):
-            return None
-        return ping_of(ping)
+        return turn_over(game, await self._store.pings.get(game.id))
 
     async def forget(self, game_id: int, message_id: int) -> None:
         """Forget a ping whose message Discord deleted or no longer knows."""

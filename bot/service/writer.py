@@ -13,7 +13,7 @@ from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
 from bot.i18n import N_
 from bot.models import Game, Result
 from bot.service import rules
-from bot.store import Store
+from bot.store import StandingPing, Store
 
 __all__ = ["TIME_RAN_OUT", "Writer"]
 
@@ -29,12 +29,14 @@ class Writer:
     ) -> Game:
         """The game; GameNotFound if missing, (with ``guild_id``) in another guild, or
         (with ``message_id``, the clicked message) shown by another message than that."""
-        game = await self._store.get_game(game_id)
-        if game is None or (guild_id is not None and game.guild_id != guild_id):
-            raise GameNotFound()
-        if not rules.on_its_message(game.message_id, message_id):
-            raise GameNotFound()
-        return game
+        return _checked(await self._store.get_game(game_id), guild_id, message_id)
+
+    async def get_game_and_ping(
+        self, game_id: int, guild_id: int | None = None, message_id: int | None = None
+    ) -> tuple[Game, StandingPing | None]:
+        """``get_game``, and the game's standing turn ping, read in the same statement."""
+        game, standing = await self._store.pings.with_game(game_id)
+        return _checked(game, guild_id, message_id), standing
 
     async def write(self, new: Game, before: Game) -> bool:
         """Write ``new`` if the game is still at ``before``; an ending settles the result."""
@@ -61,3 +63,13 @@ class Writer:
             if not await self.write(ended, game):
                 ended = await self.get_game(game.id)  # settled elsewhere meanwhile
             raise GameOver(TIME_RAN_OUT, game=ended)
+
+
+def _checked(game: Game | None, guild_id: int | None, message_id: int | None) -> Game:
+    """``game``; GameNotFound if missing, (with ``guild_id``) in another guild, or (with
+    ``message_id``) shown by another message."""
+    if game is None or (guild_id is not None and game.guild_id != guild_id):
+        raise GameNotFound()
+    if not rules.on_its_message(game.message_id, message_id):
+        raise GameNotFound()
+    return game

@@ -22,6 +22,11 @@ __all__ = ["Claim", "PingStore", "StandingPing", "TurnState"]
 
 _COLUMNS = "game_id, channel_id, message_id, user_id, move_no, reminder"
 STANDING = f"SELECT {_COLUMNS} FROM turn_pings WHERE game_id = ?"
+GAME_AND_STANDING = (
+    f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))},"
+    f" {', '.join('t.' + c for c in _COLUMNS.split(', '))}"
+    " FROM games AS g LEFT JOIN turn_pings AS t ON t.game_id = g.id WHERE g.id = ?"
+)
 GAME_STATE = f"SELECT move_no, {IS_ACTIVE} FROM games WHERE id = ?"
 UPSERT = (
     f"INSERT INTO turn_pings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
@@ -153,6 +158,15 @@ class PingStore:
     async def get(self, game_id: int) -> StandingPing | None:
         rows = await self._db.run_alone(STANDING, (game_id,))
         return _standing(rows[0]) if rows else None
+
+    async def with_game(self, game_id: int) -> tuple[Game | None, StandingPing | None]:
+        """The game and its standing ping (if any), in one statement."""
+        rows = await self._db.run_alone(GAME_AND_STANDING, (game_id,))
+        if not rows:
+            return None, None
+        row = rows[0]
+        ping = _standing(row[_WAITING:]) if row[_WAITING] is not None else None
+        return game_from_row(row[:_WAITING]), ping
 
     async def claim(
         self, ping: StandingPing, outranks: Callable[[StandingPing | None], bool]

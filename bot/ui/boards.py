@@ -21,7 +21,7 @@ import discord
 
 from bot.errors import GameError
 from bot.models import Challenge, Game, GameStatus
-from bot.service import GameService
+from bot.service import GameService, Moved
 from bot.ui.notices import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Notices, reachable
 from bot.ui.outbox import Outbox
 from bot.ui.views import board_view, challenge_mentions, challenge_view
@@ -171,6 +171,11 @@ class Boards:
         notification if that turn is over (``bot.ui.notices``; the sweep sends them)."""
         if not game.is_bot_game:
             await self.notices.tidy(game, click)
+
+    def notify_moved(self, moved: Moved, click: discord.Interaction) -> None:
+        """``notify`` after a move by ``click``, with the stale ping the move read."""
+        if not moved.game.is_bot_game:
+            self.notices.tidy_known(moved.game, click, moved.stale_ping)
 
     def queue_redraw(self, item: Game | Challenge) -> None:
         """Redraw through the outbox: a later redraw of the same message supersedes it."""

@@ -109,7 +109,7 @@ class Buttons:
         game_id = click.game
         service = self._service
         try:
-            game = await service.play(
+            moved = await service.move(
                 game_id,
                 interaction.user.id,
                 click.cell,
@@ -122,6 +122,7 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
+        game = moved.game
         if game.status is GameStatus.BOT_TO_MOVE:
             reply = asyncio.ensure_future(service.bot_reply(game))
             if not service.is_slow_search(game):  # usually quick, unless the pool is busy
@@ -133,8 +134,12 @@ class Buttons:
                 await self._boards.notify(game, interaction)
                 return
             game = reply.result()
+            await self._boards.answer(interaction, game)
+            await self._boards.notify(game, interaction)
+            return
         await self._boards.answer(interaction, game)
-        await self._boards.notify(game, interaction)  # after the answer: the last ping goes
+        # After the answer: the last ping goes (known from the move's read).
+        self._boards.notify_moved(moved, interaction)
 
     async def taken(self, interaction: discord.Interaction, click: ids.Taken) -> None:
         """A click on a mark of a live board: "already taken", nothing changes. If the game

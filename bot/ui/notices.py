@@ -105,11 +105,21 @@ class Notices:
     async def tidy(self, game: Game, click: discord.Interaction | None = None) -> None:
         """Delete ``game``'s ping once its turn is over (a move, or the game's end);
         ``click``: the click that made ``game`` what it is (its token may ping next)."""
+        self._remember(game, click)
+        self._delete_stale(game, await self._service.ping_to_delete(game))
+
+    def tidy_known(self, game: Game, click: discord.Interaction | None, stale: Ping | None) -> None:
+        """``tidy`` when the stale ping is known already (read with the move)."""
+        self._remember(game, click)
+        self._delete_stale(game, stale)
+
+    def _remember(self, game: Game, click: discord.Interaction | None) -> None:
         if click is not None and game.is_live:
             self._clicks[game.id] = (game.move_no, click)
         elif not game.is_live:
             self._clicks.pop(game.id, None)
-        ping = await self._service.ping_to_delete(game)
+
+    def _delete_stale(self, game: Game, ping: Ping | None) -> None:
         if ping is not None:
             if not game.is_live:  # whoever calls this has drawn the end: never again
                 self._redrawn.add(game.id)

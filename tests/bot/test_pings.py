@@ -18,6 +18,7 @@ from bot.service.pings import (
     REMINDER_LEAD,
     Due,
     Kind,
+    Ping,
     due,
     grace,
     ping_of,
@@ -157,10 +158,12 @@ async def test_an_idle_player_is_due_one_ping_after_the_grace(
     assert await pings.due() == [], "once per turn"
     assert await pings.standing(game) is None, "its turn is not over"
 
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    played = await service.move(game.id, ALICE, 4, game.move_no)
+    moved = played.game
+    assert played.stale_ping == Ping(game.id, CHANNEL, 501), "read with the move"
     assert not await pings.still_due(item), "a ping for a turn that is over is stale"
     old = await pings.standing(moved)
-    assert old is not None and old.message_id == 501
+    assert old == played.stale_ping
     assert await pings.stale() == [(game.id, CHANNEL, 501, GUILD)]
     await pings.forget(game.id, 501)
     assert await pings.stale() == []

@@ -15,7 +15,7 @@ import pytest
 from bot.service import GameService
 from bot.store import Store
 
-from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, member_game
 
 T = TypeVar("T")
 pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements
@@ -60,5 +60,20 @@ async def test_each_use_case_keeps_its_query_count(
         assert n <= 6
         _, n = await counter(service.pings_due())
         assert n == 1
+    finally:
+        await store.trace(None)
+
+
+async def test_a_member_move_reads_its_game_and_ping_once_and_writes_once(
+    service: GameService, store: Store
+) -> None:
+    """A click on a member game is one read (the game with its standing ping, which the
+    Discord layer then tidies without reading again) and one guarded write."""
+    game = await member_game(service, ALICE, BOB)
+    counter = Counter()
+    await store.trace(counter.statements.append)
+    try:
+        moved, n = await counter(service.move(game.id, ALICE, 4, game.move_no))
+        assert n == 2 and moved.game.move_no == 1 and moved.stale_ping is None
     finally:
         await store.trace(None)
