@@ -91,6 +91,22 @@ def test_every_marker_in_the_code_is_extracted() -> None:
     assert not missed, "\n".join(missed)
 
 
+@pytest.mark.parametrize("name", ["bot.pot", *CATALOGS])
+def test_no_catalog_keeps_a_text_the_code_no_longer_has(name: str) -> None:
+    """A text removed from the code must leave the template and the catalogs too, or
+    translators keep translating it (pybabel update marks it obsolete)."""
+    if name == "bot.pot":
+        with (i18n.LOCALES / name).open("rb") as template:
+            entries = read_po(template)
+    else:
+        entries = catalog(name)
+    marked = {m[0] if isinstance(m, tuple) else m for m in marked_in_code()}
+    keys = (entry.id[0] if isinstance(entry.id, tuple) else entry.id for entry in entries)
+    stale = sorted(key for key in keys if key and key not in marked)
+    stale += [f"obsolete: {key!r}" for key in entries.obsolete]
+    assert not stale, f"{name}:\n" + "\n".join(stale)
+
+
 @pytest.mark.parametrize("name", CATALOGS)
 def test_every_marked_text_is_translated(name: str) -> None:
     entries = catalog(name)
