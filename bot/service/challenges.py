@@ -74,7 +74,7 @@ class Challenges:
         height: int = 3,
         k: int = 3,
         first: First | str = First.RANDOM,
-        rematch_of: int | None = None,
+        rematch_of: Game | None = None,
         locale: str | None = None,
         parent_id: int | None = None,
     ) -> Challenge:
@@ -87,6 +87,7 @@ class Challenges:
         (``pinged`` False): a challenge pings a member at most once per cooldown.
         ``locale`` is the server's: the language of the challenge and of its game.
         ``parent_id``: the channel whose thread ``channel_id`` is, if it is one.
+        ``rematch_of``: the game this challenge plays again, as its caller read it.
         """
         rules.validate_options(width, height, k)
         order = rules.first_from(first)
@@ -111,6 +112,7 @@ class Challenges:
             if len(playing) >= settings.games_per_member:
                 raise rules.too_many_games(member, challenger_id, playing, settings)
         exempt = rematch_of is not None and await self._first_rematch(rematch_of)
+        rematch_id = rematch_of.id if rematch_of is not None else None
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -137,7 +139,7 @@ class Challenges:
                 status=ChallengeStatus.PENDING,
                 created_at=now,
                 expires_at=now + min(UNSHOWN_LAPSE, settings.challenge_timeout),
-                rematch_of=rematch_of,
+                rematch_of=rematch_id,
                 locale=locale,
             )
             try:
@@ -184,12 +186,11 @@ class Challenges:
             )
         )
 
-    async def _first_rematch(self, game_id: int) -> bool:
-        """Whether a rematch of ``game_id`` would be its first, after a finished game."""
-        game = await self._store.get_game(game_id)
-        if game is None or game.status is not GameStatus.FINISHED:
+    async def _first_rematch(self, game: Game) -> bool:
+        """Whether a rematch of ``game`` would be its first, after a finished game."""
+        if game.status is not GameStatus.FINISHED:
             return False
-        return not await self._store.has_rematch(game_id)
+        return not await self._store.has_rematch(game.id)
 
     async def get(
         self, challenge_id: int, guild_id: int | None = None, message_id: int | None = None

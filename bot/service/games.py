@@ -297,7 +297,7 @@ class GameService(UseCases):
                 height=game.height,
                 k=game.k,
                 first=First.OPPONENT if user_id == game.x_id else First.ME,
-                rematch_of=game.id,
+                rematch_of=game,
                 locale=locale,
                 parent_id=parent_id,
             )

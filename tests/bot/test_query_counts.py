@@ -15,7 +15,7 @@ import pytest
 from bot.service import GameService
 from bot.store import Store
 
-from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, member_game
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, member_game, play_out
 
 T = TypeVar("T")
 pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements
@@ -75,5 +75,21 @@ async def test_a_member_move_reads_its_game_and_ping_once_and_writes_once(
     try:
         moved, n = await counter(service.move(game.id, ALICE, 4, game.move_no))
         assert n == 2 and moved.game.move_no == 1 and moved.stale_ping is None
+    finally:
+        await store.trace(None)
+
+
+async def test_a_member_rematch_reads_the_old_game_once(service: GameService, store: Store) -> None:
+    """The rematch's checks take the game it already read (its first-rematch exemption
+    included), instead of reading it again."""
+    game = await member_game(service, ALICE, BOB)
+    game = await play_out(service, game, [0, 3, 1, 4, 2])
+    counter = Counter()
+    await store.trace(counter.statements.append)
+    try:
+        _, n = await counter(service.rematch(game.id, BOB, GUILD))
+        assert n <= 13
+        reads = [s for s in counter.statements if s.startswith("SELECT id, guild_id")]
+        assert sum(f"WHERE id = {game.id}" in s for s in reads) == 1
     finally:
         await store.trace(None)
