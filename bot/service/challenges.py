@@ -107,8 +107,8 @@ class Challenges:
                 )
             )
         await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
-        for member in (challenger_id, opponent_id):
-            playing = await self._store.live_games_of(guild_id, member)
+        live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
+        for member, playing in live.items():
             if len(playing) >= settings.games_per_member:
                 raise rules.too_many_games(member, challenger_id, playing, settings)
         exempt = rematch_of is not None and await self._first_rematch(rematch_of)

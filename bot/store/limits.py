@@ -16,18 +16,22 @@ from bot.models import Game
 from bot.store.backend import Database
 from bot.store.rows import GAME_COLUMNS, IS_LIVE
 
-__all__ = ["FREE_SEATS", "LIVE_GAMES_OF", "LimitReached", "claim_places", "seat_rows"]
+__all__ = ["FREE_SEATS", "LimitReached", "claim_places", "live_games_of", "seat_rows"]
 
 GUILD_SLOTS = f"SELECT guild_slot, id FROM games WHERE guild_id = ? AND {IS_LIVE} ORDER BY id"
 MEMBER_SEATS = "SELECT slot, game_id FROM live_seats WHERE guild_id = ? AND user_id = ?"
 TAKE_SEAT = "INSERT INTO live_seats (guild_id, user_id, slot, game_id) VALUES (?, ?, ?, ?)"
 FREE_SEATS = "DELETE FROM live_seats WHERE game_id = ?"
-LIVE_GAMES_OF = (
-    f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))}"
-    " FROM live_seats AS s JOIN games AS g ON g.id = s.game_id"
-    " WHERE s.guild_id = ? AND s.user_id = ? ORDER BY g.id"
-)
-"""A member's live games in a guild, oldest first, through their seats."""
+
+
+def live_games_of(members: int) -> str:
+    """Each of ``members`` members' live games in a guild, through their seats, oldest
+    first (parameters: the guild, then the members; rows: the member, then the game)."""
+    return (
+        f"SELECT s.user_id, {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))}"
+        " FROM live_seats AS s JOIN games AS g ON g.id = s.game_id"
+        f" WHERE s.guild_id = ? AND s.user_id IN ({', '.join('?' * members)}) ORDER BY g.id"
+    )
 
 
 class LimitReached(Exception):

@@ -39,7 +39,7 @@ from bot.store import sql
 from bot.store.backend import POSTGRES_SCHEMES, Database, Unchanged, UniqueViolation
 from bot.store.calloffs import CallOffStore
 from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL, GuildStore
-from bot.store.limits import FREE_SEATS, LIVE_GAMES_OF, claim_places, seat_rows
+from bot.store.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
 from bot.store.pings import PingStore
 from bot.store.postgres import PostgresDatabase
 from bot.store.privacy import PrivacyStore
@@ -269,10 +269,14 @@ class Store:
             for r in await self._db.run_alone(sql.LIVE_GAMES, (guild_id, channel_id))
         ]
 
-    async def live_games_of(self, guild_id: int, user_id: int) -> list[Game]:
-        """A member's live games in a guild (the ones holding their seats), oldest first."""
-        rows = await self._db.run_alone(LIVE_GAMES_OF, (guild_id, user_id))
-        return [game_from_row(r) for r in rows]
+    async def live_games_of(self, guild_id: int, *members: int) -> dict[int, list[Game]]:
+        """Each member's live games in a guild (the ones holding their seats), oldest
+        first, in one statement."""
+        rows = await self._db.run_alone(live_games_of(len(members)), (guild_id, *members))
+        found: dict[int, list[Game]] = {member: [] for member in members}
+        for row in rows:
+            found[row[0]].append(game_from_row(row[1:]))
+        return found
 
     async def games_bot_to_move(self, shards: Shards | None = None) -> list[Game]:
         """Games waiting for the bot's move (after a crash, say), oldest first; with
