@@ -59,13 +59,15 @@ async def claim_places(
     """
     if not game.is_live:
         return None, []
-    slots = await db.run(GUILD_SLOTS, (game.guild_id,))
+    members = game.human_ids
+    reads = [(GUILD_SLOTS, (game.guild_id,))]
+    reads += [(MEMBER_SEATS, (game.guild_id, member)) for member in members]
+    slots, *taken = await db.batch(reads)  # one round trip: the transaction holds the lock
     slot = _lowest_free({row[0] for row in slots if row[0] is not None}, per_server)
     if slot is None:
         raise LimitReached(None, tuple(row[1] for row in slots))
     seats: list[tuple[int, int]] = []
-    for member in game.human_ids:
-        rows = await db.run(MEMBER_SEATS, (game.guild_id, member))
+    for member, rows in zip(members, taken, strict=True):
         seat = _lowest_free({row[0] for row in rows}, per_member)
         if seat is None:
             raise LimitReached(member, tuple(sorted(row[1] for row in rows)))
