@@ -104,11 +104,10 @@ class Store:
         ``synchronous``, foreign keys, busy timeout). ``busy_timeout_ms`` is PostgreSQL's
         ``lock_timeout`` there.
 
-        Raises StorageError if a migration fails (naming the file; the database is left as
-        it was before that migration), if the database's schema is newer than the newest
-        migration known here (the file is then not modified at all), or if the file cannot
-        be opened or switched to WAL; ValueError if ``synchronous`` is not NORMAL, FULL or
-        EXTRA.
+        StorageError if a migration fails (naming the file; the database stays as it was
+        before it), if the schema is newer than the newest migration known here (the file
+        is left untouched), or if the file cannot be opened or switched to WAL;
+        ValueError if ``synchronous`` is not NORMAL, FULL or EXTRA.
         """
         database: Database
         if isinstance(target, str) and target.startswith(POSTGRES_SCHEMES):
