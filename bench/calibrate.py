@@ -285,7 +285,9 @@ def render(
         lines += [
             f"## {_shape_name(shape)}",
             "",
-            f"{games:,} games per cell, each cell the level's win / draw / loss percentages.",
+            f"{games:,} games per cell, each cell the level's win / draw / loss percentages "
+            f"(one standard error: at most {50 / games**0.5:.1f} points on a percentage, "
+            f"{50 * 2**0.5 / games**0.5:.1f} on a gap between two).",
             "",
             "| level | "
             + " | ".join(f"vs {o}, as {side.value}" for o in OPPONENTS for side in SIDES)

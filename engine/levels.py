@@ -123,7 +123,8 @@ class Level:
     """Rates on boards of more than EXACT_CELLS cells with k of 5 or more (5x5 k=5): a game
     there is so drawish that a level must err far more often to ever lose one."""
     big_depth: int | None
-    """Minimax depth on boards over EXACT_CELLS cells; None plays Perfect there."""
+    """The deepest minimax search on boards over EXACT_CELLS cells, as far as BIG_NODES
+    allows; None plays Perfect there."""
     random_opening: bool = True
     takes_wins: bool = True
     budget: float = 1.5
