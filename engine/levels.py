@@ -38,7 +38,7 @@ levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 wit
 and 5. 5x5 k=5 is so drawish that no single move loses there until a side has let many
 lines fill: the levels below ``impossible`` play anywhere on most moves and miss fours,
 or ``perfect`` would never beat them. ``easy`` to ``hard`` answer in milliseconds (``hard``
-on 5x5: at most ``BIG_NODES`` positions, about 30 ms), ``impossible`` in milliseconds
+on 5x5: at most ``BIG_NODES`` positions, at most about 35 ms of CPU), ``impossible`` in milliseconds
 from its book, else searching for its ``budget`` (1.5 s).
 """
 
@@ -86,7 +86,7 @@ BIG_NODES = 8_000
 """The most positions a depth-limited level searches for one move on boards over
 EXACT_CELLS cells (its mistakes and its best move together): it deepens two plies at a
 time up to its ``big_depth`` while the next depth fits, and plays from the deepest search
-that did. Up to about 30 ms of CPU here (it fits depth 4 in the reply to a centre
+that did. About 20 ms of CPU here, 35 ms on a busy machine (it fits depth 4 in the reply to a centre
 opening on 5x5, the reply that decides whether O can hold k=4); a count of positions,
 not a clock, so the same position gets the same move on any machine under any load."""
 
