@@ -38,8 +38,8 @@ levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 wit
 and 5. 5x5 k=5 is so drawish that no single move loses there until a side has let many
 lines fill: the levels below ``impossible`` play anywhere on most moves and miss fours,
 or ``perfect`` would never beat them. ``easy`` to ``hard`` answer in milliseconds (``hard``
-on 5x5: at most ``BIG_NODES`` positions, at most about 35 ms of CPU), ``impossible`` in milliseconds
-from its book, else searching for its ``budget`` (1.5 s).
+on 5x5: at most ``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in
+milliseconds from its book, else searching for its ``budget`` (1.5 s).
 """
 
 from __future__ import annotations
@@ -86,9 +86,10 @@ BIG_NODES = 8_000
 """The most positions a depth-limited level searches for one move on boards over
 EXACT_CELLS cells (its mistakes and its best move together): it deepens two plies at a
 time up to its ``big_depth`` while the next depth fits, and plays from the deepest search
-that did. About 20 ms of CPU here, 35 ms on a busy machine (it fits depth 4 in the reply to a centre
-opening on 5x5, the reply that decides whether O can hold k=4); a count of positions,
-not a clock, so the same position gets the same move on any machine under any load."""
+that did. About 20 ms of CPU here, 35 ms on a busy machine. It fits depth 4 in the reply
+to a centre opening on 5x5, which depth 2 gets wrong: hard as O then lost about half its
+k=4 games to perfect. A count of positions, not a clock, so the same position gets the
+same move on any machine under any load."""
 
 
 class UnknownLevelError(ValueError):
