@@ -9,7 +9,7 @@ on ``--jobs``.
 
     python -m bench.calibrate                 # print the table
     python -m bench.calibrate --write         # and rewrite docs/levels.md
-    python -m bench.calibrate --games3 500 --games4 100 --games5k5 20 --games5k4 0 --games5 0
+    python -m bench.calibrate --games3 0 --games4 0 --games5k5 100 --games5k4 100 --games5 0
 
 Exits 1 if a published constraint fails: levels strictly ordered with neighbours at
 least 10 points apart in losses against perfect (as X and as O), ``impossible``
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from engine.board import Board, Mark
 from engine.book import uses_book
-from engine.levels import EXACT_CELLS, LEVELS, get_level, level_strategy, levels
+from engine.levels import BIG_NODES, EXACT_CELLS, LEVELS, get_level, level_strategy, levels
 from engine.strategies import Strategy, make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,9 +197,9 @@ def time_moves(shape: Shape, games: int, seed: int) -> dict[str, Timing]:
             board = Board(*shape)
             while not board.is_over:
                 if board.turn is mark:
-                    start = time.perf_counter()
+                    start = time.process_time()
                     cell = bot(board, rng)
-                    times.append(time.perf_counter() - start)
+                    times.append(time.process_time() - start)
                 else:
                     cell = opponent(board, rng)
                 board = board.play(cell)
@@ -223,7 +223,13 @@ def _rates_text(level_name: str) -> str:
     if level.is_perfect:
         return "Perfect on every move"
     parts = []
-    for label, rates in (("3x3", level.small), ("4x4", level.mid), ("5x5", level.big)):
+    boards = (
+        ("3x3", level.small),
+        ("4x4", level.mid),
+        ("5x5 k=4", level.big),
+        ("5x5 k=5", level.five),
+    )
+    for label, rates in boards:
         parts.append(
             f"{label}: random {rates.random:.0%}, mistake {rates.mistake:.0%}, "
             f"block {rates.block:.0%}"
@@ -258,7 +264,7 @@ def render(
         depth = (
             f"book and proven choices (k = 4, 5), else perfect on a {level.budget:g} s budget"
             if level.big_depth is None
-            else f"minimax depth {level.big_depth}"
+            else f"minimax up to depth {level.big_depth} within {BIG_NODES:,} positions"
         )
         lines.append(
             f"| {level.name} | {level.description} | {_rates_text(level.name)} | {depth} |"
@@ -269,14 +275,19 @@ def render(
         'random move with a worse result than the best (when there is one), "block" the '
         "chance of blocking an immediate threat. Chances apply per move, in that order, "
         "after taking any win. The 4x4 rates apply to every board of 10 to 16 cells, the 5x5 "
-        "ones to every bigger board.",
+        "k=4 ones to every bigger board with k up to 4 (5x5 k=3 too), the 5x5 k=5 ones to "
+        "bigger boards with k = 5. 5x5 k=5 is so drawish that no single move loses there "
+        "until a side has let many lines fill, so the levels below `impossible` play "
+        "anywhere on most moves there and miss fours, or `perfect` would never beat them.",
         "",
     ]
     for shape, games in shapes.items():
         lines += [
             f"## {_shape_name(shape)}",
             "",
-            f"{games:,} games per cell, each cell the level's win / draw / loss percentages.",
+            f"{games:,} games per cell, each cell the level's win / draw / loss percentages "
+            f"(one standard error: at most {50 / games**0.5:.1f} points on a percentage, "
+            f"{50 * 2**0.5 / games**0.5:.1f} on a gap between two).",
             "",
             "| level | "
             + " | ".join(f"vs {o}, as {side.value}" for o in OPPONENTS for side in SIDES)
@@ -306,7 +317,7 @@ def render(
             "Against `rules` (win, block, fork, stop forks, else the most open lines; the "
             "strongest cheap player here), sides alternating: the level's win / draw / loss "
             "percentages, "
-            "and seconds per bot move on one core of the machine that made this table. "
+            "and CPU seconds per bot move on the machine that made this table. "
             f"`impossible` plays at most {IMPOSSIBLE_TIMED} games on 5x5 k=3, where it has no "
             "book and searches on its time budget. No exact opponent exists on "
             "5x5 k=3, so its levels are ordered by construction (search depth and rates), not "
@@ -342,8 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games3", type=int, default=5000, help="games per cell on 3x3")
     parser.add_argument("--games4", type=int, default=1000, help="games per cell on 4x4 k=4")
-    parser.add_argument("--games5k5", type=int, default=200, help="games per cell, 5x5 k=5")
-    parser.add_argument("--games5k4", type=int, default=8, help="games per cell, 5x5 k=4")
+    parser.add_argument("--games5k5", type=int, default=400, help="games per cell, 5x5 k=5")
+    parser.add_argument("--games5k4", type=int, default=400, help="games per cell, 5x5 k=4")
     parser.add_argument(
         "--games5", type=int, default=20, help="games per level on each 5x5 board, timed"
     )

@@ -1,8 +1,9 @@
 """Difficulty levels: named move policies built from the strategies.
 
 Every level takes the same steps with its own numbers (its ``Rates``, one set for 3x3,
-one for other boards of up to ``EXACT_CELLS`` cells such as 4x4, one for bigger
-boards); the first step that applies decides the move:
+one for other boards of up to ``EXACT_CELLS`` cells such as 4x4, one for bigger boards
+with k up to 4, one for bigger boards with k = 5); the first step that applies decides
+the move:
 
 0. on an empty board of up to ``EXACT_CELLS`` cells, with ``random_opening``, open on
    any cell (variety, and the main chance to beat the bot when it plays X; on bigger
@@ -12,11 +13,11 @@ boards); the first step that applies decides the move:
 3. with probability ``random``, play any legal cell;
 4. with probability ``mistake``, play one of the moves with a worse result than the
    best, if there are any: worse exactly (loss < draw < win) on boards of up to
-   ``EXACT_CELLS`` cells; on bigger ones, worse as far as depth-``big_depth`` minimax
-   sees (a forced loss within its horizon < unclear < a forced win);
+   ``EXACT_CELLS`` cells; on bigger ones, worse as far as the minimax of step 5 sees
+   (a forced loss within its horizon < unclear < a forced win);
 5. otherwise the best move: ``engine.solver.Perfect`` up to ``EXACT_CELLS`` cells;
-   beyond, depth-``big_depth`` minimax with the weighted (+100/+10/+1) evaluation (at
-   most three plies in the first ``OPENING_PLIES`` moves), or Perfect on its time
+   beyond, minimax with the weighted (+100/+10/+1) evaluation, as deep as ``big_depth``
+   plies while the search fits in ``BIG_NODES`` positions, or Perfect on its time
    ``budget`` where ``big_depth`` is None.
 
 ``impossible`` on 4x4 k=4, 5x5 k=4 and 5x5 k=5 first asks ``engine.book.book_move``
@@ -30,12 +31,15 @@ All chances and ties are drawn from the ``rng`` in that order, so a seed replays
 exactly (except where Perfect searches to a time budget: boards over 16 cells at
 ``impossible``, past its book). ``choose_move``'s ``budget`` overrides that time budget
 for one call, so a caller that has already waited can search for less. ``impossible`` is
-Perfect itself, with its book. The 3x3 and 4x4 numbers were tuned by measurement:
-bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` and
-writes docs/levels.md. The bigger boards' numbers are measured there too (against
-``impossible`` as the exact opponent on 5x5 k=5 and k=4) but not tuned to the 10-point
-rule: ``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: p99 about 35 ms),
-``impossible`` in milliseconds from its book, else searching for its ``budget`` (1.5 s).
+Perfect itself, with its book. All the numbers were tuned by measurement:
+bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` (on
+5x5, ``impossible`` as the exact opponent) and writes docs/levels.md, where neighbouring
+levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 with k = 4
+and 5. 5x5 k=5 is so drawish that no single move loses there until a side has let many
+lines fill: the levels below ``impossible`` play anywhere on most moves and miss fours,
+or ``perfect`` would never beat them. ``easy`` to ``hard`` answer in milliseconds (``hard``
+on 5x5: at most ``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in
+milliseconds from its book, else searching for its ``budget`` (1.5 s).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 
 from engine.board import Board
 from engine.book import INSTANT_NODES, book_move, uses_book
+from engine.minimax import MinimaxResult, NodeCapError
 from engine.strategies import (
     WIN_SCORE,
     Strategy,
@@ -56,6 +61,7 @@ from engine.strategies import (
 )
 
 __all__ = [
+    "BIG_NODES",
     "DEFAULT_LEVEL",
     "EXACT_CELLS",
     "LEVELS",
@@ -76,10 +82,14 @@ EXACT_CELLS = 16
 
 _RESULT_RANK = {"loss": 0, "draw": 1, "win": 2}
 
-OPENING_PLIES = 6
-"""On boards over EXACT_CELLS cells, moves with fewer marks on the board than this search
-at most three plies deep (two on an empty or one-mark board): there deeper searches cost
-the most (hard on 5x5: up to 0.15 s at depth 4) and see the least."""
+BIG_NODES = 8_000
+"""The most positions a depth-limited level searches for one move on boards over
+EXACT_CELLS cells (its mistakes and its best move together): it deepens two plies at a
+time up to its ``big_depth`` while the next depth fits, and plays from the deepest search
+that did. About 20 ms of CPU here, 35 ms on a busy machine. It fits depth 4 in the reply
+to a centre opening on 5x5, which depth 2 gets wrong: hard as O then lost about half its
+k=4 games to perfect. A count of positions, not a clock, so the same position gets the
+same move on any machine under any load."""
 
 
 class UnknownLevelError(ValueError):
@@ -109,9 +119,13 @@ class Level:
     mid: Rates
     """Rates on the other boards of up to EXACT_CELLS cells (4x4, 3x4, 3x5, ...)."""
     big: Rates
-    """Rates on boards of more than EXACT_CELLS cells."""
+    """Rates on boards of more than EXACT_CELLS cells with k up to 4."""
+    five: Rates
+    """Rates on boards of more than EXACT_CELLS cells with k of 5 or more (5x5 k=5): a game
+    there is so drawish that a level must err far more often to ever lose one."""
     big_depth: int | None
-    """Minimax depth on boards over EXACT_CELLS cells; None plays Perfect there."""
+    """The deepest minimax search on boards over EXACT_CELLS cells, as far as BIG_NODES
+    allows; None plays Perfect there."""
     random_opening: bool = True
     takes_wins: bool = True
     budget: float = 1.5
@@ -121,13 +135,15 @@ class Level:
         """The rates that apply on ``board``'s shape."""
         if board.size <= 9:
             return self.small
-        return self.mid if board.size <= EXACT_CELLS else self.big
+        if board.size <= EXACT_CELLS:
+            return self.mid
+        return self.five if board.k >= 5 else self.big
 
     @property
     def is_perfect(self) -> bool:
         """True when the level never errs on purpose: it is Perfect."""
         return (
-            self.small == self.mid == self.big == PERFECT_RATES
+            self.small == self.mid == self.big == self.five == PERFECT_RATES
             and self.big_depth is None
             and not self.random_opening
         )
@@ -145,7 +161,8 @@ _ALL: tuple[Level, ...] = (
         description=N_("Plays loosely and misses many of your threats, but takes any win it sees."),
         small=Rates(random=0.5, mistake=0.5, block=0.5),
         mid=Rates(random=0.5, mistake=1.0, block=0.2),
-        big=Rates(random=0.4, mistake=0.3, block=0.4),
+        big=Rates(random=0.6, mistake=0.3, block=0.1),
+        five=Rates(random=1.0, mistake=0.0, block=0.0),
         big_depth=1,
     ),
     Level(
@@ -153,7 +170,8 @@ _ALL: tuple[Level, ...] = (
         description=N_("Takes every win and blocks most threats, but lets forks through."),
         small=Rates(random=0.35, mistake=0.6, block=1.0),
         mid=Rates(random=0.2, mistake=1.0, block=0.6),
-        big=Rates(random=0.1, mistake=0.15, block=0.9),
+        big=Rates(random=0.25, mistake=0.1, block=0.9),
+        five=Rates(random=0.95, mistake=0.3, block=0.3),
         big_depth=2,
     ),
     Level(
@@ -161,7 +179,8 @@ _ALL: tuple[Level, ...] = (
         description=N_("Strong: seldom misses anything, but slips now and then."),
         small=Rates(random=0.1, mistake=0.2, block=1.0),
         mid=Rates(random=0.15, mistake=0.6, block=0.8),
-        big=Rates(random=0.0, mistake=0.05, block=1.0),
+        big=Rates(random=0.15, mistake=0.05, block=1.0),
+        five=Rates(random=0.72, mistake=0.2, block=0.5),
         big_depth=4,
     ),
     Level(
@@ -170,6 +189,7 @@ _ALL: tuple[Level, ...] = (
         small=PERFECT_RATES,
         mid=PERFECT_RATES,
         big=PERFECT_RATES,
+        five=PERFECT_RATES,
         big_depth=None,
         random_opening=False,
     ),
@@ -246,11 +266,12 @@ def _searched_class(score: int) -> int:
     return 0 if score <= -WIN_SCORE // 2 else 2 if score >= WIN_SCORE // 2 else 1
 
 
-def _searched_mistakes(board: Board, depth: int) -> list[int]:
-    """Moves whose depth-limited minimax result (forced loss, unclear, forced win within
-    the horizon) is worse than the best move's.
-    """
+def _move_classes(board: Board, depth: int, nodes: int | None) -> tuple[dict[int, int], int]:
+    """Each move's class (0 a forced loss, 1 unclear, 2 a forced win, as far as
+    depth-``depth`` minimax sees) and the positions searched; NodeCapError past ``nodes``
+    (None: no cap)."""
     classes = {}
+    spent = 0
     for cell in board.legal_moves():
         child = board.play(cell)
         if child.is_over:
@@ -258,9 +279,53 @@ def _searched_mistakes(board: Board, depth: int) -> list[int]:
         elif depth == 1:
             classes[cell] = 1
         else:
-            classes[cell] = 2 - _searched_class(minimax_search(child, depth - 1, "weighted").score)
+            cap = None if nodes is None else nodes - spent
+            result = minimax_search(child, depth - 1, "weighted", max_nodes=cap)
+            spent += result.nodes
+            classes[cell] = 2 - _searched_class(result.score)
+    return classes, spent
+
+
+def _deepening(depth: int) -> range:
+    """The depths searched, shallowest first, to reach ``depth``: two plies at a time, so
+    that every one ends on the opponent's reply (an odd depth's optimism about the
+    mover's last move misleads the weighted evaluation)."""
+    return range(2 - depth % 2, depth + 1, 2)
+
+
+def _searched_mistakes(board: Board, depth: int, nodes: int) -> tuple[list[int], int]:
+    """Moves whose minimax result (forced loss, unclear, forced win within the horizon) is
+    worse than the best move's, seen as deep as ``depth`` plies allows within ``nodes``
+    positions in all (``_deepening``; the first depth is never cut short); and the
+    positions searched."""
+    first, *deeper_depths = _deepening(depth)
+    classes, spent = _move_classes(board, first, None)
+    left = nodes - spent
+    for plies in deeper_depths:
+        try:
+            deeper, spent = _move_classes(board, plies, left)
+        except NodeCapError:
+            left = 0  # the cut-short search spent what was left
+            break
+        classes, left = deeper, left - spent
     best = max(classes.values())
-    return [cell for cell, value in classes.items() if value < best]
+    return [cell for cell, value in classes.items() if value < best], nodes - left
+
+
+def _deepest_search(board: Board, depth: int, nodes: int) -> MinimaxResult:
+    """The deepest minimax search of at most ``depth`` plies that fits, with the shallower
+    ones before it, in ``nodes`` positions (``_deepening``; the first depth is never cut
+    short)."""
+    first, *deeper_depths = _deepening(depth)
+    result = minimax_search(board, first, "weighted")
+    left = nodes - result.nodes
+    for plies in deeper_depths:
+        try:
+            result = minimax_search(board, plies, "weighted", max_nodes=left)
+        except NodeCapError:
+            break
+        left -= result.nodes
+    return result
 
 
 def choose_move(
@@ -300,13 +365,13 @@ def choose_move(
     mistake = rates.mistake > 0 and rng.random() < rates.mistake
     if board.size > EXACT_CELLS and policy.big_depth is not None:
         depth = policy.big_depth
-        if board.ply < OPENING_PLIES:
-            depth = min(depth, 2 if board.ply < 2 else 3)
+        nodes = BIG_NODES
         if mistake:
-            worse = _searched_mistakes(board, depth)
+            worse, spent = _searched_mistakes(board, depth, nodes)
             if worse:
                 return _pick(worse, rng)
-        result = minimax_search(board, depth, "weighted")
+            nodes -= spent
+        result = _deepest_search(board, depth, nodes)
         return _pick(list(result.best_cells), rng)
     if mistake and board.size <= EXACT_CELLS:
         worse = _exact_mistakes(board)

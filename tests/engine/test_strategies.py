@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board, Mark
 from engine.errors import IllegalMoveError
+from engine.minimax import NodeCapError
 from engine.strategies import (
     STRATEGY_NAMES,
     WIN_SCORE,
@@ -276,6 +277,15 @@ def test_alpha_beta_visits_far_fewer_nodes() -> None:
     strategy = Minimax()
     strategy(Board(), random.Random(0))
     assert strategy.last_nodes == result.nodes
+
+
+@pytest.mark.parametrize("pruning", [True, False])
+def test_node_cap_stops_a_search_that_needs_more(pruning: bool) -> None:
+    board = Board(5, 5, 4).play(12)
+    full = minimax_search(board, 2, "weighted", pruning)
+    assert minimax_search(board, 2, "weighted", pruning, max_nodes=full.nodes) == full
+    with pytest.raises(NodeCapError):
+        minimax_search(board, 2, "weighted", pruning, max_nodes=full.nodes - 1)
 
 
 def test_minimax_prefers_the_fastest_win() -> None:
