@@ -276,9 +276,11 @@ def render(
         "chance of blocking an immediate threat. Chances apply per move, in that order, "
         "after taking any win. The 4x4 rates apply to every board of 10 to 16 cells, the 5x5 "
         "k=4 ones to every bigger board with k up to 4 (5x5 k=3 too), the 5x5 k=5 ones to "
-        "bigger boards with k = 5. 5x5 k=5 is so drawish that no single move loses there "
-        "until a side has let many lines fill, so the levels below `impossible` play "
-        "anywhere on most moves there and miss fours, or `perfect` would never beat them.",
+        "bigger boards with k = 5. On 5x5 k=5 `perfect` only defends: a level loses to it only "
+        "when it plays anywhere on most moves, and then it loses about half its games to "
+        "`rules` (hard at random 72%, mistake 20%, block 50%: 15.8% and 18.2% lost to "
+        "`perfect`, 54% to `rules`). The k=5 rates keep the levels strong instead, and the "
+        "10-point rule fails there (see Constraints).",
         "",
     ]
     for shape, games in shapes.items():
