@@ -847,7 +847,17 @@ async def test_cheap_replies_go_first_in_the_pool(
 ) -> None:
     """With the one worker busy, waiting replies leave in order of cost: a 4x4 reply at
     medium, then 5x5 at hard, then a 5x5 search to a time budget, whatever the order
-    they were asked for in."""
+    they were asked for in. (The order they reach the worker in: one that leaves later
+    may still end first, its search cut short by the time it waited.)"""
+    started: list[str] = []
+
+    class Recording(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if fn is ai.compute_move:
+                started.append(args[4])  # the level
+            return super().submit(fn, *args, **kwargs)
+
+    executor = Recording(max_workers=2)
     service = make_service(store, clock, executor, ai_workers=1, reply_seconds=0.2)
     await service.start()
     gate = threading.Event()
@@ -870,6 +880,7 @@ async def test_cheap_replies_go_first_in_the_pool(
                 for cell in clicks[:-1]:  # the line's last click, where it searches
                     game = await service.play(game.id, ALICE, cell, game.move_no)
             games.append(game)
+        started.clear()  # the replies that led the impossible game up to its search
         # Hold the worker (the test's pool runs threads) until every reply is waiting.
         holder = asyncio.create_task(service._pool.run(Cost.QUICK, gate.wait, 30.0))
         await asyncio.sleep(0)
@@ -892,9 +903,11 @@ async def test_cheap_replies_go_first_in_the_pool(
         gate.set()
         assert await holder is True
         games = await asyncio.gather(*tasks)
-        assert finished == ["quick", "deep", "budgeted"]
+        assert started == ["medium", "hard", "impossible"]
+        assert sorted(finished) == ["budgeted", "deep", "quick"]
         assert all(g.status is GameStatus.ACTIVE for g in games)
         assert [g.move_no for g in games] == [2 * len(clicks), 2, 2]
     finally:
         gate.set()
         await service.close()
+        executor.shutdown()
