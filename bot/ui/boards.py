@@ -133,9 +133,12 @@ class Boards:
 
         Perhaps the answer to an earlier click never reached Discord (an error, a
         timeout, a crash after the commit). Each edit is followed by a fresh read and
-        repeated (a few times at most) if the game moved on meanwhile, so the message
-        ends at the stored state even if another click's answer lands in between. A
-        game waiting for the bot is left alone: whoever computes that move draws it.
+        repeated while the game moved on meanwhile, so the message ends at the stored
+        state even if another click's answer lands in between: an edit read before a
+        move can land after that move's answer. (A cap of three edits left such a stale
+        board standing when moves came faster than paced edits.) It stops at the
+        game's end, at most one edit a move. A game waiting for the bot is left alone:
+        whoever computes that move draws it.
         """
         if interaction.message is None or interaction.channel_id is None:
             return
@@ -150,7 +153,7 @@ class Boards:
     async def _refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         assert interaction.message is not None
         drawn: tuple[int, GameStatus] | None = None
-        for _attempt in range(3):
+        while True:
             # The slot first, then the read: what is drawn is as fresh as the edit.
             await self._outbox.slot()
             try:
