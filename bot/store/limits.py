@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bot.models import Game
 from bot.store.backend import Database
-from bot.store.rows import GAME_COLUMNS, IS_LIVE
+from bot.store.rows import G_GAME_COLUMNS, IS_LIVE
 
 __all__ = ["FREE_SEATS", "LimitReached", "claim_places", "live_games_of", "seat_rows"]
 
@@ -28,7 +28,7 @@ def live_games_of(members: int) -> str:
     """Each of ``members`` members' live games in a guild, through their seats, oldest
     first (parameters: the guild, then the members; rows: the member, then the game)."""
     return (
-        f"SELECT s.user_id, {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))}"
+        f"SELECT s.user_id, {G_GAME_COLUMNS}"
         " FROM live_seats AS s JOIN games AS g ON g.id = s.game_id"
         f" WHERE s.guild_id = ? AND s.user_id IN ({', '.join('?' * members)}) ORDER BY g.id"
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.models import Game, Shards
 from bot.store.backend import Database, Unchanged
-from bot.store.rows import GAME_COLUMNS, IS_ACTIVE, Row, game_from_row
+from bot.store.rows import G_GAME_COLUMNS, GAME_WIDTH, IS_ACTIVE, Row, game_from_row
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 
 __all__ = ["Claim", "PingStore", "StandingPing", "TurnState"]
@@ -23,8 +23,7 @@ __all__ = ["Claim", "PingStore", "StandingPing", "TurnState"]
 _COLUMNS = "game_id, channel_id, message_id, user_id, move_no, reminder"
 STANDING = f"SELECT {_COLUMNS} FROM turn_pings WHERE game_id = ?"
 GAME_AND_STANDING = (
-    f"SELECT {', '.join('g.' + c.strip() for c in GAME_COLUMNS.split(','))},"
-    f" {', '.join('t.' + c for c in _COLUMNS.split(', '))}"
+    f"SELECT {G_GAME_COLUMNS}, {', '.join('t.' + c for c in _COLUMNS.split(', '))}"
     " FROM games AS g LEFT JOIN turn_pings AS t ON t.game_id = g.id WHERE g.id = ?"
 )
 GAME_STATE = f"SELECT move_no, {IS_ACTIVE} FROM games WHERE id = ?"
@@ -46,8 +45,6 @@ PUT_PREF = (
     " ON CONFLICT (guild_id, user_id) DO UPDATE SET turn_pings = excluded.turn_pings,"
     " since = excluded.since"
 )
-_G = ", ".join("g." + c.strip() for c in GAME_COLUMNS.split(","))
-_WAITING = len(GAME_COLUMNS.split(","))
 
 
 def waiting(shards: Shards | None = None) -> str:
@@ -58,7 +55,7 @@ def waiting(shards: Shards | None = None) -> str:
     so the limit is spent on games that may be due: a turn whose ping was refused or
     whose reminder stands, and one pinged whose deadline is after ``:remind_by``."""
     return (
-        f"SELECT {_G}, p.message_id, p.user_id, p.move_no, p.reminder, c.opponent_id,"
+        f"SELECT {G_GAME_COLUMNS}, p.message_id, p.user_id, p.move_no, p.reminder, c.opponent_id,"
         " s.turn_pings, s.ping_grace, mx.turn_pings, mo.turn_pings, r.move_no"
         " FROM games AS g"
         " LEFT JOIN turn_pings AS p ON p.game_id = g.id"
@@ -126,8 +123,8 @@ def _standing(row: Row) -> StandingPing:
 
 
 def _turn_state(row: Row) -> TurnState:
-    game = game_from_row(row[:_WAITING])
-    extra = row[_WAITING:]
+    game = game_from_row(row[:GAME_WIDTH])
+    extra = row[GAME_WIDTH:]
     message_id, user_id, move_no, reminder, starter, default, grace, x_pref, o_pref = extra[:9]
     refused = extra[9]
     standing = None
@@ -165,8 +162,8 @@ class PingStore:
         if not rows:
             return None, None
         row = rows[0]
-        ping = _standing(row[_WAITING:]) if row[_WAITING] is not None else None
-        return game_from_row(row[:_WAITING]), ping
+        ping = _standing(row[GAME_WIDTH:]) if row[GAME_WIDTH] is not None else None
+        return game_from_row(row[:GAME_WIDTH]), ping
 
     async def claim(
         self, ping: StandingPing, outranks: Callable[[StandingPing | None], bool]

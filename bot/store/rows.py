@@ -20,6 +20,8 @@ from engine import Mark
 __all__ = [
     "CHALLENGE_COLUMNS",
     "GAME_COLUMNS",
+    "GAME_WIDTH",
+    "G_GAME_COLUMNS",
     "IS_ACTIVE",
     "IS_BOT_TO_MOVE",
     "IS_ENDED",
@@ -46,6 +48,10 @@ GAME_COLUMNS = (
     " status, result, winner_id, winner_mark, created_at, updated_at, turn_deadline, rematch_of,"
     " turn_seconds, locale"
 )
+G_GAME_COLUMNS = ", ".join("g." + column.strip() for column in GAME_COLUMNS.split(","))
+"""GAME_COLUMNS of a query that names the games table ``g``."""
+GAME_WIDTH = len(GAME_COLUMNS.split(","))
+"""How many values GAME_COLUMNS gives: where a game's row ends in a longer one."""
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, width, height, k,"
     " first, status, created_at, expires_at, game_id, rematch_of, pinged, locale"

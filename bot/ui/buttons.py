@@ -134,11 +134,9 @@ class Buttons:
                 await self._boards.notify(game, interaction)
                 return
             game = reply.result()
-            await self._boards.answer(interaction, game)
-            await self._boards.notify(game, interaction)
-            return
         await self._boards.answer(interaction, game)
-        # After the answer: the last ping goes (known from the move's read).
+        # After the answer: the last ping goes (known from the move's read; a game
+        # against the bot has none).
         self._boards.notify_moved(moved, interaction)
 
     async def taken(self, interaction: discord.Interaction, click: ids.Taken) -> None:
