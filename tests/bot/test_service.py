@@ -39,7 +39,6 @@ from bot.service.challenges import UNSHOWN_LAPSE
 from bot.service.pool import Cost
 from bot.store import Store
 from engine import Board, Mark
-from tests.past_the_book import line_past_the_book
 
 from .helpers import (
     ALICE,
@@ -846,9 +845,10 @@ async def test_cheap_replies_go_first_in_the_pool(
     store: Store, clock: FakeClock, executor: concurrent.futures.Executor
 ) -> None:
     """With the one worker busy, waiting replies leave in order of cost: a 4x4 reply at
-    medium, then 5x5 at hard, then a 5x5 search to a time budget, whatever the order
-    they were asked for in. (The order they reach the worker in: one that leaves later
-    may still end first, its search cut short by the time it waited.)"""
+    medium, then 5x5 at hard, then a 5x5 search to a time budget (``impossible`` on 5x5
+    k=3, which has no book), whatever the order they were asked for in. (The order they
+    reach the worker in: one that leaves later may still end first, its search cut short
+    by the time it waited.)"""
     started: list[str] = []
 
     class Recording(concurrent.futures.ThreadPoolExecutor):
@@ -862,10 +862,13 @@ async def test_cheap_replies_go_first_in_the_pool(
     await service.start()
     gate = threading.Event()
     try:
-        shapes = [("budgeted", "impossible", 5), ("deep", "hard", 5), ("quick", "medium", 4)]
-        clicks, _replies = line_past_the_book()
+        shapes = [
+            ("budgeted", "impossible", 5, 3),
+            ("deep", "hard", 5, 4),
+            ("quick", "medium", 4, 4),
+        ]
         games = []
-        for i, (_name, level, side) in enumerate(shapes):
+        for i, (_name, level, side, k) in enumerate(shapes):
             game = await service.start_bot_game(
                 GUILD,
                 CHANNEL + i,
@@ -873,23 +876,17 @@ async def test_cheap_replies_go_first_in_the_pool(
                 level=level,
                 width=side,
                 height=side,
-                k=4,
+                k=k,
                 first=First.ME,
             )
-            if level == "impossible":  # it answers from its book or a quick proof until
-                for cell in clicks[:-1]:  # the line's last click, where it searches
-                    game = await service.play(game.id, ALICE, cell, game.move_no)
             games.append(game)
-        started.clear()  # the replies that led the impossible game up to its search
         # Hold the worker (the test's pool runs threads) until every reply is waiting.
         holder = asyncio.create_task(service._pool.run(Cost.QUICK, gate.wait, 30.0))
         await asyncio.sleep(0)
         finished: list[str] = []
         tasks = []
-        for (name, _level, _side), game in zip(shapes, games, strict=True):
+        for (name, _level, _side, _k), game in zip(shapes, games, strict=True):
             cell = next(c for c in (5, 6, 7, 8, 9) if game.board.cell(c) is None)
-            if name == "budgeted":
-                cell = clicks[-1]
             game = await service.play(game.id, ALICE, cell, game.move_no, await_reply=False)
             assert game.status is GameStatus.BOT_TO_MOVE
             task = asyncio.create_task(service.bot_reply(game))
@@ -906,7 +903,7 @@ async def test_cheap_replies_go_first_in_the_pool(
         assert started == ["medium", "hard", "impossible"]
         assert sorted(finished) == ["budgeted", "deep", "quick"]
         assert all(g.status is GameStatus.ACTIVE for g in games)
-        assert [g.move_no for g in games] == [2 * len(clicks), 2, 2]
+        assert [g.move_no for g in games] == [2, 2, 2]
     finally:
         gate.set()
         await service.close()
