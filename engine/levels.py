@@ -21,7 +21,7 @@ the move:
    ``budget`` where ``big_depth`` is None.
 
 ``impossible`` on 4x4 k=4, 5x5 k=4 and 5x5 k=5 first asks ``engine.book.book_move``
-(its book, the 5x5 k=5 pairing, capped exact choices, on 5x5 k=4 capped safe choices):
+(its book, capped exact choices, on the 5x5 boards capped safe choices):
 one move per position, the same in every orientation, proven by ``python -m engine
 prove``; only where that has no answer does it search (on 4x4 exactly, on 5x5 k=4 to
 its time budget).
@@ -381,10 +381,9 @@ def choose_move(
 
 
 def instant_move(board: Board, level: str) -> int | None:
-    """``choose_move``'s cell at ``level`` if it takes no search (a book move, the 5x5 k=5
-    pairing, or an exact or safe choice of at most INSTANT_NODES nodes each: a few
-    milliseconds), else None. Only ``impossible`` on the book's boards (engine.book) has
-    such moves."""
+    """``choose_move``'s cell at ``level`` if it takes no search (a book move, or an exact
+    or safe choice of at most INSTANT_NODES nodes each: a few milliseconds), else None.
+    Only ``impossible`` on the book's boards (engine.book) has such moves."""
     policy = get_level(level)
     if not policy.is_perfect or board.is_over or not uses_book(board):
         return None
