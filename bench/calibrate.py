@@ -276,11 +276,13 @@ def render(
         "chance of blocking an immediate threat. Chances apply per move, in that order, "
         "after taking any win. The 4x4 rates apply to every board of 10 to 16 cells, the 5x5 "
         "k=4 ones to every bigger board with k up to 4 (5x5 k=3 too), the 5x5 k=5 ones to "
-        "bigger boards with k = 5. On 5x5 k=5 `perfect` only defends: a level loses to it only "
-        "when it plays anywhere on most moves, and then it loses about half its games to "
-        "`rules` (hard at random 72%, mistake 20%, block 50%: 15.8% and 18.2% lost to "
+        "bigger boards with k = 5. On 5x5 k=5 a level that blocks every open four never loses "
+        "to `perfect`, however it sets its traps: medium and hard lose 0 to 1.2% to it. To "
+        "lose 10 points more, hard had to play anywhere on most moves, and then it lost about "
+        "half its games to `rules` (measured against the earlier `perfect`, which built no "
+        "lines: at random 72%, mistake 20%, block 50%, hard lost 15.8% and 18.2% to "
         "`perfect`, 54% to `rules`). The k=5 rates keep the levels strong instead, and the "
-        "10-point rule fails there (see Constraints).",
+        "10-point rule fails there above easy (see Constraints).",
         "",
     ]
     for shape, games in shapes.items():

@@ -35,9 +35,10 @@ Perfect itself, with its book. All the numbers were tuned by measurement:
 bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` (on
 5x5, ``impossible`` as the exact opponent) and writes docs/levels.md, where neighbouring
 levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 k=4. Not
-on 5x5 k=5: ``perfect`` there only defends, and a level loses to it only when it plays
-anywhere on most moves (``hard`` then lost about half its games to ``rules``), so the
-k=5 rates stay those of strong play (docs/levels.md). ``easy`` to ``hard`` answer in
+on 5x5 k=5 above ``easy``: a level that blocks every open four never loses there, and
+one that loses 10 points more to ``perfect`` plays anywhere on most moves (``hard`` then
+lost about half its games to ``rules``), so the k=5 rates stay those of strong play
+(docs/levels.md). ``easy`` to ``hard`` answer in
 milliseconds (``hard``
 on 5x5: at most ``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in
 milliseconds from its book, else searching for its ``budget`` (1.5 s).
