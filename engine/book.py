@@ -53,6 +53,7 @@ __all__ = [
     "cold",
     "exact_choice",
     "load_book",
+    "pressure",
     "read_book",
     "safe_choice",
     "searched_choice",

@@ -38,10 +38,9 @@ levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 k=4
 on 5x5 k=5 above ``easy``: a level that blocks every open four never loses there, and
 one that loses 10 points more to ``perfect`` plays anywhere on most moves (``hard`` then
 lost about half its games to ``rules``), so the k=5 rates stay those of strong play
-(docs/levels.md). ``easy`` to ``hard`` answer in
-milliseconds (``hard``
-on 5x5: at most ``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in
-milliseconds from its book, else searching for its ``budget`` (1.5 s).
+(docs/levels.md). ``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: at most
+``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in milliseconds
+from its book, else searching for its ``budget`` (1.5 s).
 """
 
 from __future__ import annotations
