@@ -174,6 +174,8 @@ def main() -> None:
     add_database_arguments(parser)
     args = parser.parse_args()
     check_database_arguments(parser, args)
+    if not 0 < args.every <= args.games:
+        parser.error(f"--every must be from 1 to --games ({args.games:,}), not {args.every:,}")
     asyncio.run(run(args))
 
 
