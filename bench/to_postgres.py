@@ -8,9 +8,9 @@ rows, then copies it into an empty database and prints the copy's summary.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sqlite3
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -68,4 +68,6 @@ async def main(games: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="?", type=int, default=100_000)
+    asyncio.run(main(parser.parse_args().games))
