@@ -247,6 +247,7 @@ class _Solver:
         self.search = search
         self.age = age
         self.win_cells_of = win_cells
+        self.shuts = shuts
         self.limit = limit
         self.count = count
         self.spend = spend
@@ -269,6 +270,11 @@ class _Solver:
     def wins_for(self, bits: int) -> int:
         found = self.wins.get(bits)
         return self.win_cells_of(bits) if found is None else found
+
+    def cannot_win(self, maker: int, breaker: int) -> bool:
+        """Whether ``engine.breaker`` proves that ``maker`` never completes a line (cached)."""
+        found = self.shut.get(maker | breaker << self.size)
+        return self.shuts(maker, breaker) if found is None else found
 
     def representatives(self, keys: tuple[int, ...], empty: int) -> list[tuple[int, list[int]]]:
         """Empty cells grouped into classes the position's own symmetries make equivalent."""
@@ -349,6 +355,8 @@ class _Solver:
         """How many replies of the player to move worsen their result, exact ``score``."""
         if score < 0:
             return 0  # a lost side cannot do worse
+        if score == 0 and self.cannot_win(opp, me):
+            return 0  # no reply lets the other side win: an extra breaker mark never helps
         empty = self.geo.full_mask ^ (me | opp)
         winning = self.wins_for(me)
         errors = 0
