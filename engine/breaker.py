@@ -20,7 +20,7 @@ search handles by forcing the block).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from engine.board import Geometry
@@ -29,6 +29,9 @@ __all__ = ["Breaker", "breaker_for"]
 
 _STEPS = 400
 """Backtracking steps the pairing search may take before it gives up (answers False)."""
+
+_ANSWERS = 200_000
+"""Pairing answers kept per shape before the cache starts afresh."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,8 @@ class Breaker:
     masks: tuple[int, ...]
     pairs: tuple[tuple[int, ...], ...]
     covers: dict[int, int]
+    found: dict[tuple[int, int], bool] = field(default_factory=dict, compare=False)
+    """Pairing answers by (open lines, taken cells on them): many positions share one."""
 
     def cannot_win(self, maker: int, breaker: int) -> bool:
         """Whether the player holding ``maker`` provably never completes a line against
@@ -48,6 +53,7 @@ class Breaker:
         k = self.k
         open_lines = 0
         weight = 0
+        cells = 0
         for index, mask in enumerate(masks):
             if mask & breaker:
                 continue
@@ -55,10 +61,18 @@ class Breaker:
             if need < 2:
                 return False
             open_lines |= 1 << index
+            cells |= mask
             weight += 1 << (k - need)
         if not open_lines or 2 * weight < 1 << k:
             return True
-        return self._pairable(open_lines, maker | breaker)
+        # Open lines hold no breaker mark, so only the maker's marks on them matter.
+        question = (open_lines, maker & cells)
+        answer = self.found.get(question)
+        if answer is None:
+            if len(self.found) > _ANSWERS:
+                self.found.clear()
+            answer = self.found[question] = self._pairable(open_lines, maker & cells)
+        return answer
 
     def _pairable(self, open_lines: int, taken: int) -> bool:
         """Whether disjoint pairs of cells outside ``taken`` cover every line in the bit set
