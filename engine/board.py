@@ -157,6 +157,15 @@ class Board:
         return cls._make(geo, x, o, (), _validate(geo, x, o))
 
     @classmethod
+    def from_bits(cls, x: int, o: int, width: int = 3, height: int = 3, k: int = 3) -> Board:
+        """The position where X holds the cells of ``x`` and O those of ``o`` (bit i is
+        cell i); raises InvalidPositionError like ``from_text``. ``moves`` starts empty."""
+        geo = geometry(width, height, k)
+        if (x | o) & ~geo.full_mask or x & o:
+            raise InvalidPositionError("marks off the board, or two marks on one cell")
+        return cls._make(geo, x, o, (), _validate(geo, x, o))
+
+    @classmethod
     def from_moves(cls, moves: Iterable[int], width: int = 3, height: int = 3, k: int = 3) -> Board:
         """Replay 0-based moves from the empty board; raises like ``play`` does."""
         board = cls(width, height, k)

@@ -383,3 +383,19 @@ def test_doctored_texts_are_invalid_positions(board: Board) -> None:
         return
     with pytest.raises(InvalidPositionError):
         Board.from_text("".join(chars), k=board.k)
+
+
+def test_from_bits_is_from_text_by_bits() -> None:
+    board = Board.from_text("X.O./.X../..../...O", k=3)
+    again = Board.from_bits(board.x_bits, board.o_bits, 4, 4, 3)
+    assert again == board and again.turn is Mark.X and again.moves == ()
+    assert Board.from_bits(0b111, 0b11000, 3, 3, 3).winner is Mark.X
+
+
+@pytest.mark.parametrize(
+    ("x", "o"),
+    [(1, 1), (1 << 9, 0), (0, 1), (0b11, 0)],  # shared cell, off the board, O first, X twice
+)
+def test_from_bits_rejects_what_no_game_reaches(x: int, o: int) -> None:
+    with pytest.raises(InvalidPositionError):
+        Board.from_bits(x, o)
