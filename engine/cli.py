@@ -283,7 +283,7 @@ def _book(args: argparse.Namespace, stdout: TextIO) -> int:
         from engine.book import load_book
 
         known = load_book(shape)
-    entries = build_book(shape, max_ply=args.max_ply, log=log, known=known)
+    entries = build_book(shape, max_ply=args.max_ply, log=log, known=known, jobs=args.jobs)
     data = write_book(entries)
     target = Path(args.out or Path(__file__).parent / "data") / book_file(shape)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -293,21 +293,29 @@ def _book(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
-    from engine.proof import prove
+    from engine.proof import ProofReport, prove
 
     shape = _shape(args)
     sides = (Mark.X, Mark.O) if args.side == "both" else (Mark(args.side),)
     wrong = 0
+    shown = 0
+
+    def progress(report: ProofReport) -> None:
+        nonlocal shown
+        if report.positions >= shown + 100_000:
+            shown = report.positions
+            stdout.write(f"  ... {report.positions:,} positions, {len(report.failures)} wrong\n")
+            stdout.flush()
+
     for bot in sides:
+        shown = 0
         report = prove(
             shape,
             bot,
             max_ply=args.max_ply,
             limit=args.limit,
-            progress=lambda r: (
-                stdout.write(f"  ... {r.positions:,} positions, {len(r.failures)} wrong\n"),
-                stdout.flush(),
-            ),
+            progress=progress,
+            jobs=args.jobs,
         )
         depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
         stdout.write(report.line() + depth + "\n")
@@ -316,6 +324,21 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.flush()
         wrong += len(report.failures)
     return 1 if wrong else 0
+
+
+def _jobs(text: str) -> int:
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"jobs must be a whole number from 1, not {text!r}")
+    return int(text)
+
+
+def _add_jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        help="worker processes that share the walk (default 1)",
+    )
 
 
 # -- entry point -----------------------------------------------------------------------
@@ -358,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_shape_options(book)
     book.add_argument("--max-ply", type=int, default=None, help="boards over 16 cells: depth")
+    _add_jobs_option(book)
     book.add_argument("--out", default=None, help="folder to write to (the engine's data)")
     book.add_argument(
         "--resume", action="store_true", help="start from the shipped book (same result)"
@@ -370,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--side", choices=("X", "O", "both"), default="both")
     prove.add_argument("--max-ply", type=int, default=None, help="stop at this many marks")
     prove.add_argument("--limit", type=int, default=None, help="stop after this many positions")
+    _add_jobs_option(prove)
     return parser
 
 

@@ -5,6 +5,11 @@ where it is to move it plays its one move, where the opponent is to move every r
 followed. Positions are merged by transposition and by symmetry (the level's move does
 not depend on the board's orientation).
 
+The walk goes a layer at a time: every distinct position with the same number of marks
+is decided before the next layer is made. A position is only ever reached with its own
+number of marks, so merging within a layer merges them all; only two layers are held at
+once; and a layer splits into independent parts, decided in ``jobs`` worker processes.
+
 ``build_book`` chooses the level's move where the exact choice is dear (more than
 ``BOOK_NODES`` nodes from a cold start) and records it; ``prove`` replays the level
 itself (``engine.book.book_move``, exactly as it plays) and checks every move against
@@ -14,9 +19,11 @@ draw into a loss. ``python -m engine book`` and ``python -m engine prove`` run t
 
 from __future__ import annotations
 
+import functools
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from engine.board import Board, Mark, geometry
@@ -31,148 +38,17 @@ from engine.book import (
 from engine.exact import _Abort, _Solver, _solver
 from engine.solver import solve
 
-__all__ = ["ProofReport", "build_book", "prove", "walk"]
+__all__ = ["ProofReport", "build_book", "explore", "prove"]
 
 Shape = tuple[int, int, int]
 
-
-def _node_key(board: Board) -> tuple[int, Board]:
-    """The position's canonical key and the board, turned to match it, that the walk
-    continues from."""
-    solver = _solver(board)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
-    key = min(keys)
-    perm = solver.syms[keys.index(key)]
-    return key, board.transformed(perm)
-
-
-def _replies(board: Board) -> Iterator[int]:
-    """Every legal reply, one per class of the position's own symmetries."""
-    moves = board.legal_moves()
-    stabiliser = [p for p in board.geometry.symmetries if board.transformed(p) == board]
-    done = 0
-    for cell in moves:
-        if done >> cell & 1:
-            continue
-        for perm in stabiliser:
-            done |= 1 << perm[cell]
-        yield cell
-
-
-def walk(
-    shape: Shape,
-    bot: Mark,
-    move: Callable[[Board], int | None],
-    *,
-    max_ply: int | None = None,
-    ended: Callable[[Board], None] | None = None,
-    start: Board | None = None,
-    dead: Callable[[Board], None] | None = None,
-) -> Iterator[tuple[Board, int | None]]:
-    """Every distinct position ``bot`` is to move in, with the move ``move`` makes there
-    (None: it has none, the walk stops there). Depth first; ``max_ply`` stops it.
-    ``ended`` sees every finished game the walk reaches; ``start`` replaces the empty
-    board as the walk's root.
-
-    With ``dead``, the walk stops at (and shows ``dead``) every position where every line
-    holds marks of both players: whatever anyone plays from there, the game is a draw,
-    so no move there can be wrong. (Not where ``engine.breaker`` proves that neither side
-    can win: that holds only while both defend, and the walk is there to check the
-    level's defence.)"""
-    masks = geometry(*shape).line_masks
-    seen: set[int] = set()
-    stack = [Board(*shape) if start is None else start]
-    while stack:
-        board = stack.pop()
-        if board.is_over:
-            if ended is not None:
-                ended(board)
-            continue
-        if max_ply is not None and board.ply > max_ply:
-            continue
-        key, board = _node_key(board)
-        if key in seen:
-            continue
-        seen.add(key)
-        x, o = board.x_bits, board.o_bits
-        if dead is not None and all(mask & x and mask & o for mask in masks):
-            dead(board)
-            continue
-        if board.turn is bot:
-            cell = move(board)
-            yield board, cell
-            if cell is not None:
-                stack.append(board.play(cell))
-        else:
-            stack.extend(board.play(c) for c in _replies(board))
-
-
-def _fresh(board: Board) -> _Solver:
-    return _Solver(geometry(board.width, board.height, board.k))
-
-
-def build_book(
-    shape: Shape,
-    *,
-    max_ply: int | None = None,
-    log: Callable[[str], None] | None = None,
-    known: dict[int, int] | None = None,
-) -> dict[int, int]:
-    """Book entries (canonical key -> canonical cell) for ``shape``.
-
-    Up to 16 cells every position the level reaches is visited and its exact choice
-    timed from a cold start; those over BOOK_NODES nodes are recorded. Bigger boards are
-    walked to ``max_ply`` marks; where neither capped search of ``book_move`` answers,
-    the uncapped ``safe_choice`` from a cold table is recorded. ``known`` entries (a
-    book built before, to fewer plies) are taken as they are: the build is deterministic,
-    so resuming from them gives the same book as building afresh.
-    """
-    entries: dict[int, int] = dict(known or {})
-    exact = shape[0] * shape[1] <= 16
-
-    def choose(board: Board) -> int | None:
-        solver = _fresh(board)
-        me = board.x_bits if board.turn is Mark.X else board.o_bits
-        empty = board.geometry.full_mask ^ (board.x_bits | board.o_bits)
-        if solver.wins_for(me) & empty:
-            return book_move(board)
-        key = board.x_bits | board.o_bits << board.size
-        if exact:
-            choice = exact_choice(solver, board.x_bits, board.o_bits, None)
-            assert choice is not None
-            if solver.count() > BOOK_NODES:
-                entries[key] = choice[0]
-            return choice[0]
-        cell = book_move(board, cap=INSTANT_NODES, book=entries)
-        if cell is not None:
-            return cell
-        began = time.process_time()
-        cell = safe_choice(cold(shape), board.x_bits, board.o_bits, None)
-        assert cell is not None
-        entries[key] = cell
-        if log is not None:
-            spent = time.process_time() - began
-            log(f"  {board.text}  ->  {board.cell_number(cell)}  ({spent:.2f} s)")
-        return cell
-
-    for bot in (Mark.X, Mark.O):
-        start = time.process_time()
-        count = sum(1 for _ in walk(shape, bot, choose, max_ply=max_ply))
-        if log is not None:
-            log(
-                f"{_name(shape)} as {bot.value}: {count:,} positions, "
-                f"{len(entries):,} entries so far, {time.process_time() - start:.1f} s CPU"
-            )
-    return entries
-
-
-def _name(shape: Shape) -> str:
-    return f"{shape[0]}x{shape[1]} k={shape[2]}"
+_PART = 2_000
+"""Positions per part of a layer handed to a worker (fewer when the layer is small)."""
 
 
 @dataclass
 class ProofReport:
-    """What ``prove`` walked and found, per side."""
+    """What a walk visited and found, for one side (``explore``, ``prove``)."""
 
     shape: Shape
     bot: Mark
@@ -184,7 +60,22 @@ class ProofReport:
     dead: int = 0
     """Positions where neither side can complete a line any more (not walked further)."""
     failures: list[str] = field(default_factory=list)
+    entries: dict[int, int] = field(default_factory=dict)
+    """Book entries recorded on the way (``build_book``)."""
     seconds: float = 0.0
+    """CPU seconds, summed over the processes that did the work."""
+    wall: float = 0.0
+
+    def add(self, part: ProofReport) -> None:
+        """Count in a part of the walk done elsewhere."""
+        self.positions += part.positions
+        for ply, count in part.by_ply.items():
+            self.by_ply[ply] = self.by_ply.get(ply, 0) + count
+        self.wins += part.wins
+        self.searched += part.searched
+        self.failures.extend(part.failures)
+        self.entries.update(part.entries)
+        self.seconds += part.seconds
 
     def line(self) -> str:
         plies = " ".join(f"{p}:{n}" for p, n in sorted(self.by_ply.items()))
@@ -193,8 +84,271 @@ class ProofReport:
             f"{_name(self.shape)} as {self.bot.value}: {verdict}; {self.positions:,} positions "
             f"where it moves ({self.wins:,} won; {self.dead:,} dead draws reached, not "
             f"walked), {self.searched:,} left to a search, "
-            f"{len(self.failures)} wrong moves, {self.seconds:.1f} s CPU; by ply: {plies}"
+            f"{len(self.failures)} wrong moves, {self.seconds:.1f} s CPU "
+            f"({self.wall:.1f} s wall); by ply: {plies}"
         )
+
+
+Decide = Callable[[Board, ProofReport], "int | None"]
+"""The level's move in a position (None: none, the walk stops there); it may note what
+it found in the report."""
+
+
+def _node_key(board: Board) -> tuple[int, Board]:
+    """The position's canonical key and the board, turned to match it."""
+    solver = _solver(board)
+    keys = solver.keys_of(board.x_bits, board.o_bits)
+    key = min(keys)
+    perm = solver.syms[keys.index(key)]
+    return key, board.transformed(perm)
+
+
+def _board_of(shape: Shape, key: int) -> Board:
+    size = shape[0] * shape[1]
+    return Board.from_bits(key & ((1 << size) - 1), key >> size, *shape)
+
+
+def _is_dead(masks: tuple[int, ...], x: int, o: int) -> bool:
+    """Every line holds marks of both players: whatever anyone plays, the game is drawn,
+    so no move can be wrong. (Not where ``engine.breaker`` proves that neither side can
+    win: that holds only while both defend, and the walk is there to check the level's
+    defence.)"""
+    return all(mask & x and mask & o for mask in masks)
+
+
+@dataclass
+class _Next:
+    """What a part of a layer leads to: the next layer's positions and the dead ones, by
+    canonical key; ``seen`` holds the opponent's positions already followed."""
+
+    live: set[int] = field(default_factory=set)
+    dead: set[int] = field(default_factory=set)
+    seen: set[int] = field(default_factory=set)
+
+
+def _enter(board: Board, bot: Mark, max_ply: int | None, report: ProofReport, out: _Next) -> None:
+    """Where the walk starts: ``board`` goes into the first layer, or its replies do."""
+    if board.is_over:
+        if board.winner is not None and board.winner is not bot:
+            report.failures.append(f"{board.text}: the opponent won")
+        return
+    if max_ply is not None and board.ply > max_ply:
+        return
+    key, board = _node_key(board)
+    if board.turn is bot:
+        masks = board.geometry.line_masks
+        (out.dead if _is_dead(masks, board.x_bits, board.o_bits) else out.live).add(key)
+    else:
+        _follow(board, bot, max_ply, report, out)
+
+
+def _follow(board: Board, bot: Mark, max_ply: int | None, report: ProofReport, out: _Next) -> None:
+    """Every reply from ``board`` (the opponent to move, the game not over), one per
+    symmetry class, into ``out``. Works on the solver's keys, which follow each symmetry
+    as a mark is added, instead of turning boards."""
+    if max_ply is not None and board.ply > max_ply:
+        return
+    solver = _solver(board)
+    geo = board.geometry
+    masks, size, ply = geo.line_masks, geo.size, board.ply
+    x, o = board.x_bits, board.o_bits
+    keys = solver.keys_of(x, o)
+    key = min(keys)
+    if key in out.seen:
+        return
+    out.seen.add(key)
+    if _is_dead(masks, x, o):
+        out.dead.add(key)
+        return
+    mover = o if ply & 1 else x
+    for cell, _ in solver.representatives(keys, geo.full_mask ^ (x | o)):
+        bits = mover | 1 << cell
+        if geo.completes_line(bits, cell) is not None:
+            report.failures.append(f"{board.play(cell).text}: the opponent won")
+            continue
+        if ply + 1 == size or (max_ply is not None and ply + 1 > max_ply):
+            continue  # a full board is a draw
+        child = min(solver.child_keys(keys, cell, ply))
+        cx, co = child & geo.full_mask, child >> size
+        (out.dead if _is_dead(masks, cx, co) else out.live).add(child)
+
+
+def _decide_part(
+    shape: Shape, bot: Mark, decide: Decide, max_ply: int | None, keys: list[int]
+) -> tuple[ProofReport, set[int], set[int]]:
+    """Decide one part of a layer (in a worker process, or in this one): the part's
+    report, and the next layer's live and dead positions it leads to."""
+    began = time.process_time()
+    report = ProofReport(shape, bot)
+    out = _Next()
+    for key in keys:
+        board = _board_of(shape, key)
+        report.positions += 1
+        report.by_ply[board.ply] = report.by_ply.get(board.ply, 0) + 1
+        cell = decide(board, report)
+        if cell is None:
+            continue
+        after = board.play(cell)
+        if not after.is_over:
+            _follow(after, bot, max_ply, report, out)
+    report.seconds = time.process_time() - began
+    return report, out.live, out.dead
+
+
+def explore(
+    shape: Shape,
+    bot: Mark,
+    decide: Decide,
+    *,
+    max_ply: int | None = None,
+    limit: int | None = None,
+    start: Board | None = None,
+    jobs: int = 1,
+    progress: Callable[[ProofReport], None] | None = None,
+) -> ProofReport:
+    """Walk every distinct position ``bot`` is to move in, from ``start`` (the empty board
+    by default) to ``max_ply`` marks, and ``decide`` its move in each; at most ``limit``
+    positions, the layers' lowest keys first. The walk stops at dead draws
+    (``_is_dead``) and checks that the opponent never completes a line. With ``jobs``
+    over 1, ``decide`` (a function of the module, or a ``functools.partial`` of one, so
+    that it can be sent) runs in that many processes. ``progress`` sees the report after
+    every part of a layer."""
+    began, own = time.perf_counter(), time.process_time()
+    report = ProofReport(shape, bot)
+    first = _Next()
+    _enter(Board(*shape) if start is None else start, bot, max_ply, report, first)
+    layer, report.dead = first.live, len(first.dead)
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        while layer:
+            keys = sorted(layer)
+            if limit is not None:
+                keys = keys[: max(0, limit - report.positions)]
+            if not keys:
+                break
+            size = max(1, min(_PART, math.ceil(len(keys) / (4 * jobs))))
+            parts = [keys[i : i + size] for i in range(0, len(keys), size)]
+            del keys
+            run = functools.partial(_decide_part, shape, bot, decide, max_ply)
+            results: Iterable[tuple[ProofReport, set[int], set[int]]] = (
+                map(run, parts) if pool is None else pool.map(run, parts)
+            )
+            layer, dead = set(), set()
+            for part, live, gone in results:
+                report.add(part)
+                layer |= live
+                dead |= gone
+                if progress is not None:
+                    progress(report)
+            report.dead += len(dead)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    # In one process the parts' CPU is this process's own; else the workers' is added.
+    own = time.process_time() - own
+    report.seconds = own if pool is None else report.seconds + own
+    report.wall = time.perf_counter() - began
+    return report
+
+
+def _fresh(board: Board) -> _Solver:
+    return _Solver(geometry(board.width, board.height, board.k))
+
+
+def _book_choice(known: dict[int, int], board: Board, report: ProofReport) -> int | None:
+    """The level's move for ``build_book``, recording it where it is dear (see there)."""
+    solver = _fresh(board)
+    me = board.x_bits if board.turn is Mark.X else board.o_bits
+    empty = board.geometry.full_mask ^ (board.x_bits | board.o_bits)
+    if solver.wins_for(me) & empty:
+        return book_move(board)
+    key = board.x_bits | board.o_bits << board.size
+    if board.size <= 16:
+        choice = exact_choice(solver, board.x_bits, board.o_bits, None)
+        assert choice is not None
+        if solver.count() > BOOK_NODES:
+            report.entries[key] = choice[0]
+        return choice[0]
+    cell = book_move(board, cap=INSTANT_NODES, book=known)
+    if cell is not None:
+        return cell
+    cell = safe_choice(cold((board.width, board.height, board.k)), board.x_bits, board.o_bits, None)
+    assert cell is not None
+    report.entries[key] = cell
+    return cell
+
+
+def build_book(
+    shape: Shape,
+    *,
+    max_ply: int | None = None,
+    log: Callable[[str], None] | None = None,
+    known: dict[int, int] | None = None,
+    jobs: int = 1,
+) -> dict[int, int]:
+    """Book entries (canonical key -> canonical cell) for ``shape``.
+
+    Up to 16 cells every position the level reaches is visited and its exact choice
+    timed from a cold start; those over BOOK_NODES nodes are recorded. Bigger boards are
+    walked to ``max_ply`` marks; where neither capped search of ``book_move`` answers,
+    the uncapped ``safe_choice`` from a cold table is recorded. ``known`` entries (a
+    book built before, to fewer plies) are taken as they are: the build is deterministic,
+    so resuming from them gives the same book as building afresh.
+    """
+    entries: dict[int, int] = dict(known or {})
+    decide = functools.partial(_book_choice, dict(known or {}))
+    for bot in (Mark.X, Mark.O):
+        report = explore(shape, bot, decide, max_ply=max_ply, jobs=jobs)
+        entries.update(report.entries)
+        if log is not None:
+            for key, cell in sorted(report.entries.items()):
+                board = _board_of(shape, key)
+                log(f"  {board.text}  ->  {board.cell_number(cell)}")
+            log(
+                f"{_name(shape)} as {bot.value}: {report.positions:,} positions, "
+                f"{len(entries):,} entries so far, {report.seconds:.1f} s CPU "
+                f"({report.wall:.1f} s wall)"
+            )
+    return entries
+
+
+def _name(shape: Shape) -> str:
+    return f"{shape[0]}x{shape[1]} k={shape[2]}"
+
+
+def _checked_move(max_nodes: int | None, board: Board, report: ProofReport) -> int | None:
+    """The level's move (``book_move`` as it plays), checked with the exact solver."""
+    cell = book_move(board, cap=INSTANT_NODES)
+    if cell is None:
+        report.searched += 1
+        return None
+    after = board.play(cell)
+    solver = _solver(board)
+    solver.limit(max_nodes, math.inf)
+    x, o = board.x_bits, board.o_bits
+    me, opp = (x, o) if board.turn is Mark.X else (o, x)
+    keys = solver.keys_of(x, o)
+    try:
+        if solver.value(me, opp, keys, board.ply, 0, 1) >= 1:
+            # A win: the move must keep it, by the shortest forced line.
+            report.wins += 1
+            best = solve(board, max_nodes=max_nodes)
+            score = board.size - board.ply if after.is_over else -solve(after)
+            if score != best:
+                report.failures.append(
+                    f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
+                )
+        elif not after.is_over:
+            child = solver.child_keys(keys, cell, board.ply)
+            if solver.value(opp, me | 1 << cell, child, board.ply + 1, 0, 1) >= 1:
+                report.failures.append(
+                    f"{board.text}: {board.cell_number(cell)} lets the opponent win"
+                )
+    except _Abort:
+        report.failures.append(f"{board.text}: the check ran out of nodes")
+    finally:
+        solver.limit(None, math.inf)
+    return cell
 
 
 def prove(
@@ -206,65 +360,25 @@ def prove(
     max_nodes: int | None = None,
     progress: Callable[[ProofReport], None] | None = None,
     start: Board | None = None,
+    jobs: int = 1,
 ) -> ProofReport:
-    """Walk the positions the level reaches as ``bot`` (to ``max_ply`` marks, at most
-    ``limit`` of them) and check each of its moves with the exact solver.
+    """Walk the positions the level reaches as ``bot`` (``explore``) and check each of its
+    moves with the exact solver.
 
     Where the level can win, its move must keep the win by the shortest forced line.
     Elsewhere its move must leave the opponent no forced win; the walk also checks that
     no game it reaches ends in the opponent's win. ``max_nodes`` caps each check's
-    search (one that runs out is a failure); ``progress`` sees the report every 10,000
-    positions. ``start`` walks from that position instead of the empty board."""
-    report = ProofReport(shape, bot)
-    began = time.process_time()
-
-    def check(board: Board) -> int | None:
-        cell = book_move(board, cap=INSTANT_NODES)
-        report.positions += 1
-        report.by_ply[board.ply] = report.by_ply.get(board.ply, 0) + 1
-        if progress is not None and report.positions % 10_000 == 0:
-            progress(report)
-        if cell is None:
-            report.searched += 1
-            return None
-        after = board.play(cell)
-        solver = _solver(board)
-        solver.limit(max_nodes, math.inf)
-        x, o = board.x_bits, board.o_bits
-        me, opp = (x, o) if board.turn is Mark.X else (o, x)
-        keys = solver.keys_of(x, o)
-        try:
-            if solver.value(me, opp, keys, board.ply, 0, 1) >= 1:
-                # A win: the move must keep it, by the shortest forced line.
-                report.wins += 1
-                best = solve(board, max_nodes=max_nodes)
-                score = board.size - board.ply if after.is_over else -solve(after)
-                if score != best:
-                    report.failures.append(
-                        f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
-                    )
-            elif not after.is_over:
-                child = solver.child_keys(keys, cell, board.ply)
-                if solver.value(opp, me | 1 << cell, child, board.ply + 1, 0, 1) >= 1:
-                    report.failures.append(
-                        f"{board.text}: {board.cell_number(cell)} lets the opponent win"
-                    )
-        except _Abort:
-            report.failures.append(f"{board.text}: the check ran out of nodes")
-        finally:
-            solver.limit(None, math.inf)
-        return cell
-
-    def ended(board: Board) -> None:
-        if board.winner is not None and board.winner is not bot:
-            report.failures.append(f"{board.text}: the opponent won")
-
-    def dead(board: Board) -> None:
-        report.dead += 1
-
-    positions = walk(shape, bot, check, max_ply=max_ply, ended=ended, start=start, dead=dead)
-    for count, _ in enumerate(positions, start=1):
-        if limit is not None and count >= limit:
-            break
-    report.seconds = time.process_time() - began
+    search (one that runs out is a failure)."""
+    decide = functools.partial(_checked_move, max_nodes)
+    report = explore(
+        shape,
+        bot,
+        decide,
+        max_ply=max_ply,
+        limit=limit,
+        start=start,
+        jobs=jobs,
+        progress=progress,
+    )
+    report.failures.sort()
     return report

@@ -195,6 +195,8 @@ def test_selfplay_with_strategy_specs_and_shapes() -> None:
         ["selfplay", "--size", "9x9"],
         ["selfplay", "--size", "3x3", "--k", "4"],
         ["move", "--level", "legendary"],
+        ["prove", "--size", "4x4", "--k", "4", "--jobs", "0"],
+        ["book", "--size", "5x5", "--jobs", "two"],
     ],
 )
 def test_bad_usage_exits_2(args: list[str]) -> None:
@@ -261,3 +263,10 @@ def test_parse_player_and_size() -> None:
     with pytest.raises(ValueError):
         parse_player("grandmaster")
     assert parse_size("4x3") == (4, 3)
+
+
+def test_prove_prints_its_verdict_and_figures() -> None:
+    result = run("prove", "--size", "5x5", "--k", "5", "--side", "X", "--max-ply", "4")
+    assert result.returncode == 0, result.stderr
+    assert "5x5 k=5 as X: PROVEN; 108 positions" in result.stdout
+    assert "by ply: 0:1 2:5 4:102 (to 4 marks)" in result.stdout
