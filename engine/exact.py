@@ -10,6 +10,7 @@ memory, so that a worker process serving many moves gets faster as it goes.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterator
@@ -57,6 +58,7 @@ class _Solver:
         self.size = size
         self.syms = syms
         self.inv = tuple(tuple(perm.index(i) for i in range(size)) for perm in syms)
+        self.key_tables = _key_tables(geo)
         self.dx = tuple(tuple(1 << perm[c] for perm in syms) for c in range(size))
         self.do = tuple(tuple(1 << (perm[c] + size) for perm in syms) for c in range(size))
         centre_row, centre_col = (geo.height - 1) / 2, (geo.width - 1) / 2
@@ -257,11 +259,13 @@ class _Solver:
     # -- helpers on whole positions -------------------------------------------------------
 
     def keys_of(self, x: int, o: int) -> tuple[int, ...]:
+        """The position's key under each symmetry, eight cells at a time."""
         keys = (0,) * len(self.syms)
-        for cell in _bits_of(x):
-            keys = tuple(map(add, keys, self.dx[cell]))
-        for cell in _bits_of(o):
-            keys = tuple(map(add, keys, self.do[cell]))
+        shift = 0
+        for xs, os in self.key_tables:
+            keys = tuple(map(add, keys, xs[x >> shift & 255]))
+            keys = tuple(map(add, keys, os[o >> shift & 255]))
+            shift += 8
         return keys
 
     def child_keys(self, keys: tuple[int, ...], cell: int, ply: int) -> tuple[int, ...]:
@@ -407,6 +411,25 @@ class _Solver:
         forward = self.syms[sym]
         self.choices[key] = (tuple(forward[c] for c in cells), score)
         return cells, score
+
+
+@functools.cache
+def _key_tables(geo: Geometry) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
+    """For each byte of cells (0-7, 8-15, ...): what each of the 256 ways of marking them
+    adds to the key under every symmetry, as X marks and as O marks."""
+    size = geo.size
+
+    def images(start: int, byte: int, offset: int) -> tuple[int, ...]:
+        cells = [start + i for i in range(8) if byte >> i & 1 and start + i < size]
+        return tuple(sum(1 << (perm[c] + offset) for c in cells) for perm in geo.symmetries)
+
+    return tuple(
+        (
+            tuple(images(start, byte, 0) for byte in range(256)),
+            tuple(images(start, byte, size) for byte in range(256)),
+        )
+        for start in range(0, size, 8)
+    )
 
 
 def _has_line(geo: Geometry, bits: int) -> bool:
