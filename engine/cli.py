@@ -293,6 +293,8 @@ def _book(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
+    from pathlib import Path
+
     from engine.proof import ProofReport, prove
 
     shape = _shape(args)
@@ -316,6 +318,7 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
             limit=args.limit,
             progress=progress,
             jobs=args.jobs,
+            checkpoint=None if args.checkpoint is None else Path(args.checkpoint),
         )
         depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
         stdout.write(report.line() + depth + "\n")
@@ -393,8 +396,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_shape_options(prove)
     prove.add_argument("--side", choices=("X", "O", "both"), default="both")
     prove.add_argument("--max-ply", type=int, default=None, help="stop at this many marks")
-    prove.add_argument("--limit", type=int, default=None, help="stop after this many positions")
     _add_jobs_option(prove)
+    stop = prove.add_mutually_exclusive_group()
+    stop.add_argument("--limit", type=int, default=None, help="stop after this many positions")
+    stop.add_argument(
+        "--checkpoint",
+        metavar="FOLDER",
+        default=None,
+        help="save the walk there after every layer, and go on from what is saved there",
+    )
     return parser
 
 

@@ -20,11 +20,16 @@ draw into a loss. ``python -m engine book`` and ``python -m engine prove`` run t
 from __future__ import annotations
 
 import functools
+import json
 import math
+import os
 import time
+import zlib
+from array import array
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from engine.board import Board, Mark, geometry
 from engine.book import (
@@ -65,6 +70,7 @@ class ProofReport:
     seconds: float = 0.0
     """CPU seconds, summed over the processes that did the work."""
     wall: float = 0.0
+    """Elapsed seconds."""
 
     def add(self, part: ProofReport) -> None:
         """Count in a part of the walk done elsewhere."""
@@ -75,7 +81,6 @@ class ProofReport:
         self.searched += part.searched
         self.failures.extend(part.failures)
         self.entries.update(part.entries)
-        self.seconds += part.seconds
 
     def line(self) -> str:
         plies = " ".join(f"{p}:{n}" for p, n in sorted(self.by_ply.items()))
@@ -205,6 +210,8 @@ def explore(
     start: Board | None = None,
     jobs: int = 1,
     progress: Callable[[ProofReport], None] | None = None,
+    resume: tuple[ProofReport, set[int]] | None = None,
+    keep: Callable[[ProofReport, set[int]], None] | None = None,
 ) -> ProofReport:
     """Walk every distinct position ``bot`` is to move in, from ``start`` (the empty board
     by default) to ``max_ply`` marks, and ``decide`` its move in each; at most ``limit``
@@ -212,12 +219,26 @@ def explore(
     (``_is_dead``) and checks that the opponent never completes a line. With ``jobs``
     over 1, ``decide`` (a function of the module, or a ``functools.partial`` of one, so
     that it can be sent) runs in that many processes. ``progress`` sees the report after
-    every part of a layer."""
+    every part of a layer.
+
+    ``keep`` sees the report and the next layer's keys after every layer; passing them
+    back as ``resume`` goes on from there, as if the walk had never stopped."""
     began, own = time.perf_counter(), time.process_time()
-    report = ProofReport(shape, bot)
-    first = _Next()
-    _enter(Board(*shape) if start is None else start, bot, max_ply, report, first)
-    layer, report.dead = first.live, len(first.dead)
+    if resume is None:
+        report = ProofReport(shape, bot)
+        first = _Next()
+        _enter(Board(*shape) if start is None else start, bot, max_ply, report, first)
+        layer, report.dead = first.live, len(first.dead)
+    else:
+        report, layer = resume
+    spent, waited, workers = report.seconds, report.wall, 0.0
+
+    def stamp() -> None:
+        # In one process the parts' CPU is this process's own; else the workers' is added.
+        mine = time.process_time() - own
+        report.seconds = spent + mine + (0.0 if pool is None else workers)
+        report.wall = waited + time.perf_counter() - began
+
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     try:
         while layer:
@@ -235,19 +256,21 @@ def explore(
             )
             layer, dead = set(), set()
             for part, live, gone in results:
+                workers += part.seconds
                 report.add(part)
                 layer |= live
                 dead |= gone
                 if progress is not None:
+                    stamp()
                     progress(report)
             report.dead += len(dead)
+            if keep is not None:
+                stamp()
+                keep(report, layer)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    # In one process the parts' CPU is this process's own; else the workers' is added.
-    own = time.process_time() - own
-    report.seconds = own if pool is None else report.seconds + own
-    report.wall = time.perf_counter() - began
+    stamp()
     return report
 
 
@@ -361,15 +384,21 @@ def prove(
     progress: Callable[[ProofReport], None] | None = None,
     start: Board | None = None,
     jobs: int = 1,
+    checkpoint: Path | None = None,
 ) -> ProofReport:
     """Walk the positions the level reaches as ``bot`` (``explore``) and check each of its
-    moves with the exact solver.
+    moves with the exact solver. With ``checkpoint`` (a folder), the walk is saved there
+    after every layer, and goes on from what it finds there.
 
     Where the level can win, its move must keep the win by the shortest forced line.
     Elsewhere its move must leave the opponent no forced win; the walk also checks that
     no game it reaches ends in the opponent's win. ``max_nodes`` caps each check's
     search (one that runs out is a failure)."""
     decide = functools.partial(_checked_move, max_nodes)
+    saved = None
+    if checkpoint is not None:
+        name = f"{shape[0]}x{shape[1]}k{shape[2]}-{bot.value}-{max_ply or 'all'}"
+        saved = _Saved(checkpoint, name)
     report = explore(
         shape,
         bot,
@@ -379,6 +408,46 @@ def prove(
         start=start,
         jobs=jobs,
         progress=progress,
+        resume=None if saved is None else saved.load(shape, bot),
+        keep=None if saved is None else saved.store,
     )
     report.failures.sort()
     return report
+
+
+@dataclass
+class _Saved:
+    """A walk saved between layers: its report as JSON, naming the file that holds the
+    next layer's keys (compressed 8-byte integers). The keys are written first and the
+    report replaced whole after, so a walk stopped at any moment resumes from a layer."""
+
+    folder: Path
+    name: str
+
+    def store(self, report: ProofReport, layer: set[int]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        keys = f"{self.name}-{report.positions}.keys"
+        (self.folder / keys).write_bytes(zlib.compress(array("Q", sorted(layer)).tobytes(), 1))
+        fields = {
+            name: getattr(report, name)
+            for name in ("positions", "wins", "searched", "dead", "failures", "seconds", "wall")
+        }
+        fields["by_ply"] = {str(ply): count for ply, count in report.by_ply.items()}
+        fields["keys"], fields["layer"] = keys, len(layer)
+        temporary = self.folder / f"{self.name}.json.part"
+        temporary.write_text(json.dumps(fields))
+        os.replace(temporary, self.folder / f"{self.name}.json")
+        for old in self.folder.glob(f"{self.name}-*.keys"):
+            if old.name != keys:
+                old.unlink()
+
+    def load(self, shape: Shape, bot: Mark) -> tuple[ProofReport, set[int]] | None:
+        path = self.folder / f"{self.name}.json"
+        if not path.exists():
+            return None
+        fields = json.loads(path.read_text())
+        layer = set(array("Q", zlib.decompress((self.folder / fields.pop("keys")).read_bytes())))
+        if len(layer) != fields.pop("layer"):
+            raise ValueError(f"{path} does not match the keys saved beside it")
+        by_ply = {int(ply): count for ply, count in fields.pop("by_ply").items()}
+        return ProofReport(shape, bot, by_ply=by_ply, **fields), layer

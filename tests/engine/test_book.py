@@ -6,6 +6,7 @@ positions of 5x5 k=5's walk); ``-m slow`` runs ``python -m engine prove`` in ful
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -24,7 +25,7 @@ from engine.book import (
     write_book,
 )
 from engine.levels import choose_move, instant_move
-from engine.proof import prove
+from engine.proof import ProofReport, prove
 from engine.solver import move_values
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,6 +90,25 @@ def test_a_walk_shared_by_worker_processes_finds_the_same() -> None:
     assert not shared.failures and not shared.searched
     limited = prove((5, 5, 5), Mark.X, limit=500, jobs=2)
     assert limited.positions == 500 and max(limited.by_ply) == 6
+
+
+def test_a_walk_stopped_midway_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
+    class Stop(Exception):
+        pass
+
+    def stop_in_the_last_layer(report: ProofReport) -> None:
+        if 8 in report.by_ply:
+            raise Stop
+
+    with pytest.raises(Stop):
+        prove((5, 5, 5), Mark.X, max_ply=8, checkpoint=tmp_path, progress=stop_in_the_last_layer)
+    saved = json.loads((tmp_path / "5x5k5-X-8.json").read_text())
+    assert saved["positions"] == 1_232 and saved["layer"] == 9_122
+    resumed = prove((5, 5, 5), Mark.X, max_ply=8, checkpoint=tmp_path)
+    assert (resumed.positions, resumed.wins, resumed.by_ply[8]) == (10_354, 3_577, 9_122)
+    assert not resumed.failures and resumed.seconds > saved["seconds"]
+    again = prove((5, 5, 5), Mark.X, max_ply=8, checkpoint=tmp_path)  # already done
+    assert again.positions == 10_354 and len(list(tmp_path.glob("*.keys"))) == 1
 
 
 def _games(shape: tuple[int, int, int], count: int, seed: int) -> list[tuple[Board, Mark]]:
