@@ -298,6 +298,8 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
     from engine.proof import ProofReport, prove
 
     shape = _shape(args)
+    if args.extend_book and shape[0] * shape[1] <= 16:
+        raise InvalidMoveError("--extend-book is for the 5x5 boards (python -m engine book)")
     sides = (Mark.X, Mark.O) if args.side == "both" else (Mark(args.side),)
     wrong = 0
     shown = 0
@@ -319,6 +321,7 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
             progress=progress,
             jobs=args.jobs,
             checkpoint=None if args.checkpoint is None else Path(args.checkpoint),
+            extend=args.extend_book,
         )
         depth = "" if args.max_ply is None else f" (to {args.max_ply} marks)"
         stdout.write(report.line() + depth + "\n")
@@ -326,7 +329,23 @@ def _prove(args: argparse.Namespace, stdout: TextIO) -> int:
             stdout.write(f"  {failure}\n")
         stdout.flush()
         wrong += len(report.failures)
+        if report.entries and not report.failures:
+            stdout.write(_grow_book(shape, report.entries, args.out) + "\n")
     return 1 if wrong else 0
+
+
+def _grow_book(shape: tuple[int, int, int], entries: dict[int, int], out: str | None) -> str:
+    """Add a proof's new entries to the shipped book; what was written where."""
+    from pathlib import Path
+
+    from engine.book import book_file, load_book, write_book
+
+    book = {**load_book(shape), **entries}
+    data = write_book(book)
+    target = Path(out or Path(__file__).parent / "data") / book_file(shape)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return f"{len(entries):,} entries added, {len(book):,} in all, {len(data):,} bytes: {target}"
 
 
 def _jobs(text: str) -> int:
@@ -397,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--side", choices=("X", "O", "both"), default="both")
     prove.add_argument("--max-ply", type=int, default=None, help="stop at this many marks")
     _add_jobs_option(prove)
+    prove.add_argument(
+        "--extend-book",
+        action="store_true",
+        help="where the book lacks a move, add the one a build would, check it, and save",
+    )
+    prove.add_argument("--out", default=None, help="with --extend-book: folder to write to")
     stop = prove.add_mutually_exclusive_group()
     stop.add_argument("--limit", type=int, default=None, help="stop after this many positions")
     stop.add_argument(

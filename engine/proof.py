@@ -280,24 +280,26 @@ def _fresh(board: Board) -> _Solver:
 
 def _book_choice(known: dict[int, int], board: Board, report: ProofReport) -> int | None:
     """The level's move for ``build_book``, recording it where it is dear (see there)."""
-    solver = _fresh(board)
     me = board.x_bits if board.turn is Mark.X else board.o_bits
     empty = board.geometry.full_mask ^ (board.x_bits | board.o_bits)
-    if solver.wins_for(me) & empty:
-        return book_move(board)
-    key = board.x_bits | board.o_bits << board.size
-    if board.size <= 16:
-        choice = exact_choice(solver, board.x_bits, board.o_bits, None)
-        assert choice is not None
-        if solver.count() > BOOK_NODES:
-            report.entries[key] = choice[0]
-        return choice[0]
-    cell = book_move(board, cap=INSTANT_NODES, book=known)
-    if cell is not None:
-        return cell
-    cell = safe_choice(cold((board.width, board.height, board.k)), board.x_bits, board.o_bits, None)
+    if board.size > 16 or _solver(board).wins_for(me) & empty:
+        cell = book_move(board, cap=INSTANT_NODES, book=known)
+        return _book_entry(board, report) if cell is None else cell
+    solver = _fresh(board)
+    choice = exact_choice(solver, board.x_bits, board.o_bits, None)
+    assert choice is not None
+    if solver.count() > BOOK_NODES:
+        report.entries[board.x_bits | board.o_bits << board.size] = choice[0]
+    return choice[0]
+
+
+def _book_entry(board: Board, report: ProofReport) -> int:
+    """The book's move where no capped search answers: the uncapped safe choice from a
+    cold table, recorded under the position's key (the walk's boards are canonical)."""
+    shape = (board.width, board.height, board.k)
+    cell = safe_choice(cold(shape), board.x_bits, board.o_bits, None)
     assert cell is not None
-    report.entries[key] = cell
+    report.entries[board.x_bits | board.o_bits << board.size] = cell
     return cell
 
 
@@ -339,9 +341,19 @@ def _name(shape: Shape) -> str:
     return f"{shape[0]}x{shape[1]} k={shape[2]}"
 
 
-def _checked_move(max_nodes: int | None, board: Board, report: ProofReport) -> int | None:
-    """The level's move (``book_move`` as it plays), checked with the exact solver."""
-    cell = book_move(board, cap=INSTANT_NODES)
+def _checked_move(
+    max_nodes: int | None,
+    extend: bool,
+    book: dict[int, int] | None,
+    board: Board,
+    report: ProofReport,
+) -> int | None:
+    """The level's move (``book_move`` as it plays, with ``book`` if given), checked with
+    the exact solver. With ``extend``, where the level would search, the move a book
+    build would record."""
+    cell = book_move(board, cap=INSTANT_NODES, book=book)
+    if cell is None and extend:
+        cell = _book_entry(board, report)
     if cell is None:
         report.searched += 1
         return None
@@ -385,16 +397,24 @@ def prove(
     start: Board | None = None,
     jobs: int = 1,
     checkpoint: Path | None = None,
+    extend: bool = False,
+    book: dict[int, int] | None = None,
 ) -> ProofReport:
     """Walk the positions the level reaches as ``bot`` (``explore``) and check each of its
     moves with the exact solver. With ``checkpoint`` (a folder), the walk is saved there
-    after every layer, and goes on from what it finds there.
+    after every layer, and goes on from what it finds there. With ``extend``, positions
+    the shipped book lacks get the entries ``build_book`` would give them (in
+    ``report.entries``), and the level is checked with them: one walk both grows the
+    book to the walk's depth and proves it (boards over 16 cells only). ``book``
+    replaces the shipped book (a candidate, say).
 
     Where the level can win, its move must keep the win by the shortest forced line.
     Elsewhere its move must leave the opponent no forced win; the walk also checks that
     no game it reaches ends in the opponent's win. ``max_nodes`` caps each check's
     search (one that runs out is a failure)."""
-    decide = functools.partial(_checked_move, max_nodes)
+    if extend and shape[0] * shape[1] <= 16:
+        raise ValueError("books of boards up to 16 cells hold exact choices: python -m engine book")
+    decide = functools.partial(_checked_move, max_nodes, extend, book)
     saved = None
     if checkpoint is not None:
         name = f"{shape[0]}x{shape[1]}k{shape[2]}-{bot.value}-{max_ply or 'all'}"
@@ -433,6 +453,7 @@ class _Saved:
             for name in ("positions", "wins", "searched", "dead", "failures", "seconds", "wall")
         }
         fields["by_ply"] = {str(ply): count for ply, count in report.by_ply.items()}
+        fields["entries"] = sorted(report.entries.items())
         fields["keys"], fields["layer"] = keys, len(layer)
         temporary = self.folder / f"{self.name}.json.part"
         temporary.write_text(json.dumps(fields))
@@ -450,4 +471,5 @@ class _Saved:
         if len(layer) != fields.pop("layer"):
             raise ValueError(f"{path} does not match the keys saved beside it")
         by_ply = {int(ply): count for ply, count in fields.pop("by_ply").items()}
-        return ProofReport(shape, bot, by_ply=by_ply, **fields), layer
+        entries = {key: cell for key, cell in fields.pop("entries")}
+        return ProofReport(shape, bot, by_ply=by_ply, entries=entries, **fields), layer

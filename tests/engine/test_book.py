@@ -111,6 +111,22 @@ def test_a_walk_stopped_midway_goes_on_from_its_checkpoint(tmp_path: Path) -> No
     assert again.positions == 10_354 and len(list(tmp_path.glob("*.keys"))) == 1
 
 
+def test_a_proof_can_grow_the_book_as_a_build_would() -> None:
+    """``extend``: where the book lacks a move, the walk records what ``python -m engine
+    book`` recorded there (deep 5x5 k=4 entries, checked from an empty book)."""
+    shape = (5, 5, 4)
+    deep = [(k, c) for k, c in sorted(load_book(shape).items()) if k.bit_count() == 15][:3]
+    assert len(deep) == 3
+    for key, cell in deep:
+        board = Board.from_bits(key & (1 << 25) - 1, key >> 25, *shape)
+        grown = prove(shape, Mark.O, start=board, max_ply=15, book={}, extend=True)
+        assert grown.entries == {key: cell} and not grown.failures and not grown.searched
+        plain = prove(shape, Mark.O, start=board, max_ply=15, book={})
+        assert plain.searched == 1 and not plain.entries and "NOT PROVEN" in plain.line()
+    with pytest.raises(ValueError, match="exact choices"):
+        prove((4, 4, 4), Mark.X, max_ply=2, extend=True)
+
+
 def _games(shape: tuple[int, int, int], count: int, seed: int) -> list[tuple[Board, Mark]]:
     """Positions where impossible moves in games against random moves."""
     rng = random.Random(seed)
