@@ -10,7 +10,6 @@ memory, so that a worker process serving many moves gets faster as it goes.
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from operator import add
 from engine.board import Board, Geometry, geometry
 from engine.breaker import breaker_for
 from engine.errors import IllegalMoveError
+from engine.geometry import key_tables
 
 __all__: list[str] = []
 
@@ -58,7 +58,7 @@ class _Solver:
         self.size = size
         self.syms = syms
         self.inv = tuple(tuple(perm.index(i) for i in range(size)) for perm in syms)
-        self.key_tables = _key_tables(geo)
+        self.key_tables = key_tables(geo)
         self.dx = tuple(tuple(1 << perm[c] for perm in syms) for c in range(size))
         self.do = tuple(tuple(1 << (perm[c] + size) for perm in syms) for c in range(size))
         centre_row, centre_col = (geo.height - 1) / 2, (geo.width - 1) / 2
@@ -411,25 +411,6 @@ class _Solver:
         forward = self.syms[sym]
         self.choices[key] = (tuple(forward[c] for c in cells), score)
         return cells, score
-
-
-@functools.cache
-def _key_tables(geo: Geometry) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
-    """For each byte of cells (0-7, 8-15, ...): what each of the 256 ways of marking them
-    adds to the key under every symmetry, as X marks and as O marks."""
-    size = geo.size
-
-    def images(start: int, byte: int, offset: int) -> tuple[int, ...]:
-        cells = [start + i for i in range(8) if byte >> i & 1 and start + i < size]
-        return tuple(sum(1 << (perm[c] + offset) for c in cells) for perm in geo.symmetries)
-
-    return tuple(
-        (
-            tuple(images(start, byte, 0) for byte in range(256)),
-            tuple(images(start, byte, size) for byte in range(256)),
-        )
-        for start in range(0, size, 8)
-    )
 
 
 def _has_line(geo: Geometry, bits: int) -> bool:

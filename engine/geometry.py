@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidBoardError
 
-__all__ = ["MAX_SIDE", "MIN_K", "MIN_SIDE", "Geometry", "geometry"]
+__all__ = ["MAX_SIDE", "MIN_K", "MIN_SIDE", "Geometry", "geometry", "key_tables"]
 
 MIN_SIDE = 3
 MAX_SIDE = 5
@@ -129,3 +129,23 @@ def _symmetries(width: int, height: int) -> tuple[tuple[int, ...], ...]:
             lambda r, c: (w - c, h - r),
         ]
     return tuple(perm(fn) for fn in maps)
+
+
+@functools.cache
+def key_tables(geo: Geometry) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
+    """For each byte of cells (0-7, 8-15, ...): what each of the 256 ways of marking them
+    adds to a position's key (X bits | O bits << size) under every symmetry, as X marks
+    and as O marks. The exact search keys its tables on the smallest of these."""
+    size = geo.size
+
+    def images(start: int, byte: int, offset: int) -> tuple[int, ...]:
+        cells = [start + i for i in range(8) if byte >> i & 1 and start + i < size]
+        return tuple(sum(1 << (perm[c] + offset) for c in cells) for perm in geo.symmetries)
+
+    return tuple(
+        (
+            tuple(images(start, byte, 0) for byte in range(256)),
+            tuple(images(start, byte, size) for byte in range(256)),
+        )
+        for start in range(0, size, 8)
+    )
