@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from operator import add
 
 from engine.errors import InvalidBoardError
 
@@ -138,14 +139,16 @@ def key_tables(geo: Geometry) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], 
     and as O marks. The exact search keys its tables on the smallest of these."""
     size = geo.size
 
-    def images(start: int, byte: int, offset: int) -> tuple[int, ...]:
-        cells = [start + i for i in range(8) if byte >> i & 1 and start + i < size]
-        return tuple(sum(1 << (perm[c] + offset) for c in cells) for perm in geo.symmetries)
+    def table(start: int, offset: int) -> tuple[tuple[int, ...], ...]:
+        # Each entry is a smaller one plus one cell's images: 255 additions a byte.
+        ones = [
+            tuple(1 << (perm[cell] + offset) if cell < size else 0 for perm in geo.symmetries)
+            for cell in range(start, start + 8)
+        ]
+        rows: list[tuple[int, ...]] = [(0,) * len(geo.symmetries)]
+        for byte in range(1, 256):
+            low = byte & -byte
+            rows.append(tuple(map(add, rows[byte ^ low], ones[low.bit_length() - 1])))
+        return tuple(rows)
 
-    return tuple(
-        (
-            tuple(images(start, byte, 0) for byte in range(256)),
-            tuple(images(start, byte, size) for byte in range(256)),
-        )
-        for start in range(0, size, 8)
-    )
+    return tuple((table(start, 0), table(start, size)) for start in range(0, size, 8))
