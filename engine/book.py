@@ -5,8 +5,9 @@ the first of these steps that applies:
 
 1. a winning cell (the shortest win there is);
 2. the shipped book (``engine/data/book-*.bin``), computed offline by ``python -m
-   engine book`` from the exact solver: the move for every position the level reaches
-   whose choice costs more than the caps below;
+   engine book`` from the exact solver (or grown by ``python -m engine prove
+   --extend-book``, which records the same moves): the move for every position the
+   level reaches whose choice costs more than the caps below;
 3. the exact choice (``engine.solver``'s optimal moves, and among drawing or losing ones
    those that leave the opponent most replies that worsen its result, then those that
    build most of the mover's lines) within ``INSTANT_NODES`` nodes;
