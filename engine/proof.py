@@ -175,7 +175,7 @@ def prove(
     saved = None
     if checkpoint is not None:
         name = f"{shape[0]}x{shape[1]}k{shape[2]}-{bot.value}-{max_ply or 'all'}"
-        saved = Saved(checkpoint, name)
+        saved = Saved(checkpoint, name, extend)
     report = explore(
         shape,
         bot,

@@ -272,6 +272,8 @@ class Saved:
 
     folder: Path
     name: str
+    extend: bool = False
+    """Whether the walk grows the book: a walk saved one way is not resumed the other."""
 
     def store(self, report: ProofReport, layer: set[int]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -284,6 +286,7 @@ class Saved:
         fields["by_ply"] = {str(ply): count for ply, count in report.by_ply.items()}
         fields["entries"] = sorted(report.entries.items())
         fields["keys"], fields["layer"] = keys, len(layer)
+        fields["extend"] = self.extend
         temporary = self.folder / f"{self.name}.json.part"
         temporary.write_text(json.dumps(fields))
         os.replace(temporary, self.folder / f"{self.name}.json")
@@ -296,6 +299,11 @@ class Saved:
         if not path.exists():
             return None
         fields = json.loads(path.read_text())
+        if fields.pop("extend", self.extend) != self.extend:
+            raise ValueError(
+                f"{path} was saved by a walk {'without' if self.extend else 'with'} "
+                "--extend-book; run it the same way, or use another folder"
+            )
         layer = set(array("Q", zlib.decompress((self.folder / fields.pop("keys")).read_bytes())))
         if len(layer) != fields.pop("layer"):
             raise ValueError(f"{path} does not match the keys saved beside it")

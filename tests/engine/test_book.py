@@ -109,6 +109,8 @@ def test_a_walk_stopped_midway_goes_on_from_its_checkpoint(tmp_path: Path) -> No
     assert not resumed.failures and resumed.seconds > saved["seconds"]
     again = prove((5, 5, 5), Mark.X, max_ply=8, checkpoint=tmp_path)  # already done
     assert again.positions == 10_354 and len(list(tmp_path.glob("*.keys"))) == 1
+    with pytest.raises(ValueError, match="without --extend-book"):
+        prove((5, 5, 5), Mark.X, max_ply=8, checkpoint=tmp_path, extend=True)
 
 
 def test_a_proof_can_grow_the_book_as_a_build_would() -> None:
