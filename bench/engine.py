@@ -216,11 +216,15 @@ def main() -> None:
         width, height, k, games = map(int, sys.argv[2:6])
         impossible_child((width, height, k), games, 7)
         return
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(f"usage: python -m bench.engine [--impossible-only [BOARD ...]]\n\n{__doc__}")
+        return
+    if sys.argv[1:] and sys.argv[1] != "--impossible-only":
+        raise SystemExit(f"bench.engine: unknown argument {sys.argv[1]!r} (try --help)")
     rng = random.Random(2024)
     if sys.argv[1:2] == ["--impossible-only"]:
         impossible_section(rng, sys.argv[2:])  # optionally boards such as 5x5k4
         return
-    rng = random.Random(2024)
     print("engine benchmark (pure Python; wall-clock times, same run)\n")
 
     print("3x3, first move on the empty board")
