@@ -214,15 +214,13 @@ def test_book_moves_take_a_few_milliseconds() -> None:
         ("5x5", "4", ["--side", "X"]),
         ("5x5", "4", ["--side", "O", "--max-ply", "15"]),
         ("5x5", "5", ["--side", "X"]),
-        ("5x5", "5", ["--side", "O", "--max-ply", "17"]),
+        ("5x5", "5", ["--side", "O"]),
     ],
 )
 def test_proofs(size: str, k: str, extra: list[str]) -> None:
     """The proofs: every position impossible reaches, as X and as O, in full on 4x4 k=4
-    and as X on both 5x5 boards (5x5 k=5 as X is 21.5 million positions, most of an
-    hour on two cores); as O on the 5x5 boards to as many marks as docs/benchmarks.md
-    says (5x5 k=5 to 17 marks is 31.5 million positions, about an hour; its full walk
-    is an hour more: ``--checkpoint`` runs it in pieces)."""
+    and 5x5 k=5 (21.5 and 71.7 million positions, about two hours on two cores), and
+    as X on 5x5 k=4; as O there to as many marks as docs/benchmarks.md says."""
     command = [sys.executable, "-m", "engine", "prove", "--size", size, "--k", k]
     result = subprocess.run(
         [*command, "--jobs", str(os.cpu_count() or 1), *extra],
