@@ -218,6 +218,7 @@ def explore(
     else:
         report, layer = resume
     spent, waited, workers = report.seconds, report.wall, 0.0
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
 
     def stamp() -> None:
         # In one process the parts' CPU is this process's own; else the workers' is added.
@@ -225,7 +226,6 @@ def explore(
         report.seconds = spent + mine + (0.0 if pool is None else workers)
         report.wall = waited + time.perf_counter() - began
 
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     try:
         while layer:
             keys = sorted(layer)
