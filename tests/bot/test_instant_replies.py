@@ -1,9 +1,9 @@
 """``impossible``'s 4x4 and 5x5 replies that need no search come with the click, in its
 own write, as 3x3 replies do; only real searches go to the pool.
 
-On 5x5 k=4 the book and the capped proofs answer every position the games below reach
-(``python -m engine prove`` walks every one to 15 marks); on 5x5 k=3, which has no book,
-the level searches, and its reply goes to the pool."""
+On 5x5 k=4 the book and the capped proofs answer every position the level reaches
+(``python -m engine prove`` walks them all); on 5x5 k=3, which has no book, the level
+searches, and its reply goes to the pool."""
 
 from __future__ import annotations
 
