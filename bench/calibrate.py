@@ -276,13 +276,13 @@ def render(
         "chance of blocking an immediate threat. Chances apply per move, in that order, "
         "after taking any win. The 4x4 rates apply to every board of 10 to 16 cells, the 5x5 "
         "k=4 ones to every bigger board with k up to 4 (5x5 k=3 too), the 5x5 k=5 ones to "
-        "bigger boards with k = 5. On 5x5 k=5 a level that blocks every open four never loses "
-        "to `perfect`, however it sets its traps: medium and hard lose 0 to 1.2% to it. To "
-        "lose 10 points more, hard had to play anywhere on most moves, and then it lost about "
-        "half its games to `rules` (measured against the earlier `perfect`, which built no "
-        "lines: at random 72%, mistake 20%, block 50%, hard lost 15.8% and 18.2% to "
-        "`perfect`, 54% to `rules`). The k=5 rates keep the levels strong instead, and the "
-        "10-point rule fails there above easy (see Constraints).",
+        "bigger boards with k = 5. A worse result is exact up to 16 cells and on 5x5 k=5 "
+        "(where `engine.breaker` settles most positions at once); on the other bigger boards "
+        "it is as far as the level's minimax sees. On 5x5 k=5 only a missed four loses to "
+        "`perfect`: with every four blocked, even a level that always took a worse move "
+        "when it had one lost no game in 200 there. So the k=5 rates set how often a level "
+        "lets a four through: it fails its block roll, then plays a random cell or a "
+        "mistake.",
         "",
     ]
     for shape, games in shapes.items():

@@ -13,8 +13,10 @@ the move:
 3. with probability ``random``, play any legal cell;
 4. with probability ``mistake``, play one of the moves with a worse result than the
    best, if there are any: worse exactly (loss < draw < win) on boards of up to
-   ``EXACT_CELLS`` cells; on bigger ones, worse as far as the minimax of step 5 sees
-   (a forced loss within its horizon < unclear < a forced win);
+   ``EXACT_CELLS`` cells, and on bigger ones with k = 5 where that takes at most
+   ``BIG_NODES`` positions (nearly always: ``engine.breaker`` settles most positions
+   there at once); otherwise worse as far as the minimax of step 5 sees (a forced loss
+   within its horizon < unclear < a forced win);
 5. otherwise the best move: ``engine.solver.Perfect`` up to ``EXACT_CELLS`` cells;
    beyond, minimax with the weighted (+100/+10/+1) evaluation, as deep as ``big_depth``
    plies while the search fits in ``BIG_NODES`` positions, or Perfect on its time
@@ -34,13 +36,13 @@ for one call, so a caller that has already waited can search for less. ``impossi
 Perfect itself, with its book. All the numbers were tuned by measurement:
 bench/calibrate.py plays each level against ``random``, ``medium`` and ``perfect`` (on
 5x5, ``impossible`` as the exact opponent) and writes docs/levels.md, where neighbouring
-levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 k=4. Not
-on 5x5 k=5 above ``easy``: a level that blocks every open four never loses there, and
-one that loses 10 points more to ``perfect`` plays anywhere on most moves (``hard`` then
-lost about half its games to ``rules``), so the k=5 rates stay those of strong play
-(docs/levels.md). ``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: at most
-``BIG_NODES`` positions, about 35 ms of CPU at worst), ``impossible`` in milliseconds
-from its book, else searching for its ``budget`` (1.5 s).
+levels lose at least 10 points apart against ``perfect`` on 3x3, 4x4 and 5x5 with k = 4
+and 5. On 5x5 k=5 only a missed four loses to ``perfect``, so the k=5 rates say how often
+a level lets one through: a failed block roll, then a random cell or an exact mistake.
+``easy`` to ``hard`` answer in milliseconds (``hard`` on 5x5: at most ``BIG_NODES``
+positions for its search, and as many for exact mistakes on k=5, about 35 ms of CPU at
+worst), ``impossible`` in milliseconds from its book, else searching for its ``budget``
+(1.5 s).
 """
 
 from __future__ import annotations
@@ -162,7 +164,7 @@ _ALL: tuple[Level, ...] = (
         small=Rates(random=0.5, mistake=0.5, block=0.5),
         mid=Rates(random=0.5, mistake=1.0, block=0.2),
         big=Rates(random=0.6, mistake=0.3, block=0.1),
-        five=Rates(random=0.4, mistake=0.3, block=0.4),
+        five=Rates(random=0.6, mistake=1.0, block=0.1),
         big_depth=1,
     ),
     Level(
@@ -171,7 +173,7 @@ _ALL: tuple[Level, ...] = (
         small=Rates(random=0.35, mistake=0.6, block=1.0),
         mid=Rates(random=0.2, mistake=1.0, block=0.6),
         big=Rates(random=0.25, mistake=0.1, block=0.9),
-        five=Rates(random=0.1, mistake=0.15, block=0.9),
+        five=Rates(random=0.5, mistake=1.0, block=0.55),
         big_depth=2,
     ),
     Level(
@@ -180,7 +182,7 @@ _ALL: tuple[Level, ...] = (
         small=Rates(random=0.1, mistake=0.2, block=1.0),
         mid=Rates(random=0.15, mistake=0.6, block=0.8),
         big=Rates(random=0.15, mistake=0.05, block=1.0),
-        five=Rates(random=0.0, mistake=0.05, block=1.0),
+        five=Rates(random=0.0, mistake=0.6, block=0.65),
         big_depth=4,
     ),
     Level(
@@ -253,13 +255,19 @@ def _pick(cells: list[int], rng: random.Random) -> int:
     return cells[0] if len(cells) == 1 else rng.choice(cells)
 
 
-def _exact_mistakes(board: Board) -> list[int]:
-    """Moves with a worse exact result than the best move's."""
-    from engine.solver import move_values
+def _exact_mistakes(board: Board) -> list[int] | None:
+    """Moves with a worse exact result than the best move's; None where that is not
+    known cheaply (bigger boards with k under 5, or past ``BIG_NODES`` positions)."""
+    from engine.solver import UnsolvableError, move_results
 
-    values = move_values(board)
-    best = max(_RESULT_RANK[v.result] for v in values)
-    return [v.cell for v in values if _RESULT_RANK[v.result] < best]
+    if board.size > EXACT_CELLS and board.k < 5:
+        return None
+    try:
+        results = move_results(board, max_nodes=None if board.size <= EXACT_CELLS else BIG_NODES)
+    except UnsolvableError:
+        return None
+    best = max(_RESULT_RANK[result] for result in results.values())
+    return [cell for cell, result in results.items() if _RESULT_RANK[result] < best]
 
 
 def _searched_class(score: int) -> int:
@@ -363,6 +371,11 @@ def choose_move(
     if rates.random > 0 and rng.random() < rates.random:
         return _pick(list(moves), rng)
     mistake = rates.mistake > 0 and rng.random() < rates.mistake
+    if mistake:
+        worse = _exact_mistakes(board)
+        if worse:
+            return _pick(worse, rng)
+        mistake = worse is None  # known exactly that no move is worse: play the best
     if board.size > EXACT_CELLS and policy.big_depth is not None:
         depth = policy.big_depth
         nodes = BIG_NODES
@@ -373,10 +386,6 @@ def choose_move(
             nodes -= spent
         result = _deepest_search(board, depth, nodes)
         return _pick(list(result.best_cells), rng)
-    if mistake and board.size <= EXACT_CELLS:
-        worse = _exact_mistakes(board)
-        if worse:
-            return _pick(worse, rng)
     return _perfect_player(seconds)(board, rng)
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "best_moves",
     "clear_caches",
     "deepen",
+    "move_results",
     "move_values",
     "result_of",
     "solve",
@@ -165,6 +166,29 @@ def move_values(board: Board, *, max_nodes: int | None = None) -> list[MoveValue
     except _Abort:
         raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
     return [values[cell] for cell in sorted(values)]
+
+
+def move_results(board: Board, *, max_nodes: int | None = None) -> dict[int, str]:
+    """Every legal move's exact result (WIN, DRAW or LOSS), without its distance.
+
+    Much cheaper than ``move_values`` on big boards: each move is searched with a narrow
+    window, and not at all where ``engine.breaker`` proves that neither side can still
+    complete a line. Raises as ``move_values`` does.
+    """
+    _check_playable(board)
+    if _is_table(board):
+        return {value.cell: value.result for value in move_values(board)}
+    solver = _solver(board)
+    solver.trim()
+    me, opp = _sides(board)
+    keys = solver.keys_of(board.x_bits, board.o_bits)
+    solver.limit(_node_limit(board, max_nodes), math.inf)
+    try:
+        ranks = solver.outcomes(me, opp, keys, board.ply)
+    except _Abort:
+        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
+    names = (LOSS, DRAW, WIN)
+    return {cell: names[ranks[cell]] for cell in sorted(ranks)}
 
 
 def best_moves(board: Board, *, max_nodes: int | None = None) -> list[int]:

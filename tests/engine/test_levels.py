@@ -259,3 +259,35 @@ def test_openings() -> None:
     searched = [s for s in range(20) if random.Random(s).random() >= loose]
     assert len(searched) >= 10
     assert {choose_move(Board(5, 5, 4), "hard", random.Random(s)) for s in searched} == {12}
+
+
+def test_mistakes_on_5x5_k5_are_exact() -> None:
+    """k=5 mistakes come from exact results: every cell but the block when a four stands,
+    none where nothing is lost; k=4 leaves them to the minimax horizon (None)."""
+    four = Board.from_text("OOOO./XX.../X..../....X/.....", k=5)
+    empty = [cell for cell in four.legal_moves() if cell != 4]
+    assert policy._exact_mistakes(four) == empty
+    assert policy._exact_mistakes(Board(5, 5, 5).play(12)) == []
+    assert policy._exact_mistakes(Board(5, 5, 4).play(12)) is None
+    # Where no move is worse, a mistake roll plays the best move, as if it had not rolled.
+    quiet = Board(5, 5, 5).play(12)
+    best = set(policy._deepest_search(quiet, 4, BIG_NODES).best_cells)
+    assert {choose_move(quiet, "hard", random.Random(s)) for s in range(40)} <= best
+
+
+def test_levels_are_ordered_on_5x5_k5() -> None:
+    """A fast sample of bench/calibrate.py: on 5x5 k=5 only a missed four loses, so each
+    level below impossible misses them more often than the next (docs/levels.md)."""
+    games = 40
+    impossible = level_strategy("impossible")
+    rates = []
+    for level in LEVELS:
+        bot = level_strategy(level)
+        rng = random.Random(11)
+        shape = Board(5, 5, 5)
+        as_x = sum(play_game(bot, impossible, rng, shape).winner is Mark.O for _ in range(games))
+        as_o = sum(play_game(impossible, bot, rng, shape).winner is Mark.X for _ in range(games))
+        rates.append((as_x, as_o))
+    assert rates[-1] == (0, 0)
+    for weaker, stronger in itertools.pairwise(rates):
+        assert weaker[0] > stronger[0] and weaker[1] > stronger[1], rates

@@ -23,6 +23,7 @@ from engine.solver import (
     UnsolvableError,
     best_moves,
     deepen,
+    move_results,
     move_values,
     result_of,
     solve,
@@ -174,6 +175,24 @@ def test_perfect_wins_fast_and_loses_slowly() -> None:
 
 
 # -- other shapes up to 16 cells ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "min_marks"), [((3, 3, 3), 0), ((4, 4, 4), 5), ((5, 5, 4), 15), ((5, 5, 5), 14)]
+)
+def test_move_results_match_brute_force(shape: tuple[int, int, int], min_marks: int) -> None:
+    """Results without distances: the breaker's shortcuts and narrow windows change none."""
+    rng = random.Random(7)
+    size = shape[0] * shape[1]
+    mixed = 0
+    for _ in range(40):
+        board = random_game(shape, rng.randint(min_marks, size - 1), rng)
+        if board.is_over:
+            continue
+        expected = {c: result_of(v) for c, v in brute_moves(board).items()}
+        assert move_results(board) == expected, board.text
+        mixed += len(set(expected.values())) > 1
+    assert mixed >= 5  # positions where some moves are worse than others were checked
 
 
 @pytest.mark.parametrize(
