@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from engine.board import Board
 from engine.deepen import deepen
@@ -33,6 +35,7 @@ from engine.exact import (
     _Abort,
     _check_playable,
     _sides,
+    _Solver,
     _solver,
 )
 from engine.results import (
@@ -96,6 +99,27 @@ def _node_limit(board: Board, max_nodes: int | None) -> int | None:
     return None if board.size <= EXACT_MAX_CELLS else DEFAULT_MAX_NODES
 
 
+def _searching(board: Board, max_nodes: int | None) -> tuple[_Solver, int, int, tuple[int, ...]]:
+    """The shape's solver, its caches trimmed and the next searches limited to
+    ``_node_limit`` nodes; and the position as it searches it: mover's and other bits,
+    keys."""
+    solver = _solver(board)
+    solver.trim()
+    me, opp = _sides(board)
+    keys = solver.keys_of(board.x_bits, board.o_bits)
+    solver.limit(_node_limit(board, max_nodes), math.inf)
+    return solver, me, opp, keys
+
+
+@contextmanager
+def _unsolvable(board: Board) -> Iterator[None]:
+    """Turn a search that ran out of nodes into UnsolvableError."""
+    try:
+        yield
+    except _Abort:
+        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
+
+
 def solve(board: Board, *, max_nodes: int | None = None) -> int:
     """The exact score of the position for the player to move (see the module docstring).
 
@@ -118,16 +142,10 @@ def solve_counted(board: Board, *, max_nodes: int | None = None) -> tuple[int, i
         return (0 if outcome.winner is None else board.ply - 1 - board.size), 0
     if _is_table(board):
         return _table3()[0][board.x_bits | board.o_bits << 9], 1
-    solver = _solver(board)
-    solver.trim()
-    me, opp = _sides(board)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
+    solver, me, opp, keys = _searching(board, max_nodes)
     first_node = solver.count()
-    solver.limit(_node_limit(board, max_nodes), math.inf)
-    try:
+    with _unsolvable(board):
         return solver.exact(me, opp, keys, board.ply), solver.count() - first_node
-    except _Abort:
-        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
 
 
 def move_values(board: Board, *, max_nodes: int | None = None) -> list[MoveValue]:
@@ -146,15 +164,11 @@ def move_values(board: Board, *, max_nodes: int | None = None) -> list[MoveValue
             score = -scores[child.x_bits | child.o_bits << 9]
             out.append(_move_value(cell, score, ply, size))
         return out
-    solver = _solver(board)
-    solver.trim()
-    me, opp = _sides(board)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
+    solver, me, opp, keys = _searching(board, max_nodes)
     empty = board.geometry.full_mask ^ (me | opp)
     winning = solver.wins_for(me) & empty
-    solver.limit(_node_limit(board, max_nodes), math.inf)
     values: dict[int, MoveValue] = {}
-    try:
+    with _unsolvable(board):
         for cell, orbit in solver.representatives(keys, empty):
             if winning >> cell & 1:
                 score = size - ply
@@ -163,8 +177,6 @@ def move_values(board: Board, *, max_nodes: int | None = None) -> list[MoveValue
                 score = -solver.exact(opp, me | 1 << cell, child, ply + 1)
             for member in orbit:
                 values[member] = _move_value(member, score, ply, size)
-    except _Abort:
-        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
     return [values[cell] for cell in sorted(values)]
 
 
@@ -178,15 +190,9 @@ def move_results(board: Board, *, max_nodes: int | None = None) -> dict[int, str
     _check_playable(board)
     if _is_table(board):
         return {value.cell: value.result for value in move_values(board)}
-    solver = _solver(board)
-    solver.trim()
-    me, opp = _sides(board)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
-    solver.limit(_node_limit(board, max_nodes), math.inf)
-    try:
+    solver, me, opp, keys = _searching(board, max_nodes)
+    with _unsolvable(board):
         ranks = solver.outcomes(me, opp, keys, board.ply)
-    except _Abort:
-        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
     names = (LOSS, DRAW, WIN)
     return {cell: names[ranks[cell]] for cell in sorted(ranks)}
 
@@ -198,15 +204,9 @@ def best_moves(board: Board, *, max_nodes: int | None = None) -> list[int]:
         values = move_values(board)
         top = max(_rank(v) for v in values)
         return [v.cell for v in values if _rank(v) == top]
-    solver = _solver(board)
-    solver.trim()
-    me, opp = _sides(board)
-    keys = solver.keys_of(board.x_bits, board.o_bits)
-    solver.limit(_node_limit(board, max_nodes), math.inf)
-    try:
+    solver, me, opp, keys = _searching(board, max_nodes)
+    with _unsolvable(board):
         _, groups = solver.optimal(me, opp, keys, board.ply)
-    except _Abort:
-        raise UnsolvableError(f"{board.text} is too big to solve exactly") from None
     return sorted(c for _, orbit in groups for c in orbit)
 
 
