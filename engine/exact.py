@@ -355,30 +355,6 @@ class _Solver:
                 chosen.append((cell, orbit))
         return best, chosen
 
-    def outcomes(self, me: int, opp: int, keys: tuple[int, ...], ply: int) -> dict[int, int]:
-        """Each empty cell's result for the player to move: 0 a loss, 1 a draw, 2 a win.
-
-        Only the result, not its distance: a window of (-1, 1) around each reply, and no
-        search at all where ``engine.breaker`` proves neither side can win any more.
-        """
-        empty = self.geo.full_mask ^ (me | opp)
-        winning = self.wins_for(me)
-        they_can = not self.cannot_win(opp, me)
-        found: dict[int, int] = {}
-        for cell, orbit in self.representatives(keys, empty):
-            after = me | 1 << cell
-            if winning >> cell & 1:
-                rank = 2
-            elif not they_can and self.cannot_win(after, opp):
-                rank = 1
-            else:
-                child = self.child_keys(keys, cell, ply)
-                value = self.search(opp, after, child, ply + 1, -1, 1)
-                rank = 0 if value >= 1 else 2 if value <= -1 else 1
-            for member in orbit:
-                found[member] = rank
-        return found
-
     def mistakes(self, me: int, opp: int, keys: tuple[int, ...], ply: int, score: int) -> int:
         """How many replies of the player to move worsen their result, exact ``score``."""
         if score < 0:

@@ -192,9 +192,36 @@ def move_results(board: Board, *, max_nodes: int | None = None) -> dict[int, str
         return {value.cell: value.result for value in move_values(board)}
     solver, me, opp, keys = _searching(board, max_nodes)
     with _unsolvable(board):
-        ranks = solver.outcomes(me, opp, keys, board.ply)
+        ranks = _outcomes(solver, me, opp, keys, board.ply)
     names = (LOSS, DRAW, WIN)
     return {cell: names[ranks[cell]] for cell in sorted(ranks)}
+
+
+def _outcomes(
+    solver: _Solver, me: int, opp: int, keys: tuple[int, ...], ply: int
+) -> dict[int, int]:
+    """Each empty cell's result for the player to move: 0 a loss, 1 a draw, 2 a win.
+
+    Only the result, not its distance: a window of (-1, 1) around each reply, and no
+    search at all where ``engine.breaker`` proves neither side can win any more.
+    """
+    empty = solver.geo.full_mask ^ (me | opp)
+    winning = solver.wins_for(me)
+    they_can = not solver.cannot_win(opp, me)
+    found: dict[int, int] = {}
+    for cell, orbit in solver.representatives(keys, empty):
+        after = me | 1 << cell
+        if winning >> cell & 1:
+            rank = 2
+        elif not they_can and solver.cannot_win(after, opp):
+            rank = 1
+        else:
+            child = solver.child_keys(keys, cell, ply)
+            value = solver.search(opp, after, child, ply + 1, -1, 1)
+            rank = 0 if value >= 1 else 2 if value <= -1 else 1
+        for member in orbit:
+            found[member] = rank
+    return found
 
 
 def best_moves(board: Board, *, max_nodes: int | None = None) -> list[int]:
