@@ -55,9 +55,6 @@ def _shape(args: argparse.Namespace) -> tuple[int, int, int]:
 
 
 def run_book(args: argparse.Namespace, stdout: TextIO) -> int:
-    from pathlib import Path
-
-    from engine.book import book_file, write_book
     from engine.proof import build_book
 
     shape = _shape(args)
@@ -72,11 +69,7 @@ def run_book(args: argparse.Namespace, stdout: TextIO) -> int:
 
         known = load_book(shape)
     entries = build_book(shape, max_ply=args.max_ply, log=log, known=known, jobs=args.jobs)
-    data = write_book(entries)
-    target = Path(args.out or Path(__file__).parent / "data") / book_file(shape)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-    log(f"{len(entries):,} entries, {len(data):,} bytes: {target}")
+    log(f"{len(entries):,} entries, {_save_book(shape, entries, args.out)}")
     return 0
 
 
@@ -124,16 +117,23 @@ def run_prove(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def _grow_book(shape: tuple[int, int, int], entries: dict[int, int], out: str | None) -> str:
     """Add a proof's new entries to the shipped book; what was written where."""
-    from pathlib import Path
-
-    from engine.book import book_file, load_book, write_book
+    from engine.book import load_book
 
     book = {**load_book(shape), **entries}
-    data = write_book(book)
+    return f"{len(entries):,} entries added, {len(book):,} in all, " + _save_book(shape, book, out)
+
+
+def _save_book(shape: tuple[int, int, int], entries: dict[int, int], out: str | None) -> str:
+    """Write the book file into ``out`` (default: the engine's data); its size and path."""
+    from pathlib import Path
+
+    from engine.book import book_file, write_book
+
+    data = write_book(entries)
     target = Path(out or Path(__file__).parent / "data") / book_file(shape)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
-    return f"{len(entries):,} entries added, {len(book):,} in all, {len(data):,} bytes: {target}"
+    return f"{len(data):,} bytes: {target}"
 
 
 def _jobs(text: str) -> int:
