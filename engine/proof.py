@@ -27,7 +27,7 @@ from engine.book import (
     safe_choice,
 )
 from engine.exact import _Abort, _Solver, _solver
-from engine.solver import solve
+from engine.solver import UnsolvableError, solve
 from engine.walk import ProofReport, Saved, board_of, explore, shape_name
 
 __all__ = ["ProofReport", "build_book", "prove"]
@@ -125,7 +125,7 @@ def _checked_move(
             # A win: the move must keep it, by the shortest forced line.
             report.wins += 1
             best = solve(board, max_nodes=max_nodes)
-            score = board.size - board.ply if after.is_over else -solve(after)
+            score = board.size - board.ply if after.is_over else -solve(after, max_nodes=max_nodes)
             if score != best:
                 report.failures.append(
                     f"{board.text}: {board.cell_number(cell)} scores {score}, best {best}"
@@ -136,7 +136,7 @@ def _checked_move(
                 report.failures.append(
                     f"{board.text}: {board.cell_number(cell)} lets the opponent win"
                 )
-    except _Abort:
+    except (_Abort, UnsolvableError):
         report.failures.append(f"{board.text}: the check ran out of nodes")
     finally:
         solver.limit(None, math.inf)
