@@ -3,6 +3,10 @@
 A challenge is answered with a conditional write (pending and unexpired), and accepting
 one inserts its game in the same transaction, so two answers, or an answer and the
 expiry sweep, can never both land, in this process or another.
+
+Rematch pressed by both players: the second press accepts the first one's challenge. A
+game has at most one pending rematch (a unique index), so when both press at once, in
+one process or two, the database lets one challenge in and the other press accepts it.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.errors import (
     BotChallenge,
@@ -30,9 +35,9 @@ from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, Store
+from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, RematchTaken, Store
 
-__all__ = ["Challenges"]
+__all__ = ["Challenges", "Rematched"]
 
 
 REACH_WINDOW = 600.0
@@ -43,6 +48,15 @@ UNSHOWN_LAPSE = 10.0
 challenge its full expiry. Discord wants the command's answer within 3 s, so a challenge
 still without a message after this was never shown (the bot stopped, or the answer was
 refused): it lapses instead of blocking both members, unseen, for the whole expiry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rematched:
+    """A Rematch press that accepted the other player's pending rematch: the challenge,
+    answered (its message to redraw), and the game it started."""
+
+    challenge: Challenge
+    game: Game
 
 
 class Challenges:
@@ -163,6 +177,57 @@ class Challenges:
             made, expires_at=now + settings.challenge_timeout, turn_seconds=settings.turn_timeout
         )
 
+    async def rematch(
+        self, game: Game, user_id: int, *, locale: str | None, parent_id: int | None
+    ) -> Challenge | Rematched:
+        """``user_id`` asks to play the ended member game ``game`` again, sides swapped:
+        accept the other player's pending rematch of it if there is one (also when it
+        came in while this press was on its way), else challenge them."""
+        other = game.o_id if user_id == game.x_id else game.x_id
+        assert other is not None
+        theirs = await self._theirs(game, user_id)
+        if theirs is not None:
+            return theirs
+        try:
+            return await self.create(
+                game.guild_id,
+                game.channel_id,
+                user_id,
+                other,
+                width=game.width,
+                height=game.height,
+                k=game.k,
+                first=First.OPPONENT if user_id == game.x_id else First.ME,
+                rematch_of=game,
+                locale=locale,
+                parent_id=parent_id,
+            )
+        except (ChallengePending, RematchTaken) as error:
+            theirs = await self._theirs(game, user_id)
+            if theirs is not None:
+                return theirs
+            if isinstance(error, RematchTaken):
+                raise ChallengePending(
+                    N_("You already asked for a rematch of this game; it's waiting for an answer.")
+                ) from None
+            raise
+
+    async def _theirs(self, game: Game, user_id: int) -> Rematched | None:
+        """The other player's pending rematch of ``game``, accepted by ``user_id``; None
+        if there is none open (then nothing changed)."""
+        pending = await self._store.pending_rematch(game.id)
+        if pending is None or pending.opponent_id != user_id:
+            return None
+        now = self._clock()
+        if now >= pending.expires_at:
+            await self._store.expire_challenge(pending.id, now)
+            return None
+        try:
+            started = await self._accept(pending.id, user_id, game.guild_id, None)
+        except (ChallengeExpired, ChallengeNotFound):
+            return None  # withdrawn or expired meanwhile: this press challenges instead
+        return Rematched(*started)
+
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
     ) -> None:
@@ -236,6 +301,12 @@ class Challenges:
     ) -> Game:
         """Start the challenge's game; sides follow ``first`` from the challenger's view.
         ``message_id``: the message clicked (ChallengeNotFound if not the challenge's)."""
+        return (await self._accept(challenge_id, user_id, guild_id, message_id))[1]
+
+    async def _accept(
+        self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> tuple[Challenge, Game]:
+        """``accept``: the challenge as answered, and its game."""
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now, message_id)
         if user_id != challenge.opponent_id:
@@ -287,7 +358,7 @@ class Challenges:
         if accepted is None:  # answered or expired meanwhile (another process)
             await self._open(challenge_id, guild_id, now)
             raise ChallengeNotFound()
-        return accepted[1]
+        return accepted
 
     async def decline(
         self,

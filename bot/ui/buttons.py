@@ -22,8 +22,8 @@ import discord
 from bot.errors import CellTaken, GameError, GameOver, StaleBoard
 from bot.i18n import N_, translator
 from bot.models import Challenge, ChallengeStatus, GameStatus
-from bot.service import GameService
-from bot.ui import ids, render
+from bot.service import GameService, Rematched
+from bot.ui import ids, render, render_end
 from bot.ui.boards import Boards
 from bot.ui.gate import (
     Gate,
@@ -35,7 +35,7 @@ from bot.ui.gate import (
     user_translator,
 )
 from bot.ui.privacy_buttons import ForgetButtons
-from bot.ui.views import calloff_view, leaderboard_view
+from bot.ui.views import calloff_view, forfeit_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]
 
@@ -74,6 +74,8 @@ class Buttons:
             ids.Withdraw: self.withdraw,
             ids.LeaderboardPage: self.leaderboard_page,
             ids.Quit: self.quit,
+            ids.OldQuit: self.old_quit,
+            ids.KeepPlaying: self.keep_playing,
             ids.Calloff: self.propose_calloff,
             ids.CalloffAnswer: self.answer_calloff,
             ids.Forget: forget.confirm,
@@ -156,9 +158,11 @@ class Buttons:
         raise GameOver()
 
     async def forfeit(self, interaction: discord.Interaction, click: ids.Forfeit) -> None:
+        """Forfeit on the board asks first, privately: nothing changes until the player
+        confirms (``quit``), at this move and within ``FORFEIT_CONFIRM_SECONDS``."""
         game_id = click.game
         try:
-            game = await self._service.forfeit(
+            game, until = await self._service.ask_forfeit(
                 game_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameOver as error:
@@ -166,8 +170,13 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
-        await self._boards.answer(interaction, game)
-        await self._boards.notify(game)
+        t = user_translator(interaction)
+        await interaction.response.send_message(
+            render_end.forfeit_question_text(game, until, t),
+            view=forfeit_view(game, until, t),
+            ephemeral=True,
+            allowed_mentions=_QUIET,
+        )
 
     async def rematch(self, interaction: discord.Interaction, click: ids.Rematch) -> None:
         async def defer() -> None:
@@ -181,6 +190,11 @@ class Buttons:
             parent_id=thread_parent(interaction),
             on_slow=defer,
         )
+        if isinstance(new, Rematched):  # the other player's rematch, accepted: play
+            await self._boards.post(interaction, new.game)
+            await self._boards.redraw(new.challenge)
+            await self._boards.notify(new.game, interaction)
+            return
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, click: ids.Review) -> None:
@@ -202,15 +216,40 @@ class Buttons:
         else:
             await send_ephemeral(interaction, text)
 
-    # -- stopping a rated game (after /tictactoe-stop) ----------------------------------
+    # -- the question before a forfeit (Forfeit, or /tictactoe-stop) -------------------
 
     async def quit(self, interaction: discord.Interaction, click: ids.Quit) -> None:
-        """The player chose to forfeit rather than stop (the ephemeral choice's button)."""
-        game = await self._service.forfeit(click.game, interaction.user.id, interaction.guild_id)
-        done = "🏳️ " + user_translator(interaction)(N_("You forfeited the game."))
-        await interaction.response.edit_message(content=done, view=None)
+        """The player confirmed: the game ends (a forfeit, or an abort before both moved),
+        said in place of the question; the board, another message, is redrawn after."""
+        try:
+            game = await self._service.forfeit(
+                click.game,
+                interaction.user.id,
+                interaction.guild_id,
+                move_no=click.move,
+                until=click.until,
+            )
+        except GameOver as error:
+            await answer_error(interaction, error)
+            if error.game is not None:  # its clock ran out just now: show how it ended
+                await self._boards.redraw(error.game)
+                await self._boards.notify(error.game)
+            return
+        done = render_end.forfeit_done_text(game, user_translator(interaction))
+        await interaction.response.edit_message(content=done, view=None, allowed_mentions=_QUIET)
         await self._boards.redraw(game)
         await self._boards.notify(game)
+
+    async def old_quit(self, interaction: discord.Interaction, click: ids.OldQuit) -> None:
+        """An older version's question, which carries no expiry: as if expired, so only a
+        fresh question ends a game."""
+        user = interaction.user.id
+        await self._service.forfeit(click.game, user, interaction.guild_id, until=0.0)
+
+    async def keep_playing(self, interaction: discord.Interaction, click: ids.KeepPlaying) -> None:
+        """Cancel: said in place of the question; nothing changes."""
+        kept = user_translator(interaction)(N_("Cancelled: the game goes on."))
+        await interaction.response.edit_message(content=kept, view=None, allowed_mentions=_QUIET)
 
     async def propose_calloff(self, interaction: discord.Interaction, click: ids.Calloff) -> None:
         """Ask the other player, by a new message that pings only them, to call it off."""
