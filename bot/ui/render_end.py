@@ -53,7 +53,7 @@ def forfeit_done_text(game: Game, t: Translator) -> str:
 def rating_line(game: Game, name: Callable[[int], str]) -> str | None:
     """Each player's rating after a rated game and its change, "@A 1520 (+20) · @B 1480
     (−20)", with ``name`` for a player; None for a game with no rating change kept (not
-    rated, or ended before they were kept). An erased member's part is left out."""
+    rated, or ended before they were kept). An erased member's change went with their id."""
     parts = []
     for mark, change in ((Mark.X, game.x_rating), (Mark.O, game.o_rating)):
         player = game.player_of(mark)
