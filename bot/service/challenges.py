@@ -185,42 +185,46 @@ class Challenges:
         came in while this press was on its way), else challenge them."""
         other = game.o_id if user_id == game.x_id else game.x_id
         assert other is not None
-        theirs = await self._theirs(game, user_id)
-        if theirs is not None:
-            return theirs
-        try:
-            return await self.create(
-                game.guild_id,
-                game.channel_id,
-                user_id,
-                other,
-                width=game.width,
-                height=game.height,
-                k=game.k,
-                first=First.OPPONENT if user_id == game.x_id else First.ME,
-                rematch_of=game,
-                locale=locale,
-                parent_id=parent_id,
-            )
-        except (ChallengePending, RematchTaken) as error:
+        for _attempt in range(2):
             theirs = await self._theirs(game, user_id)
             if theirs is not None:
                 return theirs
-            if isinstance(error, RematchTaken):
-                raise ChallengePending(
-                    N_("You already asked for a rematch of this game; it's waiting for an answer.")
-                ) from None
-            raise
+            try:
+                return await self.create(
+                    game.guild_id,
+                    game.channel_id,
+                    user_id,
+                    other,
+                    width=game.width,
+                    height=game.height,
+                    k=game.k,
+                    first=First.OPPONENT if user_id == game.x_id else First.ME,
+                    rematch_of=game,
+                    locale=locale,
+                    parent_id=parent_id,
+                )
+            except RematchTaken:
+                continue  # one came in meanwhile (the database decided): look again
+            except ChallengePending:
+                theirs = await self._theirs(game, user_id)
+                if theirs is None:
+                    raise
+                return theirs
+        raise ChallengePending(
+            N_("You already asked for a rematch of this game; it's waiting for an answer.")
+        )
 
     async def _theirs(self, game: Game, user_id: int) -> Rematched | None:
         """The other player's pending rematch of ``game``, accepted by ``user_id``; None
-        if there is none open (then nothing changed)."""
+        if there is none open (a lapsed one, anyone's, is expired on the way)."""
         pending = await self._store.pending_rematch(game.id)
-        if pending is None or pending.opponent_id != user_id:
+        if pending is None:
             return None
         now = self._clock()
         if now >= pending.expires_at:
             await self._store.expire_challenge(pending.id, now)
+            return None
+        if pending.opponent_id != user_id:
             return None
         try:
             started = await self._accept(pending.id, user_id, game.guild_id, None)

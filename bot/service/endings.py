@@ -71,8 +71,9 @@ class Endings:
                 ended = decide(game, now)
                 if move_no is not None and move_no != game.move_no:
                     raise StaleBoard()
-                if await writer.write(ended, game):
-                    return ended
+                written = await writer.write(ended, game)
+                if written is not None:
+                    return written
                 if move_no is not None:
                     break
             raise await writer.conflict(game_id, guild_id)
