@@ -170,8 +170,12 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
+        # The board stays as it is (a deferred update, whose token can redraw it once the
+        # player answers), and the question goes to the player alone.
+        await interaction.response.defer()
+        self._boards.asked(game, interaction.user.id, interaction)
         t = user_translator(interaction)
-        await interaction.response.send_message(
+        await interaction.followup.send(
             render_end.forfeit_question_text(game, until, t),
             view=forfeit_view(game, until, t),
             ephemeral=True,
@@ -232,12 +236,12 @@ class Buttons:
         except GameOver as error:
             await answer_error(interaction, error)
             if error.game is not None:  # its clock ran out just now: show how it ended
-                await self._boards.redraw(error.game)
+                await self._boards.redraw_for(error.game, interaction.user.id)
                 await self._boards.notify(error.game)
             return
         done = render_end.forfeit_done_text(game, user_translator(interaction))
         await interaction.response.edit_message(content=done, view=None, allowed_mentions=_QUIET)
-        await self._boards.redraw(game)
+        await self._boards.redraw_for(game, interaction.user.id)
         await self._boards.notify(game)
 
     async def old_quit(self, interaction: discord.Interaction, click: ids.OldQuit) -> None:

@@ -569,12 +569,15 @@ class Arena:
         controls = self.current(board).button_grid()[-1]
         (forfeit,) = [b.custom_id for b in controls if (b.custom_id or "").startswith("ttt:forf")]
         asked = await self.click(user, self.current(board), custom_id=forfeit)
-        assert asked.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, (asked, self.bot.log())
-        assert asked.ephemeral and asked.message.pings.nobody, asked.message
-        kinds = [(b.custom_id or "").split(":")[1] for b in asked.message.buttons()]
+        # A deferred update: the board stays as it is, and the click's token redraws it
+        # once the player answers the question, which is a follow-up for them alone.
+        assert asked.type is CallbackType.DEFERRED_UPDATE_MESSAGE, (asked, self.bot.log())
+        (question,) = await asked.handle.wait_followups(1)
+        assert question.ephemeral and question.pings.nobody, question
+        kinds = [(b.custom_id or "").split(":")[1] for b in question.buttons()]
         assert kinds[0] == "quit" and kinds[-1] == "keep", kinds
         assert self.current(board).text == before, "asking changes nothing"
-        return asked.message
+        return question
 
     async def forfeit(self, user: User, board: Message, side: int = 3) -> BoardState:
         """Forfeit as a player does: the board's Forfeit asks privately, its danger

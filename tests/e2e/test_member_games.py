@@ -6,7 +6,7 @@ import pytest
 
 from discord_emulator import CallbackType, Channel, Permission, User
 
-from .helpers import Arena, check_final, refusal, snapshot
+from .helpers import Arena, check_final, edited_through_channel, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -186,6 +186,9 @@ async def test_forfeit_between_members(arena: Arena) -> None:
     assert arena.board(board).live and arena.board(board).move_no == 3
     ended = await arena.forfeit(bob, board)
     assert f"<@{bob.id}> forfeited" in ended.text and f"<@{alice.id}> won" in ended.text
+    # Redrawn through the Forfeit click's token, not the channel: it works where the bot
+    # may not edit messages (a private thread it isn't in).
+    assert not edited_through_channel(arena.emu, board)
     # The finished board shows each player's rating and its change.
     assert f"<@{alice.id}> 1520 (+20) · <@{bob.id}> 1480 (\u221220)" in ended.text, ended.text
     assert ended.controls == ("Rematch", "Review") and not ended.success_cells()

@@ -230,9 +230,11 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
             marks = [c.label for c in board_cells(emu.message(board.id), side=5)]
             assert sum(label in ("X", "O") for label in marks) == 3, bot.log()
 
-            asked = await (await emu.click(alice, board, label="Forfeit")).response()
-            assert asked.ephemeral and "It counts as a loss." in asked.message.text
-            confirm = await emu.click(alice, asked.message, label="Forfeit (counts as a loss)")
+            asked = await emu.click(alice, board, label="Forfeit")
+            assert (await asked.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE
+            (question,) = await asked.wait_followups(1)
+            assert question.ephemeral and "It counts as a loss." in question.text
+            confirm = await emu.click(alice, question, label="Forfeit (counts as a loss)")
             assert (await confirm.response()).type == CallbackType.UPDATE_MESSAGE
             await emu.wait_for(lambda: "forfeited" in emu.message(board.id).text)
             assert not emu.failed_interactions and not emu.unrouted
