@@ -45,6 +45,7 @@ level) before answering with "My move…" anyway: such a reply can still queue b
 searches in the pool, and Discord allows 3 seconds for the answer."""
 
 _QUIET = discord.AllowedMentions.none()
+NO_LONGER_IN_USE = N_("This button is no longer in use.")
 _Handler = Callable[[discord.Interaction, Any], Awaitable[None]]
 
 
@@ -52,6 +53,14 @@ def _clicked(interaction: discord.Interaction) -> int | None:
     """The id of the message whose button was clicked: the service refuses a click on a
     message that is not the one recorded for the game or challenge in the custom_id."""
     return interaction.message.id if interaction.message is not None else None
+
+
+def _on_a_question(interaction: discord.Interaction) -> None:
+    """Refuse an answer to a private question clicked anywhere else (a forged custom_id
+    on a board would replace the board with the answer)."""
+    message = interaction.message
+    if message is None or not message.flags.ephemeral:
+        raise GameError(NO_LONGER_IN_USE)
 
 
 class Buttons:
@@ -92,7 +101,7 @@ class Buttons:
             return
         try:
             if click is None:
-                raise GameError(N_("This button is no longer in use."))
+                raise GameError(NO_LONGER_IN_USE)
             await self._routes[type(click)](interaction, click)
         except Exception as error:
             await answer_error(interaction, error)
@@ -225,6 +234,7 @@ class Buttons:
     async def quit(self, interaction: discord.Interaction, click: ids.Quit) -> None:
         """The player confirmed: the game ends (a forfeit, or an abort before both moved),
         said in place of the question; the board, another message, is redrawn after."""
+        _on_a_question(interaction)
         try:
             game = await self._service.forfeit(
                 click.game,
@@ -252,6 +262,7 @@ class Buttons:
 
     async def keep_playing(self, interaction: discord.Interaction, click: ids.KeepPlaying) -> None:
         """Cancel: said in place of the question; nothing changes."""
+        _on_a_question(interaction)
         kept = user_translator(interaction)(N_("Cancelled: the game goes on."))
         await interaction.response.edit_message(content=kept, view=None, allowed_mentions=_QUIET)
 
