@@ -64,7 +64,7 @@ def settings_text(
     def cooldown(seconds: float) -> str:
         return _seconds(seconds, t) if seconds else t(N_("none"))
 
-    review = shown(lambda of: t(N_("offered")) if of.reviews else t(N_("off")))
+    review = shown(lambda of: t(N_("offered")) if of.reviews else t(N_("not offered")))
     return "\n".join(
         [
             f"**{t(title)}**",
@@ -240,7 +240,7 @@ class ServerSettings(commands.Cog):
         if change.changed:
             title = N_("Saved. The settings now:")
         else:
-            title = N_("Nothing changed; the settings already were so:")
+            title = N_("Nothing changed. The settings now:")
         t = user_translator(interaction)
         await send_ephemeral(interaction, settings_text(change.after, title, t, change.before))
 
