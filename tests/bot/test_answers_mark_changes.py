@@ -16,6 +16,7 @@ from bot.ui import ids
 from bot.ui.cogs.settings import settings_text
 from bot.ui.preferences import choices_title, marked, preferences_view
 from bot.ui.views import leaderboard_view
+from tests.bot.test_render import check_limits
 
 EN = translator(None)
 ALICE = 111111111111111111
@@ -98,6 +99,7 @@ def test_preferences_show_a_switch_per_choice_for_their_member() -> None:
     now = Choices(turn_pings=True, challenges=False)
     shown = Change(now, now)
     view = preferences_view(shown, ALICE, choices_title(shown, asked=False), EN)
+    check_limits(view)
     assert texts(view) == [
         "**Your choices on this server:**",
         "Turn notifications: on",
@@ -131,6 +133,7 @@ def test_a_page_past_the_last_says_so() -> None:
     entry = LeaderboardEntry(11, ALICE, 1500.0, Record(1, 0, 0), provisional=True)
     page = LeaderboardPage(entries=(entry,), page=2, pages=2, total_players=11, past=5)
     view = leaderboard_view(page, EN)
+    check_limits(view)
     text = view.to_components()[0]["content"]
     head, note = text.splitlines()[:2]
     assert head == "### Leaderboard · page 2/2"
