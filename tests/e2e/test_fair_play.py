@@ -130,9 +130,16 @@ async def test_preferences_switch_with_their_buttons(arena: Arena) -> None:
     assert switches == [f"ttt:pref:pings:off:{bob.id}", f"ttt:pref:challenges:off:{bob.id}"]
 
     # A click switches the choice and redraws the same private message, in its answer.
+    since = len(arena.emu.requests)
     click = await arena.click(bob, shown.message, custom_id=switches[1])
     assert click.type is CallbackType.UPDATE_MESSAGE
     assert not click.handle.followups and click.handle.original_edits == 0
+    answers = [
+        f"{r.method} {r.path}"
+        for r in arena.emu.requests[since:]
+        if r.path.startswith(("/interactions/", "/webhooks/", "/channels/"))
+    ]
+    assert len(answers) == 1 and answers[0].endswith("/callback"), answers
     now = arena.current(shown.message)
     assert now.ephemeral and "Saved" in now.text and "Challenges to you: on → **off**" in now.text
     assert now.buttons()[1].custom_id == f"ttt:pref:challenges:on:{bob.id}"
