@@ -17,6 +17,7 @@ from typing import Any
 from bot.models import (
     CallOff,
     Challenge,
+    Change,
     First,
     Game,
     GuildData,
@@ -196,8 +197,8 @@ class UseCases:
         remove_channel: int | None = None,
         all_channels: bool = False,
         reset: bool = False,
-    ) -> GuildSettings:
-        return await self.guilds.update(
+    ) -> Change[GuildSettings]:
+        return await self.guilds.change(
             guild_id,
             changes,
             allow_channel=allow_channel,
@@ -213,16 +214,21 @@ class UseCases:
         *,
         turn_pings: bool | None = None,
         challenges: bool | None = None,
-    ) -> Choices:
-        """The member's choices here, after changing those given."""
+    ) -> Change[Choices]:
+        """The member's choices here before and after changing those given (None: kept)."""
+        chosen = await self.pings.choice(guild_id, user_id)
+        if chosen is None:
+            chosen = (await self.guilds.get(guild_id)).turn_pings
+        before = Choices(chosen, await self.guilds.accepts_challenges(guild_id, user_id))
         if turn_pings is not None:
             await self.pings.set_choice(guild_id, user_id, turn_pings)
         if challenges is not None:
             await self.guilds.set_challenges(guild_id, user_id, challenges)
-        chosen = await self.pings.choice(guild_id, user_id)
-        if chosen is None:
-            chosen = (await self.guilds.get(guild_id)).turn_pings
-        return Choices(chosen, await self.guilds.accepts_challenges(guild_id, user_id))
+        after = Choices(
+            before.turn_pings if turn_pings is None else turn_pings,
+            before.challenges if challenges is None else challenges,
+        )
+        return Change(before, after)
 
     # -- privacy ----------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from bot.ui.gate import (
     thread_parent,
     user_translator,
 )
+from bot.ui.preferences import PreferenceButtons
 from bot.ui.privacy_buttons import ForgetButtons
 from bot.ui.views import calloff_view, leaderboard_view
 
@@ -78,6 +79,7 @@ class Buttons:
             ids.CalloffAnswer: self.answer_calloff,
             ids.Forget: forget.confirm,
             ids.ForgetCancel: forget.cancel,
+            ids.Preference: PreferenceButtons(service).switch,
         }
 
     async def handle(self, interaction: discord.Interaction) -> None:

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
+    "CHALLENGES",
     "KINDS",
     "ME",
+    "PINGS",
     "SERVER",
     "Accept",
     "Calloff",
@@ -34,6 +36,7 @@ __all__ = [
     "ForgetCancel",
     "LeaderboardPage",
     "Over",
+    "Preference",
     "Quit",
     "Rematch",
     "Review",
@@ -53,6 +56,8 @@ _FIELDS: dict[str, tuple[str, type[int] | type[str]]] = {
     "user": (_USER, int),
     "scope": (r"me|server", str),
     "answer": (r"yes|no", str),
+    "choice": (r"pings|challenges", str),
+    "state": (r"on|off", str),
 }
 """What each field of a template may hold on the wire, and its Python type."""
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -268,6 +273,32 @@ class ForgetCancel(CustomId):
         return f"ttt:forget-cancel:{self.user}"
 
 
+# -- a member's preferences --------------------------------------------------------------
+
+
+PINGS, CHALLENGES = "pings", "challenges"
+"""The choices a member makes per server: turn notifications, and challenges to them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preference(CustomId):
+    """Set the member ``user``'s ``choice`` ("pings": turn notifications, "challenges")
+    to ``state`` ("on", "off") in the clicked message's server. The button says what it
+    will do, so a click on an old copy of the message does that, never the opposite."""
+
+    TEMPLATE = "ttt:pref:{choice}:{state}:{user}"
+    choice: str
+    state: str
+    user: int
+
+    def format(self) -> str:
+        return f"ttt:pref:{self.choice}:{self.state}:{self.user}"
+
+    @property
+    def on(self) -> bool:
+        return self.state == "on"
+
+
 KINDS: tuple[type[CustomId], ...] = (
     Cell,
     Taken,
@@ -284,6 +315,7 @@ KINDS: tuple[type[CustomId], ...] = (
     LeaderboardPage,
     Forget,
     ForgetCancel,
+    Preference,
 )
 """Every kind of custom_id the bot draws and answers."""
 

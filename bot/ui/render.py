@@ -310,6 +310,8 @@ def record_text(record: Record, t: Translator) -> str:
 
 def leaderboard_text(page: LeaderboardPage, t: Translator) -> str:
     head = "### " + t(N_("Leaderboard · page {page}/{pages}", page=page.page, pages=page.pages))
+    if page.past is not None:
+        head += "\n" + t(N_("There is no page {asked}; this is the last page.", asked=page.past))
     if not page.entries:
         return head + "\n" + t(N_("No rated games yet. Challenge someone with /tictactoe!"))
     rows = [

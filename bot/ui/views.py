@@ -36,6 +36,7 @@ __all__ = [
     "challenge_view",
     "confirm_view",
     "leaderboard_view",
+    "sections_view",
     "stop_choice_view",
     "text_view",
 ]
@@ -215,3 +216,9 @@ def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.Layo
 def text_view(text: str) -> ui.LayoutView:
     """A V2 message with text only (stats)."""
     return _drawing(ui.TextDisplay(text))
+
+
+def sections_view(head: str, rows: list[tuple[str, ui.Button[Any]]], foot: str) -> ui.LayoutView:
+    """``head``, then each row's text with its button beside it (a section), then ``foot``."""
+    sections = [ui.Section(ui.TextDisplay(text), accessory=button) for text, button in rows]
+    return _drawing(ui.TextDisplay(head), *sections, ui.TextDisplay(foot))

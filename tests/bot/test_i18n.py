@@ -237,7 +237,7 @@ def test_the_settings_answer_is_in_the_askers_language() -> None:
     settings = GuildSettings(turn_timeout=90.0, reviews=False)
     title = i18n.N_("Tic-tac-toe on this server")
     english = settings_text(settings, title, i18n.translator("en-US"))
-    assert "Turn clock: 1 min 30 s" in english and "Review: off" in english
+    assert "Turn clock: 1 min 30 s" in english and "Review: not offered" in english
     russian = settings_text(settings, title, i18n.translator("ru"))
     assert "Время на ход: 1 мин 30 с" in russian and "Разбор: выключен" in russian
     assert russian.startswith("**Крестики-нолики на этом сервере**")

@@ -28,6 +28,7 @@ from discord import ui
 from bot import errors, i18n
 from bot.i18n import Message, Translator, translator
 from bot.models import (
+    Change,
     GameStatus,
     GuildData,
     GuildSettings,
@@ -40,11 +41,13 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service import Choices
 from bot.service.guilds import BOUNDS
 from bot.ui import render
 from bot.ui.cogs.help import Help, help_text
 from bot.ui.cogs.settings import settings_text
 from bot.ui.commands_i18n import CommandTranslator
+from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.refs import for_discord
 from bot.ui.views import (
@@ -157,6 +160,7 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
     entry = LeaderboardEntry(1, ALICE, 1500.0, Record(3, 2, 1), provisional=True)
     check_view(leaderboard_view(LeaderboardPage((entry,), 1, 2, 11), t))
     check_view(leaderboard_view(LeaderboardPage((), 1, 1, 0), t))
+    check_view(leaderboard_view(LeaderboardPage((entry,), 2, 2, 11, past=5), t))
     recent = (
         game(PSEUDO, status=GameStatus.FINISHED, result=Result.WIN, winner=Mark.O, moves=25),
         game(PSEUDO, level="easy", status=GameStatus.FINISHED, result=Result.DRAW, moves=25),
@@ -210,6 +214,17 @@ def test_the_settings(t: Translator) -> None:
     longest = {name: high for name, (_, high) in BOUNDS.items()}
     most = GuildSettings(**longest)  # type: ignore[arg-type]
     check(settings_text(most, i18n.N_("Saved. The settings now:"), t))
+    # What a change moved, marked; every value the other way too (reviews, notifications).
+    least = GuildSettings(channels=(BIG,), reviews=False, turn_pings=False, challenge_cooldown=0)
+    check(settings_text(most, i18n.N_("Saved. The settings now:"), t, before=least))
+    check(settings_text(least, i18n.N_("Nothing changed. The settings now:"), t, before=least))
+
+
+def test_the_preferences(t: Translator) -> None:
+    on, off = Choices(True, True), Choices(False, False)
+    for change in (Change(on, on), Change(on, off), Change(off, on)):
+        for asked in (False, True):
+            check_view(preferences_view(change, ALICE, choices_title(change, asked), t))
 
 
 def test_the_help(t: Translator) -> None:

@@ -21,6 +21,7 @@ from discord import ui
 from bot import i18n
 from bot.i18n import Translator, translator
 from bot.models import (
+    Change,
     Game,
     GameStatus,
     GuildData,
@@ -34,10 +35,12 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service import Choices
 from bot.service.guilds import BOUNDS, MAX_CHANNELS
 from bot.service.stats import RECENT_GAMES
 from bot.ui import render
 from bot.ui.cogs.settings import settings_text
+from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.views import (
     board_view,
@@ -197,6 +200,14 @@ def test_the_settings_answer(t: Translator) -> None:
     settings = GuildSettings(channels=channels, **longest)  # type: ignore[arg-type]
     for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
         check_content(settings_text(settings, title, t))
+    # A reset after the longest settings: every value marked, old → new.
+    check_content(settings_text(GuildSettings(), i18n.N_("Saved. The settings now:"), t, settings))
+
+
+def test_the_preferences_answer(t: Translator) -> None:
+    on, off = Choices(True, True), Choices(False, False)
+    for change in (Change(on, off), Change(off, on)):
+        check_v2(preferences_view(change, samples.BIG, choices_title(change, True), t))
 
 
 def fill(text: str) -> str:

@@ -29,6 +29,10 @@ WIRE: dict[str, ids.CustomId] = {
     "ttt:forget:me:123456789012345678": ids.Forget(scope="me", user=123456789012345678),
     "ttt:forget:server:5": ids.Forget(scope="server", user=5),
     "ttt:forget-cancel:5": ids.ForgetCancel(user=5),
+    "ttt:pref:pings:off:5": ids.Preference(choice="pings", state="off", user=5),
+    "ttt:pref:challenges:on:123456789012345678": ids.Preference(
+        choice="challenges", state="on", user=123456789012345678
+    ),
 }
 """The ids as the bot has always drawn them (the playground's pilot and the e2e tests
 click them by these shapes), and what each means."""
@@ -36,6 +40,7 @@ click them by these shapes), and what each means."""
 LARGEST: dict[type[ids.CustomId], ids.CustomId] = {
     ids.Cell: ids.Cell(10**18 - 1, 24, 25),
     ids.Forget: ids.Forget("server", 10**20 - 1),
+    ids.Preference: ids.Preference("challenges", "off", 10**20 - 1),
 }
 
 
@@ -82,6 +87,9 @@ def test_the_largest_ids_fit_discords_limit() -> None:
         "ttt:calloff-maybe:1",
         "ttt:forget:everyone:1",
         "ttt:forget-cancel:012",
+        "ttt:pref:pings:maybe:5",
+        "ttt:pref:ratings:on:5",
+        "ttt:pref:pings:on",
         "ttt:lb:1234567",
         "ttt:lb:-1",
         "ttt:accept:1 ",

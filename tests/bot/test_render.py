@@ -98,9 +98,12 @@ def make_game(
 
 
 def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every component depth-first, a section's accessory after its texts."""
     for component in components:
         yield component
         yield from walk(component.get("components", []))
+        if "accessory" in component:
+            yield component["accessory"]
 
 
 def custom_ids(view: ui.LayoutView) -> list[str]:

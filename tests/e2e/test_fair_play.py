@@ -33,8 +33,17 @@ async def test_settings_are_shown_changed_and_checked(arena: Arena) -> None:
     )
     assert changed.ephemeral and "Saved" in changed.message.text
     text = changed.message.text
-    assert f"<#{games.id}>" in text and "Turn clock: 1 min 30 s" in text
-    assert "same member: none" in text
+    # What moved reads old → new; the rest as it was.
+    marked = [line for line in text.splitlines() if " → " in line]
+    assert marked == [
+        f"Games can be started in: every channel → **<#{games.id}>**",
+        "Turn clock: 5 min → **1 min 30 s**",
+        "Cooldown between challenges to the same member: 1 min → **none**",
+    ], text
+    # The same change again changes nothing, and says so.
+    same = await arena.command(mod, games, "tictactoe-settings", turn_clock="1m30s")
+    assert same.message.text.startswith("**Nothing changed."), same.message.text
+    assert " → " not in same.message.text and "Turn clock: 1 min 30 s" in same.message.text
 
     # Games start only in the listed channel, with the server's turn clock.
     refused = await refusal(await arena.command(member, other, "tictactoe"))
@@ -76,7 +85,11 @@ async def test_settings_are_shown_changed_and_checked(arena: Arena) -> None:
     assert "Turn clock: 1 min 30 s" in again.message.text
 
     reset = await arena.command(mod, games, "tictactoe-settings", reset=True)
-    assert "every channel" in reset.message.text and "Turn clock: 5 min" in reset.message.text
+    assert [line for line in reset.message.text.splitlines() if " → " in line] == [
+        f"Games can be started in: <#{games.id}> → **every channel**",
+        "Turn clock: 1 min 30 s → **5 min**",
+        "Cooldown between challenges to the same member: none → **1 min**",
+    ], reset.message.text
 
 
 async def test_one_live_game_per_member_names_the_game_in_the_way(arena: Arena) -> None:
@@ -98,13 +111,61 @@ async def test_challenges_can_be_turned_off(arena: Arena) -> None:
     alice, bob = arena.member("alice"), arena.member("bob")
     channel = arena.channel()
     off = await arena.command(bob, channel, "tictactoe-preferences", challenges=False)
-    assert off.ephemeral and "Challenges to you: off" in off.message.text
+    assert off.ephemeral and "Challenges to you: on → **off**" in off.message.text
     text = await refusal(await arena.command(alice, channel, "tictactoe", opponent=bob))
     assert "turned challenges off" in text
     assert not [m for m in channel.messages if not m.ephemeral]  # no ping, no message
     on = await arena.command(bob, channel, "tictactoe-preferences", challenges=True)
-    assert "Challenges to you: on" in on.message.text
+    assert "Challenges to you: off → **on**" in on.message.text
     await arena.challenge(alice, bob, channel)
+
+
+async def test_preferences_switch_with_their_buttons(arena: Arena) -> None:
+    alice, bob = arena.member("alice"), arena.member("bob")
+    channel = arena.channel()
+    shown = await arena.command(bob, channel, "tictactoe-preferences")
+    assert shown.ephemeral and " → " not in shown.message.text
+    assert "Challenges to you: on" in shown.message.text
+    switches = [button.custom_id for button in shown.message.buttons()]
+    assert switches == [f"ttt:pref:pings:off:{bob.id}", f"ttt:pref:challenges:off:{bob.id}"]
+
+    # A click switches the choice and redraws the same private message, in its answer.
+    since = len(arena.emu.requests)
+    click = await arena.click(bob, shown.message, custom_id=switches[1])
+    assert click.type is CallbackType.UPDATE_MESSAGE
+    assert not click.handle.followups and click.handle.original_edits == 0
+    answers = [
+        f"{r.method} {r.path}"
+        for r in arena.emu.requests[since:]
+        if r.path.startswith(("/interactions/", "/webhooks/", "/channels/"))
+    ]
+    assert len(answers) == 1 and answers[0].endswith("/callback"), answers
+    now = arena.current(shown.message)
+    assert now.ephemeral and "Saved" in now.text and "Challenges to you: on → **off**" in now.text
+    assert now.buttons()[1].custom_id == f"ttt:pref:challenges:on:{bob.id}"
+    text = await refusal(await arena.command(alice, channel, "tictactoe", opponent=bob))
+    assert "turned challenges off" in text
+
+    # Only Bob sees the message; a click carrying his id from anyone else (forged) is
+    # refused privately and changes nothing.
+    with pytest.raises(UserActionError):
+        await arena.emu.click(alice, now, custom_id=now.buttons()[1].custom_id)
+    forged = await arena.raw_click(alice, now, f"ttt:pref:challenges:on:{bob.id}")
+    assert "another member's choices" in await refusal(forged)
+    assert "Challenges to you: on → **off**" in arena.current(now).text
+
+    # A click on an old copy does what its button said, once: here, nothing new.
+    again = await arena.raw_click(bob, now, f"ttt:pref:challenges:off:{bob.id}")
+    assert again.type is CallbackType.UPDATE_MESSAGE
+    assert arena.current(now).text.startswith("**Nothing changed."), arena.current(now).text
+    await arena.click(bob, arena.current(now), custom_id=f"ttt:pref:challenges:on:{bob.id}")
+    assert "Challenges to you: off → **on**" in arena.current(now).text
+    await arena.challenge(alice, bob, channel)
+
+    # The command with an option answers the same way: the change marked, the switches.
+    quiet = await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=False)
+    assert "Turn notifications: on → **off**" in quiet.message.text
+    assert quiet.message.buttons()[0].custom_id == f"ttt:pref:pings:on:{bob.id}"
 
 
 async def test_a_stopped_rated_game_is_forfeited_after_a_choice(arena: Arena) -> None:
