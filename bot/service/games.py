@@ -262,10 +262,9 @@ class GameService(UseCases):
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
             raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
-        busy = RematchUnavailable(N_("There's already a game in this channel."))
         active = await self.active_game(game.guild_id, game.channel_id)
         if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
-            raise busy
+            raise RematchUnavailable(ChannelBusy(rules.place_of(active), game=active).message)
         locale = locale or game.locale
         try:
             if game.is_bot_game:
@@ -301,8 +300,8 @@ class GameService(UseCases):
                 locale=locale,
                 parent_id=parent_id,
             )
-        except (ChannelBusy, AlreadyPlaying) as error:
-            raise busy from error
+        except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
+            raise RematchUnavailable(error.message) from error
 
     # -- playing ------------------------------------------------------------------------
 

@@ -29,6 +29,8 @@ WIRE: dict[str, ids.CustomId] = {
     "ttt:forget:me:123456789012345678": ids.Forget(scope="me", user=123456789012345678),
     "ttt:forget:server:5": ids.Forget(scope="server", user=5),
     "ttt:forget-cancel:5": ids.ForgetCancel(user=5),
+    "ttt:thread-bot:hard:4:0:random": ids.ThreadBot(level="hard", side=4, k=0, first="random"),
+    "ttt:thread-vs:5:3:3:me": ids.ThreadChallenge(user=5, side=3, k=3, first="me"),
 }
 """The ids as the bot has always drawn them (the playground's pilot and the e2e tests
 click them by these shapes), and what each means."""
@@ -36,6 +38,8 @@ click them by these shapes), and what each means."""
 LARGEST: dict[type[ids.CustomId], ids.CustomId] = {
     ids.Cell: ids.Cell(10**18 - 1, 24, 25),
     ids.Forget: ids.Forget("server", 10**20 - 1),
+    ids.ThreadBot: ids.ThreadBot("a" * 16, 99, 99, "b" * 16),
+    ids.ThreadChallenge: ids.ThreadChallenge(10**20 - 1, 99, 99, "b" * 16),
 }
 
 
