@@ -109,10 +109,23 @@ async def test_challenges_can_be_turned_off(arena: Arena) -> None:
     assert off.ephemeral and "Challenges to you: off" in off.message.text
     text = await refusal(await arena.command(alice, channel, "tictactoe", opponent=bob))
     assert "turned challenges off" in text
+    assert "preferences" not in text, "how to turn them back on is Bob's business"
     assert not [m for m in channel.messages if not m.ephemeral]  # no ping, no message
     on = await arena.command(bob, channel, "tictactoe-preferences", challenges=True)
     assert "Challenges to you: on" in on.message.text
     await arena.challenge(alice, bob, channel)
+
+
+async def test_a_difficulty_with_an_opponent_is_refused_before_anyone_is_pinged(
+    arena: Arena,
+) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    answer = await arena.command(alice, channel, "tictactoe", opponent=bob, difficulty="hard")
+    text = await refusal(answer)
+    assert "difficulty is for games against me" in text and f"<@{bob.id}>" in text, text
+    assert not [m for m in channel.messages if not m.ephemeral], "nothing posted, nobody pinged"
+    challenge = await arena.challenge(alice, bob, channel)  # no cooldown was spent
+    await arena.click(alice, challenge, label="Withdraw")
 
 
 async def test_a_stopped_rated_game_is_forfeited_after_a_choice(arena: Arena) -> None:
