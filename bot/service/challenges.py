@@ -18,7 +18,6 @@ from bot.errors import (
     ChallengeNotFound,
     ChallengePending,
     ChallengesOff,
-    ChannelBusy,
     NotChallenged,
     NotChallenger,
     SelfChallenge,
@@ -342,8 +341,9 @@ class Challenges:
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(challenge.guild_id, challenge.channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self._guilds.too_many(error, user_id, settings) from None
         if accepted is None:  # answered or expired meanwhile (another process)

@@ -224,8 +224,9 @@ class GameService(UseCases):
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(guild_id, channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self.guilds.too_many(error, player_id, settings) from None
         if game.status is GameStatus.BOT_TO_MOVE:

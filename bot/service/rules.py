@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "advance",
+    "busy",
     "check_allowed_channel",
     "check_channel",
     "check_move",
@@ -169,10 +170,16 @@ def check_channel(
         for member in members:
             if member in game.human_ids:
                 raise AlreadyPlaying.in_game(member, actor, place_of(game))
-    if exclusive and view.games:
-        raise ChannelBusy(place_of(view.games[0]), game=view.games[0])
-    if exclusive and pending:
-        raise ChannelBusy(place_of(pending[0]))
+    if exclusive and (view.games or pending):
+        raise busy(view.games, pending)
+
+
+def busy(games: Sequence[Game], challenges: Sequence[Challenge] = ()) -> ChannelBusy:
+    """The refusal in a channel taken by ``games`` (the first is linked), or else by the
+    pending ``challenges``."""
+    if games:
+        return ChannelBusy(place_of(games[0]), game=games[0])
+    return ChannelBusy(place_of(challenges[0]) if challenges else None)
 
 
 def place_of(item: Game | Challenge) -> Place:

@@ -4,6 +4,7 @@ all run before the thread exists (with the bot's own limits and cooldowns)."""
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from collections.abc import AsyncIterator
 
@@ -190,3 +191,26 @@ async def test_the_server_cap_and_a_full_pool_are_vetted_too(
             await service.vet_new_thread(GUILD, CHANNEL, ALICE + 100, level="easy", first="random")
     finally:
         await service.close()
+
+
+async def test_a_start_that_loses_the_race_for_the_channel_links_the_winner(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    """Two processes on one database start at once in one channel: the one whose insert
+    meets the unique index is told which game took the channel, as any other refusal."""
+    one, other = (make_service(store, clock, executor, **DEFAULT_LIMITS) for _ in range(2))
+    for service in (one, other):
+        await service.start()
+    try:
+        results = await asyncio.gather(
+            one.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME),
+            other.start_bot_game(GUILD, CHANNEL, BOB, level="easy", first=First.ME),
+            return_exceptions=True,
+        )
+        (won,) = [r for r in results if not isinstance(r, BaseException)]
+        (lost,) = [r for r in results if isinstance(r, BaseException)]
+        assert isinstance(lost, ChannelBusy) and lost.game is not None, lost
+        assert lost.game.id == won.id and f"<#{CHANNEL}>" in shown(lost)
+    finally:
+        for service in (one, other):
+            await service.close()
