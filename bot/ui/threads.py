@@ -23,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import discord
 from discord import ButtonStyle, ui
@@ -44,6 +45,7 @@ __all__ = ["Offer", "Threads", "may_open_thread", "offer"]
 log = logging.getLogger(__name__)
 
 Offer = ids.ThreadBot | ids.ThreadChallenge
+T = TypeVar("T")
 NAME_LIMIT = 100
 """Discord's longest thread name."""
 REMEMBERED = 1024
@@ -85,12 +87,13 @@ def _offer_view(choice: Offer, t: Translator) -> ui.View:
 
 
 class _Turns:
-    """One lock per member: their clicks on thread offers run one at a time."""
+    """One lock per member: their clicks on thread offers run one at a time (a lock is
+    dropped once nobody holds or awaits it)."""
 
     def __init__(self) -> None:
         self._locks: dict[tuple[int, int], tuple[asyncio.Lock, int]] = {}
 
-    async def run(self, key: tuple[int, int], work: Any) -> Any:
+    async def run(self, key: tuple[int, int], work: Callable[[], Awaitable[T]]) -> T:
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
         try:
