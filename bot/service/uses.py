@@ -320,11 +320,29 @@ class UseCases:
     async def erase_member(self, guild_id: int, user_id: int) -> MemberData:
         return await self.privacy.erase_member(guild_id, user_id)
 
-    async def guild_data(self, guild_id: int, *, may_manage: bool) -> GuildData:
-        return await self.privacy.guild_data(guild_id, may_manage=may_manage)
+    async def guild_data(
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
+    ) -> GuildData:
+        """``Privacy.guild_data``; a refusal names /tictactoe-stop only if ``user_id``
+        (a moderator or not) may stop every game in the way."""
+        asker = (user_id, is_moderator)
+        return await self.privacy.guild_data(guild_id, may_manage=may_manage, asker=asker)
 
-    async def erase_guild(self, guild_id: int, *, may_manage: bool) -> GuildData:
-        return await self.privacy.erase_guild(guild_id, may_manage=may_manage)
+    async def erase_guild(
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
+    ) -> GuildData:
+        asker = (user_id, is_moderator)
+        return await self.privacy.erase_guild(guild_id, may_manage=may_manage, asker=asker)
 
     def check_confirmation(
         self, owner_id: int, user_id: int, shown_at: float, clicked_at: float

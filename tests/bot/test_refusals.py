@@ -18,6 +18,7 @@ from bot.errors import (
     ChallengesOff,
     ChannelBusy,
     ChannelNotAllowed,
+    GamesInTheWay,
     InvalidSettings,
     RematchUnavailable,
     SelfChallenge,
@@ -214,3 +215,25 @@ async def test_a_start_that_loses_the_race_for_the_channel_links_the_winner(
     finally:
         for service in (one, other):
             await service.close()
+
+
+async def test_a_server_erasure_names_stop_only_to_who_may_stop_every_game(
+    fair: GameService,
+) -> None:
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
+    await fair.set_game_message(game.id, 905)
+    board = link(GUILD, CHANNEL, 905)
+    for user_id, is_moderator, told in (
+        (CAROL, False, False),  # Manage Server, but may not stop the game
+        (CAROL, True, True),  # a moderator
+        (ALICE, False, True),  # its player
+        (None, True, True),  # not known: as before
+    ):
+        with pytest.raises(GamesInTheWay) as caught:
+            await fair.guild_data(
+                GUILD, may_manage=True, user_id=user_id, is_moderator=is_moderator
+            )
+        text = shown(caught.value)
+        assert board in text and ("/tictactoe-stop" in text) is told, text
+        with pytest.raises(GamesInTheWay):
+            await fair.erase_guild(GUILD, may_manage=True, user_id=user_id, is_moderator=False)
