@@ -265,3 +265,25 @@ async def test_no_thread_is_offered_or_made_for_a_game_that_cannot_start(arena: 
     assert link(arena, inside) in await refusal(answer) and not answer.message.buttons()
     assert threads_of(arena, busy) == [thread]
     await arena.forfeit(carol, inside)
+
+
+async def test_a_thread_discord_refuses_leaves_no_game_behind(arena: Arena) -> None:
+    alice, carol = arena.member("alice"), arena.member("carol")
+    busy, elsewhere = arena.channel(), arena.channel()
+    board = await arena.start_bot_game(alice, busy, first="me")
+    # Discord refuses the thread itself: nothing was started.
+    offered = await arena.command(carol, busy, "tictactoe")
+    arena.emu.fail_requests("POST", f"/channels/{busy.id}/threads", status=403)
+    opened = await arena.click(carol, offered.message, label="Play in a new thread")
+    edited = await opened.handle.edited_original()
+    assert "couldn't open a thread" in edited.text and threads_of(arena, busy) == []
+    # Discord refuses the board in the new thread: the game nobody can see is ended, so
+    # it holds none of Carol's places.
+    offered = await arena.command(carol, busy, "tictactoe")
+    arena.emu.fail_requests("POST", "/channels/*/messages", status=403)
+    opened = await arena.click(carol, offered.message, label="Play in a new thread")
+    edited = await opened.handle.edited_original()
+    assert "couldn't post in it" in edited.text and len(threads_of(arena, busy)) == 1
+    mine = await arena.start_bot_game(carol, elsewhere, first="me")
+    await arena.forfeit(carol, mine)
+    await arena.forfeit(alice, board)
