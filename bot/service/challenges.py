@@ -202,8 +202,8 @@ class Challenges:
         """Raise what ``create`` would for this challenge in a new thread of ``parent_id``
         (which does not exist yet), writing nothing: its own checks, then the challenger's
         pending challenge in the server and their cooldown towards the opponent, which
-        ``create`` meets when it writes. A thread is opened only for a challenge that can
-        be made; ``create`` still checks it all again, and the new thread holds nothing."""
+        ``create`` meets when it writes. (A new thread holds no game or challenge, so the
+        channel's own checks need no reading.) ``create`` still checks it all again."""
         await self._vet(
             guild_id,
             parent_id,
