@@ -18,19 +18,25 @@ from bot.errors import (
     ChallengeNotFound,
     ChallengePending,
     ChallengesOff,
-    ChannelBusy,
     NotChallenged,
     NotChallenger,
     SelfChallenge,
 )
 from bot.i18n import N_
-from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
-from bot.refs import Command, Member, Moment, Place
+from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, GuildSettings
+from bot.refs import Member, Moment, Place
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, Store
+from bot.store import (
+    CHALLENGE_ACTION,
+    ChannelTaken,
+    CoolingDown,
+    LimitReached,
+    PendingTaken,
+    Store,
+)
 
 __all__ = ["Challenges"]
 
@@ -89,28 +95,17 @@ class Challenges:
         ``parent_id``: the channel whose thread ``channel_id`` is, if it is one.
         ``rematch_of``: the game this challenge plays again, as its caller read it.
         """
-        rules.validate_options(width, height, k)
+        settings = await self._vet(
+            guild_id,
+            channel_id,
+            challenger_id,
+            opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            size=(width, height, k),
+            first=first,
+            parent_id=parent_id,
+        )
         order = rules.first_from(first)
-        if challenger_id == opponent_id:
-            raise SelfChallenge()
-        if opponent_is_bot:
-            raise BotChallenge()
-        settings = await self._guilds.get(guild_id)
-        rules.check_allowed_channel(settings, channel_id, parent_id)
-        if not await self._guilds.accepts_challenges(guild_id, opponent_id):
-            raise ChallengesOff(
-                N_(
-                    "{member} has turned challenges off on this server; they can turn them"
-                    " back on with /{command}.",
-                    member=Member(opponent_id),
-                    command=Command(N_("tictactoe-preferences")),
-                )
-            )
-        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
-        live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
-        for member, playing in live.items():
-            if len(playing) >= settings.games_per_member:
-                raise rules.too_many_games(member, challenger_id, playing, settings)
         exempt = rematch_of is not None and await self._first_rematch(rematch_of)
         rematch_id = rematch_of.id if rematch_of is not None else None
         async with self._locks[("channel", guild_id, channel_id)]:
@@ -147,14 +142,7 @@ class Challenges:
                     challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
                 )
             except CoolingDown as error:
-                raise ChallengeCooldown(
-                    N_(
-                        "You challenged {member} a moment ago; you can challenge them again"
-                        " {when}.",
-                        member=Member(opponent_id),
-                        when=Moment(error.until),
-                    )
-                ) from None
+                raise _cooldown_error(opponent_id, error.until) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
         # Its message shows the expiry that recording the message gives it, and the clock
@@ -162,6 +150,79 @@ class Challenges:
         return dataclasses.replace(
             made, expires_at=now + settings.challenge_timeout, turn_seconds=settings.turn_timeout
         )
+
+    async def _vet(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool,
+        size: tuple[int, int, int],
+        first: First | str,
+        parent_id: int | None,
+    ) -> GuildSettings:
+        """``create``'s checks that read before its lock: the options, the channel, the
+        opponent's consent, the challenger's reach, both members' live games. Returns
+        the server's settings."""
+        rules.validate_options(*size)
+        rules.first_from(first)
+        if challenger_id == opponent_id:
+            raise SelfChallenge()
+        if opponent_is_bot:
+            raise BotChallenge()
+        settings = await self._guilds.get(guild_id)
+        rules.check_allowed_channel(settings, channel_id, parent_id)
+        if not await self._guilds.accepts_challenges(guild_id, opponent_id):
+            # How to turn them back on is the other member's business, not the challenger's.
+            raise ChallengesOff(
+                N_("{member} has turned challenges off on this server.", member=Member(opponent_id))
+            )
+        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
+        live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
+        for member, playing in live.items():
+            if len(playing) >= settings.games_per_member:
+                raise rules.too_many_games(member, challenger_id, playing, settings)
+        return settings
+
+    async def vet(
+        self,
+        guild_id: int,
+        parent_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool = False,
+        width: int = 3,
+        height: int = 3,
+        k: int = 3,
+        first: First | str = First.RANDOM,
+    ) -> None:
+        """Raise what ``create`` would for this challenge in a new thread of ``parent_id``
+        (which does not exist yet), writing nothing: its own checks, then the challenger's
+        pending challenge in the server and their cooldown towards the opponent, which
+        ``create`` meets when it writes. (A new thread holds no game or challenge, so the
+        channel's own checks need no reading.) ``create`` still checks it all again."""
+        await self._vet(
+            guild_id,
+            parent_id,
+            challenger_id,
+            opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            size=(width, height, k),
+            first=first,
+            parent_id=None,
+        )
+        now = self._clock()
+        pending = await self._store.guilds.pending_of(guild_id, challenger_id)
+        if pending is not None:
+            raise _pending_error(pending, now)
+        until = await self._store.guilds.cooldown_until(
+            guild_id, challenger_id, CHALLENGE_ACTION, opponent_id
+        )
+        if until is not None and until > now:
+            raise _cooldown_error(opponent_id, until)
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -280,8 +341,9 @@ class Challenges:
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(challenge.guild_id, challenge.channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self._guilds.too_many(error, user_id, settings) from None
         if accepted is None:  # answered or expired meanwhile (another process)
@@ -332,6 +394,17 @@ class Challenges:
         """Pending challenges past expiry become EXPIRED; returned so their messages change.
         With ``shards`` in the config, only in this process's servers."""
         return await self._store.expire_challenges(self._clock(), self._config.shards)
+
+
+def _cooldown_error(opponent_id: int, until: float) -> ChallengeCooldown:
+    """The refusal of a challenge to a member challenged within the cooldown."""
+    return ChallengeCooldown(
+        N_(
+            "You challenged {member} a moment ago; you can challenge them again {when}.",
+            member=Member(opponent_id),
+            when=Moment(until),
+        )
+    )
 
 
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:

@@ -29,13 +29,20 @@ from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
 from bot.store import Store
 
-__all__ = ["CallOff", "Endings", "is_rated_and_begun"]
+__all__ = ["CallOff", "Endings", "is_rated_and_begun", "may_stop"]
 
 
 def is_rated_and_begun(game: Game) -> bool:
     """Whether ending ``game`` now would be rated: a rated variant between members, after
     the first move."""
     return rules.is_rated(game) and bool(game.moves)
+
+
+def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
+    """Whether ``user_id`` may use /tictactoe-stop on ``game``: its players, and
+    moderators (Manage Messages in the channel). (A player of a rated game that has begun
+    is then asked to forfeit or call it off.)"""
+    return user_id in game.human_ids or is_moderator
 
 
 class Endings:
@@ -117,9 +124,9 @@ class Endings:
         target = next((g for g in games if user_id in g.human_ids), games[0])
 
         def decide(game: Game, now: float) -> Game:
-            playing = user_id in game.human_ids
-            if not playing and not is_moderator:
+            if not may_stop(game, user_id, is_moderator=is_moderator):
                 raise PermissionDenied()
+            playing = user_id in game.human_ids
             if playing and is_rated_and_begun(game):
                 other = game.o_id if user_id == game.x_id else game.x_id
                 raise RatedStop(

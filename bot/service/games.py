@@ -224,8 +224,9 @@ class GameService(UseCases):
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(guild_id, channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self.guilds.too_many(error, player_id, settings) from None
         if game.status is GameStatus.BOT_TO_MOVE:
@@ -262,10 +263,9 @@ class GameService(UseCases):
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
             raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
-        busy = RematchUnavailable(N_("There's already a game in this channel."))
         active = await self.active_game(game.guild_id, game.channel_id)
         if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
-            raise busy
+            raise RematchUnavailable(ChannelBusy(rules.place_of(active), game=active).message)
         locale = locale or game.locale
         try:
             if game.is_bot_game:
@@ -301,8 +301,8 @@ class GameService(UseCases):
                 locale=locale,
                 parent_id=parent_id,
             )
-        except (ChannelBusy, AlreadyPlaying) as error:
-            raise busy from error
+        except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
+            raise RematchUnavailable(error.message) from error
 
     # -- playing ------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from bot.ui.gate import (
 )
 from bot.ui.preferences import PreferenceButtons
 from bot.ui.privacy_buttons import ForgetButtons
+from bot.ui.threads import Threads
 from bot.ui.views import calloff_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]
@@ -63,6 +64,7 @@ class Buttons:
         self._boards = boards
         self._gate = gate
         forget = ForgetButtons(service, boards)
+        self.threads = Threads(service, boards)  # the cog's busy refusals offer its button
         self._routes: dict[type[ids.CustomId], _Handler] = {
             ids.Cell: self.cell,
             ids.Taken: self.taken,
@@ -77,6 +79,8 @@ class Buttons:
             ids.Quit: self.quit,
             ids.Calloff: self.propose_calloff,
             ids.CalloffAnswer: self.answer_calloff,
+            ids.ThreadBot: self.threads.open,
+            ids.ThreadChallenge: self.threads.open,
             ids.Forget: forget.confirm,
             ids.ForgetCancel: forget.cancel,
             ids.Preference: PreferenceButtons(service).switch,

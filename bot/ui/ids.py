@@ -41,6 +41,8 @@ __all__ = [
     "Rematch",
     "Review",
     "Taken",
+    "ThreadBot",
+    "ThreadChallenge",
     "Withdraw",
     "parse",
 ]
@@ -58,6 +60,10 @@ _FIELDS: dict[str, tuple[str, type[int] | type[str]]] = {
     "answer": (r"yes|no", str),
     "choice": (r"pings|challenges", str),
     "state": (r"on|off", str),
+    "level": (r"[a-z]{1,16}", str),  # a level's name (the service checks it)
+    "side": (r"[0-9]{1,2}", int),
+    "k": (r"[0-9]{1,2}", int),  # 0: the board's usual win length
+    "first": (r"[a-z]{1,16}", str),  # a ``First`` value (the service checks it)
 }
 """What each field of a template may hold on the wire, and its Python type."""
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -245,6 +251,39 @@ class LeaderboardPage(CustomId):
         return f"ttt:lb:{self.page}"
 
 
+# -- a busy channel's offer: the same game in a new thread --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadBot(CustomId):
+    """Play the bot at ``level`` in a new thread of this channel (on ``side`` x ``side``,
+    ``k`` in a row, ``first`` from the clicker's view). Shown to one member only (an
+    ephemeral refusal), so it carries no user id: whoever clicks plays."""
+
+    TEMPLATE = "ttt:thread-bot:{level}:{side}:{k}:{first}"
+    level: str
+    side: int
+    k: int
+    first: str
+
+    def format(self) -> str:
+        return f"ttt:thread-bot:{self.level}:{self.side}:{self.k}:{self.first}"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadChallenge(CustomId):
+    """Challenge ``user`` in a new thread of this channel (options as ``ThreadBot``)."""
+
+    TEMPLATE = "ttt:thread-vs:{user}:{side}:{k}:{first}"
+    user: int
+    side: int
+    k: int
+    first: str
+
+    def format(self) -> str:
+        return f"ttt:thread-vs:{self.user}:{self.side}:{self.k}:{self.first}"
+
+
 # -- erasure on request -------------------------------------------------------------------
 
 
@@ -313,6 +352,8 @@ KINDS: tuple[type[CustomId], ...] = (
     Decline,
     Withdraw,
     LeaderboardPage,
+    ThreadBot,
+    ThreadChallenge,
     Forget,
     ForgetCancel,
     Preference,

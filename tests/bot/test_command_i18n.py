@@ -48,7 +48,7 @@ def command_tree() -> app_commands.CommandTree[Any]:
     tree: app_commands.CommandTree[Any] = app_commands.CommandTree(
         discord.Client(intents=discord.Intents.none())
     )
-    games = Games(None, None)  # type: ignore[arg-type]
+    games = Games(None, None, None)  # type: ignore[arg-type]
     cogs = (games, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():

@@ -276,6 +276,8 @@ def _marked(node: ast.expr, tree: ast.Module, module: Any) -> bool:
         return node.func.id in ("N_", "Nn_")
     if isinstance(node, ast.IfExp):
         return _marked(node.body, tree, module) and _marked(node.orelse, tree, module)
+    if isinstance(node, ast.Attribute) and node.attr == "message":
+        return True  # another refusal's text, passed on: a GameError's message is marked
     if isinstance(node, ast.Name):
         if isinstance(getattr(module, node.id, None), Message):
             return True

@@ -33,6 +33,8 @@ WIRE: dict[str, ids.CustomId] = {
     "ttt:pref:challenges:on:123456789012345678": ids.Preference(
         choice="challenges", state="on", user=123456789012345678
     ),
+    "ttt:thread-bot:hard:4:0:random": ids.ThreadBot(level="hard", side=4, k=0, first="random"),
+    "ttt:thread-vs:5:3:3:me": ids.ThreadChallenge(user=5, side=3, k=3, first="me"),
 }
 """The ids as the bot has always drawn them (the playground's pilot and the e2e tests
 click them by these shapes), and what each means."""
@@ -41,6 +43,8 @@ LARGEST: dict[type[ids.CustomId], ids.CustomId] = {
     ids.Cell: ids.Cell(10**18 - 1, 24, 25),
     ids.Forget: ids.Forget("server", 10**20 - 1),
     ids.Preference: ids.Preference("challenges", "off", 10**20 - 1),
+    ids.ThreadBot: ids.ThreadBot("a" * 16, 99, 99, "b" * 16),
+    ids.ThreadChallenge: ids.ThreadChallenge(10**20 - 1, 99, 99, "b" * 16),
 }
 
 
