@@ -52,6 +52,12 @@ MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
 """Each mark's one colour: blurple X, red O (``render.MARK_EMOJI`` matches them)."""
 LAST_MOVE_STYLE = ButtonStyle.secondary
 """The last move's button: its mark's tile on grey, unless it is on the winning line."""
+_EMOJI: dict[Mark | None, discord.PartialEmoji] = {
+    mark: discord.PartialEmoji(name=name)
+    for mark, name in [*CELL_EMOJI.items(), (None, EMPTY_EMOJI)]
+}
+"""The cells' emoji made once (discord.py would parse a string for each of up to 25 cells
+at every redraw)."""
 _CONTROLS: dict[type[ids.Forfeit | ids.Rematch | ids.Review], tuple[Message, str, ButtonStyle]] = {
     ids.Forfeit: (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
     ids.Rematch: (N_("Rematch"), "🔁", ButtonStyle.primary),
@@ -124,8 +130,8 @@ def _cell_button(
     else:
         custom_id = ids.Cell(game.id, cell, game.move_no).format()
     if mark is None:
-        return ui.Button(emoji=EMPTY_EMOJI, style=style, disabled=locked, custom_id=custom_id)
-    return ui.Button(emoji=CELL_EMOJI[mark], style=style, custom_id=custom_id)
+        return ui.Button(emoji=_EMOJI[None], style=style, disabled=locked, custom_id=custom_id)
+    return ui.Button(emoji=_EMOJI[mark], style=style, custom_id=custom_id)
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
