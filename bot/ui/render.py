@@ -8,10 +8,10 @@ out of the entries.
 
 Players are shown as mentions (``<@id>``); whether a mention pings is decided by the
 ``AllowedMentions`` of each message, not here. A member who erased their data is shown
-as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are named for
-people by column letter and row number, like a chess board read from the top: a1 is
-the top left cell (``cell_name``). Times are Discord timestamps (``<t:...:R>``), which
-each reader's client shows in their own language.
+as "a deleted member" (``DELETED_MEMBER`` in their old games). Reviews, which draw
+their own lettered grid, name cells by column letter and row number from the top (a1
+top left, ``cell_name``); board buttons show no names. Times are Discord timestamps
+(``<t:...:R>``), which each reader's client shows in their own language.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ __all__ = [
     "challenge_text",
     "duration_text",
     "game_text",
+    "last_move_cell",
     "leaderboard_text",
     "level_name",
     "level_text",
@@ -126,12 +127,15 @@ def cell_name(cell: int, width: int) -> str:
     return f"{'abcde'[column]}{row + 1}"
 
 
-def coordinates_text(width: int, height: int, t: Translator) -> str:
-    """Where a board's cell names come from, in one small line."""
-    last = cell_name(width * height - 1, width)
-    return "-# " + t(
-        N_("Cells are named by column and row: a1 top left, {last} bottom right.", last=last)
-    )
+def last_move_cell(game: Game) -> int | None:
+    """The cell the board draws as the last move (its mark on a grey button): the last
+    move, unless the winning line, drawn green, holds it."""
+    if not game.moves:
+        return None
+    outcome = game.board.outcome()
+    if outcome is not None and game.moves[-1] in outcome.line:
+        return None
+    return game.moves[-1]
 
 
 def board_size_text(width: int, height: int, k: int, t: Translator) -> str:
@@ -170,7 +174,7 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
 
 def game_text(game: Game, t: Translator) -> str:
     """The text above the board: who plays what (the bot with its level, once), whose
-    turn it is or how it ended, and how cells are named."""
+    turn it is or how it ended, and what the grey button with a mark is."""
     size = board_size_text(game.width, game.height, game.k, t)
     x = f"{MARK_EMOJI[Mark.X]} **X** {player_text(game, Mark.X, t)}"
     o = f"{MARK_EMOJI[Mark.O]} **O** {player_text(game, Mark.O, t)}"
@@ -178,7 +182,8 @@ def game_text(game: Game, t: Translator) -> str:
     if not game.is_bot_game and not is_rated(game):
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
-    lines.append(coordinates_text(game.width, game.height, t))
+    if last_move_cell(game) is not None:
+        lines.append("-# " + t(N_("The mark on a grey button is the last move.")))
     return "\n".join(lines)
 
 

@@ -27,7 +27,9 @@ from bot.models import (
 )
 from bot.ui import ids, render
 from bot.ui.views import (
-    EMPTY_LABEL,
+    CELL_EMOJI,
+    EMPTY_EMOJI,
+    LAST_MOVE_STYLE,
     MARK_STYLE,
     board_view,
     challenge_view,
@@ -169,20 +171,23 @@ def test_live_board_layout(size: tuple[int, int, int], bot_level: str | None) ->
             # No button with a mark is disabled (Discord would fade it); its click is
             # answered "already taken" without a move number.
             assert not button.get("disabled", False)
+            assert "label" not in button, button  # one emoji: every cell as wide
             if mark is None:
                 assert button["custom_id"] == f"ttt:cell:{game.id}:{cell}:{len(moves)}"
-                assert button["label"] == EMPTY_LABEL
+                assert button["emoji"]["name"] == EMPTY_EMOJI
                 assert button["style"] == ButtonStyle.secondary.value
             else:
                 assert button["custom_id"] == f"ttt:taken:{game.id}:{cell}"
-                assert button["label"] == mark.value
-                assert button["style"] == MARK_STYLE[mark].value
+                assert button["emoji"]["name"] == CELL_EMOJI[mark]
+                last = cell == moves[-1]
+                assert button["style"] == (LAST_MOVE_STYLE if last else MARK_STYLE[mark]).value
     control = rows(view)[-1]
     assert [b["custom_id"] for b in control] == [f"ttt:forfeit:{game.id}"]
     text = payload[0]["content"]
     assert f"<@{ALICE}>, your move" in text
     assert "<t:1700000400:R>" in text
-    assert "a1 top left, " + "abcde"[width - 1] + f"{height} bottom right" in text
+    assert "a1" not in text, text  # no button shows a cell's name
+    assert "-# The mark on a grey button is the last move." in text
     if bot_level:
         assert text.count("medium") == 1, text  # the level once, no description
         assert "Level" not in text
@@ -210,7 +215,7 @@ def finished_cells(view: Any) -> list[dict[str, Any]]:
         assert button["custom_id"].startswith("ttt:over:") and button["custom_id"].endswith(
             f":{cell}"
         )
-        assert button.get("disabled", False) is (button["label"] == EMPTY_LABEL), button
+        assert button.get("disabled", False) is (button["emoji"]["name"] == EMPTY_EMOJI), button
     return cells
 
 

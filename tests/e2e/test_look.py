@@ -62,11 +62,12 @@ async def test_marks_stay_bright_and_a_taken_cell_is_refused(arena: Arena, local
     await arena.move(bob, board, 0)
     state = arena.board(board)  # read_board: no mark disabled, each in its colour
     assert state.cells[4].style == ButtonStyle.PRIMARY and not state.cells[4].disabled
-    assert state.cells[0].style == ButtonStyle.DANGER and not state.cells[0].disabled
+    # Bob's O is the last move: on grey, and the line under the board says what grey means.
+    assert state.last == 0 and state.marks[0] == "O" and not state.cells[0].disabled
+    assert state.cells[0].style == ButtonStyle.SECONDARY
+    assert said(t, N_("The mark on a grey button is the last move.")) in state.text
     # The header's colours are the buttons': blue X, red O.
     assert f"🟦 **X** {alice.mention}" in state.text and f"🟥 **O** {bob.mention}" in state.text
-    last = N_("Cells are named by column and row: a1 top left, {last} bottom right.", last="c3")
-    assert said(t, last) in state.text
 
     edits = arena.current(board).edits
     for user, cell in ((alice, 4), (alice, 0), (bob, 4)):
@@ -76,10 +77,16 @@ async def test_marks_stay_bright_and_a_taken_cell_is_refused(arena: Arena, local
             assert text == said(t, CellTaken.default_message)
     assert arena.current(board).edits == edits and arena.board(board).marks == state.marks
 
-    for user, cell in ((alice, 1), (bob, 3), (alice, 7)):
+    await arena.move(alice, board, 8)
+    state = arena.board(board)  # Alice's X is now the last move, Bob's O red again
+    assert state.last == 8 and state.cells[0].style == ButtonStyle.DANGER
+    assert state.cells[8].style == ButtonStyle.SECONDARY
+
+    for user, cell in ((bob, 3), (alice, 1), (bob, 5), (alice, 7)):
         await arena.move(user, board, cell)
     final = arena.board(board)
     assert check_final(final, 3) == "X"  # the line green, marks bright, empty cells off
+    assert final.last is None, "the winning move is on the line, which is green"
     assert said(t, N_("{player} won.", player=alice.mention)) in final.text
     edits = arena.current(board).edits
     text = await refusal(await arena.click(bob, arena.current(board), row=0, col=0))
