@@ -2,13 +2,13 @@
 
 Both rest on the exact solver: on boards of up to ``EXACT_MAX_CELLS`` cells they are
 always exact; on bigger boards ``analyse`` raises UnsolvableError when the position is
-out of reach, and ``review`` (``engine.reviewing``) settles what it can within a node
-budget and says which moves it could not reach.
+out of reach, and ``engine.reviewing.review`` settles what it can within a node budget
+and says which moves it could not reach. The review's verdict (``Review``) is defined
+here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.board import Board, Mark
@@ -30,7 +30,6 @@ __all__ = [
     "analyse",
     "change_of",
     "mover_of",
-    "review",
     "strength",
 ]
 
@@ -206,24 +205,3 @@ def _for(mover: Mark, value: str) -> str:
     if value == DRAWN:
         return "draw"
     return "win" if value == f"{mover.value} wins" else "loss"
-
-
-def review(
-    moves: Sequence[int],
-    width: int = 3,
-    height: int = 3,
-    k: int = 3,
-    *,
-    max_nodes: int | None = None,
-) -> Review:
-    """Replay 0-based ``moves`` and find the move that decided the game (``Review``).
-
-    See ``engine.reviewing.review``.
-
-    >>> review([4, 1, 0, 8, 6, 2, 3]).summary()
-    'Move 2 (O at cell 2) decided the game: the draw became a loss; cell 1 or cell 3 or \
-cell 7 would have held the draw.'
-    """
-    from engine.reviewing import review as run
-
-    return run(moves, width, height, k, max_nodes=max_nodes)

@@ -67,6 +67,10 @@ def review(
     Raises as ``Board.play`` does for a bad move. ``max_nodes`` (default
     REVIEW_MAX_NODES) bounds the searches on boards above EXACT_MAX_CELLS cells, which
     bounds the time; smaller boards are always exact.
+
+    >>> review([4, 1, 0, 8, 6, 2, 3]).summary()
+    'Move 2 (O at cell 2) decided the game: the draw became a loss; cell 1 or cell 3 or \
+cell 7 would have held the draw.'
     """
     boards = [Board(width, height, k)]
     for cell in moves:

@@ -35,6 +35,7 @@ from bot.ui.gate import (
     user_translator,
 )
 from bot.ui.privacy_buttons import ForgetButtons
+from bot.ui.render_review import review_text
 from bot.ui.views import calloff_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]
@@ -195,7 +196,7 @@ class Buttons:
         game, review = await self._service.review(
             click.game, interaction.user.id, interaction.guild_id, on_search=defer
         )
-        text = render.review_text(game, review, user_translator(interaction))
+        text = review_text(game, review, user_translator(interaction))
         if interaction.response.is_done():
             mentions = discord.AllowedMentions.none()
             await interaction.edit_original_response(content=text, allowed_mentions=mentions)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 import engine.analysis
+import engine.reviewing
 from engine.analysis import (
     DRAWN,
     MISSED_WIN,
@@ -21,12 +22,11 @@ from engine.analysis import (
     UNKNOWN,
     X_WINS,
     analyse,
-    review,
     strength,
 )
 from engine.board import Board
 from engine.errors import IllegalMoveError, InvalidMoveError
-from engine.reviewing import last_change
+from engine.reviewing import last_change, review
 from engine.solver import LOSS, WIN, Perfect, solve
 from tests.engine.brute import line_masks
 
@@ -339,5 +339,6 @@ def test_review_of_a_big_board_late_positions_are_exact() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(engine.analysis)
-    assert result.failed == 0 and result.attempted >= 2
+    for module in (engine.analysis, engine.reviewing):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted >= 1
