@@ -16,6 +16,7 @@ from engine.solver import LOSS, WIN, MoveValue, move_values
 
 __all__ = [
     "DRAWN",
+    "LOST_GAME",
     "MISSED_WIN",
     "MISTAKE",
     "O_WINS",
@@ -48,6 +49,9 @@ THREW_WIN = "threw win"
 """A move that turned its player's forced win into a forced loss."""
 MISTAKE = "mistake"
 """A move that turned a drawn game into a forced loss for its player."""
+LOST_GAME = "lost game"
+"""A move after which its player had a forced loss, where the review knows only that
+it was a win or a draw before (see ``Review``)."""
 
 SLIP_WIN = "win in one"
 """A slip: the mover could complete a line at once and did not."""
@@ -119,17 +123,20 @@ class Review:
     changed the value, so that the value it left is the one the game ended with (the
     mistake after which the result was never in doubt again). Only the player who
     moves can change the value, and only for the worse: ``kind`` is MISSED_WIN, THREW_WIN
-    or MISTAKE (``change_of``). It is named only when every value from the one before
-    it to the end is known: an unknown value after it could hide a later change (a
-    value can go from a win to a draw and back, by two mistakes). So with part of the
-    game out of reach, ``decider`` is the last change within the known values at the
-    end, or None when they hold none: then the decision (if any) came before
-    ``settled_from``, out of reach.
+    or MISTAKE (``change_of``). It is named only when every value after it to the end
+    is known: an unknown value after it could hide a later change (a value can go from
+    a win to a draw and back, by two mistakes). So with part of the game out of reach,
+    ``decider`` is the last change within the known values at the end, or the move just
+    before them if every value it may have had differs from the one after it (then its
+    own value is UNKNOWN and ``kind`` is LOST_GAME: it was a win or a draw, and it
+    became a loss); else None, and the decision (if any) came before ``settled_from``,
+    out of reach.
 
     ``better`` names the moves (at most three, best first: quicker wins first, then
-    cell order) that would have kept the value the deciding move lost; it may be empty
-    when the budget could not settle them. ``slips`` are the missed wins in one and
-    missed blocks, found on every board without a search.
+    cell order) that would have kept the value the deciding move lost (for LOST_GAME:
+    that held at least a draw); it may be empty when the budget could not settle them.
+    ``slips`` are the missed wins in one and missed blocks, found on every board without
+    a search.
     """
 
     moves: tuple[int, ...]
@@ -157,8 +164,9 @@ class Review:
         return UNKNOWN not in self.values
 
     def settled(self, index: int) -> bool:
-        """Whether the values before and after ``moves[index]`` are both known."""
-        return UNKNOWN not in self.values[index : index + 2]
+        """Whether the values before and after ``moves[index]`` are both known, or it is
+        the deciding move (whose effect is known even where its value before is not)."""
+        return index == self.decider or UNKNOWN not in self.values[index : index + 2]
 
     def change(self, index: int) -> str | None:
         """What ``moves[index]`` did to the value (``change_of``), None if it kept it or
@@ -175,15 +183,18 @@ class Review:
         if self.decider is not None:
             index = self.decider
             mover = mover_of(index)
-            before = _for(mover, self.values[index])
-            after = _for(mover, self.values[index + 1])
-            text = (
-                f"Move {index + 1} ({mover.value} at cell {self.moves[index] + 1}) "
-                f"decided the game: the {before} became a {after}"
-            )
+            where = f"Move {index + 1} ({mover.value} at cell {self.moves[index] + 1})"
+            if self.kind == LOST_GAME:
+                text = f"{where} decided the game: after it {mover.other.value} had a forced win"
+                held = "held at least a draw"
+            else:
+                before = _for(mover, self.values[index])
+                after = _for(mover, self.values[index + 1])
+                text = f"{where} decided the game: the {before} became a {after}"
+                held = "won" if before == "win" else "held the draw"
             if self.better:
                 cells = " or ".join(f"cell {c + 1}" for c in self.better)
-                text += f"; {cells} would have {'won' if before == 'win' else 'held the draw'}"
+                text += f"; {cells} would have {held}"
             return text + "."
         start = self.settled_from
         if start >= len(self.moves):

@@ -19,6 +19,7 @@ from bot.ui.render import MARK_EMOJI, cell_name, player_text
 from engine import Mark
 from engine.analysis import (
     DRAWN,
+    LOST_GAME,
     MISSED_WIN,
     SLIP_WIN,
     THREW_WIN,
@@ -140,6 +141,15 @@ def _decided(review: ReviewLike, index: int) -> list[Message]:
         said = [N_("Move {n} ({mark} {cell}) decided the game: the win became a draw.", **where)]
     elif review.kind == THREW_WIN:
         said = [N_("Move {n} ({mark} {cell}) decided the game: the win became a loss.", **where)]
+    elif review.kind == LOST_GAME:
+        other = mover_of(index + 1).value
+        said = [
+            N_(
+                "Move {n} ({mark} {cell}) decided the game: after it, {other} had a forced win.",
+                other=other,
+                **where,
+            )
+        ]
     else:
         said = [N_("Move {n} ({mark} {cell}) decided the game: the draw became a loss.", **where)]
     better = review.better
@@ -151,6 +161,10 @@ def _decided(review: ReviewLike, index: int) -> list[Message]:
                 said.append(N_("{mark} {cell} missed the win at {cells}.", **fields))
             else:
                 said.append(N_("{mark} {cell} missed the win: any of {cells} won.", **fields))
+        elif review.kind == LOST_GAME and len(better) == 1:
+            said.append(N_("{cells} would have held at least a draw.", cells=cells))
+        elif review.kind == LOST_GAME:
+            said.append(N_("Any of {cells} would have held at least a draw.", cells=cells))
         elif len(better) == 1:
             said.append(N_("{cells} would have held the draw.", cells=cells))
         else:

@@ -19,6 +19,7 @@ from bot.models import (
 )
 from engine import Mark
 from engine.analysis import (
+    LOST_GAME,
     MISSED_WIN,
     MISTAKE,
     SLIP_BLOCK,
@@ -50,7 +51,7 @@ ENDINGS = (
 )
 """Every way a game ends, with the winner's mark."""
 
-REVIEW_KINDS = ("unknown", "missed", "threw", "mistake", "none", "partial", "slips")
+REVIEW_KINDS = ("unknown", "missed", "threw", "mistake", "lost", "none", "partial", "slips")
 
 
 def game(
@@ -144,6 +145,7 @@ def review_of(played: Game, kind: str) -> Review:
         )
     else:
         values = ("X wins",) * 24 + ("draw", "draw")
-        how = {"missed": MISSED_WIN, "threw": THREW_WIN, "mistake": MISTAKE}[kind]
+        how = {"missed": MISSED_WIN, "threw": THREW_WIN, "mistake": MISTAKE, "lost": LOST_GAME}
+        how = how[kind]
         decider, better = 24, (20, 21, 22)
     return Review(played.moves, 5, 5, 4, values, decider, how, better, slips)

@@ -13,6 +13,7 @@ import engine.analysis
 import engine.reviewing
 from engine.analysis import (
     DRAWN,
+    LOST_GAME,
     MISSED_WIN,
     MISTAKE,
     O_WINS,
@@ -26,7 +27,7 @@ from engine.analysis import (
 )
 from engine.board import Board
 from engine.errors import IllegalMoveError, InvalidMoveError
-from engine.reviewing import last_change, review
+from engine.reviewing import last_change, narrow, review
 from engine.solver import LOSS, WIN, Perfect, solve
 from tests.engine.brute import line_masks
 
@@ -306,6 +307,41 @@ def test_a_5x5_review_is_the_same_whatever_was_searched_before() -> None:
     first = review(MISSED_BLOCK_5X5, 5, 5, 4)
     solve(Board.from_moves(MISSED_BLOCK_5X5[:6], 5, 5, 4), max_nodes=100_000)
     assert review(MISSED_BLOCK_5X5, 5, 5, 4) == first
+
+
+LOST_GAME_5X5 = [6, 23, 8, 5, 12, 17, 11, 16, 13, 14, 10]
+"""O's first reply (e5) let X force a win; the value before it is beyond the budget."""
+
+
+def test_a_decider_whose_value_before_is_out_of_reach() -> None:
+    """X's own move cannot have made X win, so whatever the value after X b2 was, O's e5
+    changed it: the deciding move is certain, its value before is not (LOST_GAME)."""
+    moves = LOST_GAME_5X5
+    result = review(moves, 5, 5, 4)
+    assert result.values[:3] == (DRAWN, UNKNOWN, X_WINS)
+    assert (result.decider, result.kind) == (1, LOST_GAME) and result.settled(1)
+    assert exact_value(moves, 1) in (DRAWN, O_WINS)  # a draw, in fact
+    for index in range(2, len(moves) + 1):
+        assert result.values[index] == exact_value(moves, index), index
+    assert result.better and all(
+        exact_value([*moves[:1], cell], 2) != X_WINS for cell in result.better
+    )
+    assert result.summary().startswith(
+        "Move 2 (O at cell 24) decided the game: after it X had a forced win; cell 13"
+    )
+
+
+def test_narrowing_uses_the_direction_of_every_move() -> None:
+    values = [DRAWN, UNKNOWN, UNKNOWN, O_WINS]
+    possible = narrow(values)
+    assert values == [DRAWN, UNKNOWN, UNKNOWN, O_WINS]
+    assert possible[1] == {DRAWN, O_WINS}  # X's move cannot have helped X
+    assert last_change(values, possible) is None  # X's first or third move: either
+    values = [DRAWN, UNKNOWN, UNKNOWN, X_WINS]
+    narrow(values)
+    assert values == [DRAWN, UNKNOWN, X_WINS, X_WINS]  # X's last move cannot have helped
+    values = [DRAWN, UNKNOWN, X_WINS]
+    assert last_change(values, narrow(values)) == 1
 
 
 def test_no_verdict_only_when_no_move_is_settled() -> None:
