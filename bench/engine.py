@@ -275,14 +275,16 @@ def reviews_section(rng: random.Random) -> None:
         p50, _, top = _quantiles(times)
         mean = sum(times) / len(times)
         old_settled = sum(max(0, n - 1) for n in old)
+        old_named = sum(n == len(moves) + 1 for n, moves in zip(old, games, strict=True))
         print(
             f"  {shape[0]}x{shape[1]} k={shape[2]}, {len(games)} games: mean {ms(mean)}, "
             f"p50 {ms(p50)}, max {ms(top)}; baseline (the old review, same games) "
-            f"{ms(baseline)} -> {baseline / mean:,.1f}x less CPU"
+            f"{ms(baseline)}: the new one takes {mean / baseline:,.2f}x its CPU"
         )
         print(
             f"    moves settled {settled}/{moves_in_all} (old: {old_settled}); a verdict "
-            f"(a deciding move, or none in a fully settled game) in {named}/{len(games)}"
+            f"(a deciding move, or none in a fully settled game) in {named}/{len(games)} "
+            f"(old: {old_named})"
         )
 
 

@@ -38,8 +38,11 @@ REVIEW_VERSION = 2
 
 
 def encode(review: Review) -> str:
-    """``review`` as the JSON stored for it."""
+    """``review`` as the JSON stored for it. It also carries version 1's own keys
+    (``turning_point``: the decider; ``note``), so that a process still running the
+    older code during an update reads it rather than failing."""
     data = {"version": REVIEW_VERSION, **dataclasses.asdict(review)}
+    data |= {"turning_point": review.decider, "note": None}
     return json.dumps(data, separators=(",", ":"))
 
 
