@@ -40,8 +40,9 @@ DRAWN = "draw"
 UNKNOWN = "unknown"
 
 REVIEW_MAX_NODES = 150_000
-"""Default node budget of ``review`` on boards above EXACT_MAX_CELLS: about 0.7 s of CPU
-here (bench/engine.py measures it), the same positions settled on any machine."""
+"""Default node budget of ``review`` on boards above EXACT_MAX_CELLS: at most about 0.9 s
+of CPU here, 0.4 s on average (``python -m bench.engine --reviews-only``); a count of
+nodes, not a clock, so a game is settled the same way on any machine."""
 
 MISSED_WIN = "missed win"
 """A move that turned its player's forced win into a draw."""

@@ -236,6 +236,12 @@ async def test_small_boards_are_reviewed_at_once(store: Store, clock: FakeClock)
             found = await service.reviews.at_once(game.id)
             assert found is not None and found[1].moves == game.moves
             assert await store.reviews.get(game.id) == encode(found[1])
+            # An older version's review is recomputed at once, and replaces the old row.
+            old = await finished(service, channel=2)
+            await store.reviews.put(old.id, OLD_REVIEW)
+            again = await service.reviews.at_once(old.id)
+            assert again is not None and again[1].decider == 1  # not the old row's 3
+            assert await store.reviews.get(old.id) == encode(again[1])
             assert executor.reviews == 0
         finally:
             await service.close()
