@@ -22,6 +22,7 @@ from engine.analysis import (
     THREW_WIN,
     UNKNOWN,
     X_WINS,
+    Review,
     analyse,
     strength,
 )
@@ -301,6 +302,46 @@ def test_slips_need_no_budget_and_a_decider_needs_its_values() -> None:
             assert not bare.complete
     # MISSED_BLOCK's decider needs a search (the value before it): none without one.
     assert review(MISSED_BLOCK_5X5, 5, 5, 4, max_nodes=0).decider is None
+
+
+AGAINST_IMPOSSIBLE = [12, 6, 18, 8, 17, 7, 5, 9]
+"""hard (X) against impossible (O): every value before O's win is known from the proofs
+(impossible's book moves keep the value, its side is never lost), with no search."""
+IMPOSSIBLE_X = [12, 7, 6, 18, 11, 16, 13, 10, 14]
+"""impossible (X) against medium: O's first reply lost, which only the proofs tell."""
+MEDIUM_HARD = [12, 6, 21, 8, 7, 17, 5, 11, 16, 13, 18, 20, 2, 3, 19, 14, 15, 10, 0, 22, 23]
+MEDIUM_HARD += [1, 24, 4, 9]
+
+
+def check_known_values(moves: list[int], start: int = 0) -> Review:
+    """The review of ``moves``, each value it claims from ``start`` on checked by the
+    plain solver (the first few positions cost it seconds each)."""
+    result = review(moves, 5, 5, 4)
+    for index, value in enumerate(result.values[start:], start):
+        if value != UNKNOWN:
+            assert value == exact_value(moves, index), index
+    return result
+
+
+def test_every_value_a_5x5_review_claims_is_exact() -> None:
+    result = check_known_values(MEDIUM_HARD, start=3)  # the rest: the slow test below
+    assert result.values[:3] == (DRAWN,) * 3  # X's centre is the book's: X is not lost
+    assert (result.decider, result.kind) == (7, MISSED_WIN)
+
+
+def test_the_proofs_settle_a_game_against_impossible() -> None:
+    result = review(AGAINST_IMPOSSIBLE, 5, 5, 4, max_nodes=20_000)
+    assert result.values == (DRAWN,) * 5 + (O_WINS,) * 4
+    assert (result.decider, result.kind) == (4, MISTAKE)
+
+
+@pytest.mark.slow
+def test_the_proofs_values_are_exact() -> None:
+    """The values the proofs gave, checked by the plain solver (about a minute)."""
+    assert check_known_values(AGAINST_IMPOSSIBLE).complete
+    check_known_values(MEDIUM_HARD)
+    result = check_known_values(IMPOSSIBLE_X)
+    assert result.values[:3] == (DRAWN, DRAWN, X_WINS) and result.decider == 1
 
 
 def test_a_5x5_review_is_the_same_whatever_was_searched_before() -> None:
