@@ -316,7 +316,7 @@ class _Search:
                 return index
         return len(moves)
 
-    def settle(self, boards: list[Board], values: list[str], infer: Callable[[], None]) -> None:
+    def settle(self, boards: list[Board], values: list[str], infer: Callable[[], object]) -> None:
         """Fill in the UNKNOWN ``values`` it can (steps 2, 4 and 5 of the module);
         ``infer`` narrows them after each search."""
         order = range(len(boards) - 1, -1, -1)
