@@ -36,6 +36,7 @@ from bot.ui.gate import (
 )
 from bot.ui.preferences import PreferenceButtons
 from bot.ui.privacy_buttons import ForgetButtons
+from bot.ui.render_review import review_text
 from bot.ui.threads import Threads
 from bot.ui.views import calloff_view, leaderboard_view
 
@@ -201,7 +202,7 @@ class Buttons:
         game, review = await self._service.review(
             click.game, interaction.user.id, interaction.guild_id, on_search=defer
         )
-        text = render.review_text(game, review, user_translator(interaction))
+        text = review_text(game, review, user_translator(interaction))
         if interaction.response.is_done():
             mentions = discord.AllowedMentions.none()
             await interaction.edit_original_response(content=text, allowed_mentions=mentions)

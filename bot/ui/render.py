@@ -16,8 +16,6 @@ top left, ``cell_name``); board buttons show no names. Times are Discord timesta
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from bot.i18n import N_, Duration, Message, Nn_, Translator
 from bot.models import (
     DELETED_MEMBER,
@@ -34,14 +32,12 @@ from bot.models import (
 from bot.service import is_rated, rated_variant
 from bot.ui.refs import game_link
 from engine import Mark
-from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level
 
 __all__ = [
     "DELETED_MEMBER_TEXT",
     "LEVEL_NAMES",
     "MARK_EMOJI",
-    "ReviewLike",
     "board_size_text",
     "calloff_answer_text",
     "calloff_text",
@@ -54,7 +50,6 @@ __all__ = [
     "level_name",
     "level_text",
     "record_text",
-    "review_text",
     "stats_text",
     "stopped_text",
     "turn_ping_text",
@@ -70,23 +65,6 @@ LEVEL_NAMES: dict[str, Message] = {
     "impossible": N_("impossible"),
 }
 """How people read the engine's level names (``engine.levels.LEVELS``, its identifiers)."""
-
-
-class ReviewLike(Protocol):
-    """What ``render`` needs of ``engine.analysis.Review``."""
-
-    @property
-    def moves(self) -> tuple[int, ...]: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def values(self) -> tuple[str, ...]: ...
-    @property
-    def turning_point(self) -> int | None: ...
-    @property
-    def kind(self) -> str | None: ...
 
 
 def _sentence(text: str) -> str:
@@ -376,75 +354,3 @@ def _recent_line(game: Game, user_id: int, t: Translator) -> str:
         outcome = N_("lost to {opponent}", opponent=other)
     size = board_size_text(game.width, game.height, game.k, t)
     return f"- {t(outcome)} · {size} · <t:{int(game.updated_at)}:d>"
-
-
-def review_text(game: Game, review: ReviewLike, t: Translator) -> str:
-    """The players and the date, the final position as a grid with coordinates (the
-    deciding move in brackets), the verdict, and the moves by cell name."""
-    when = f"<t:{int(game.updated_at)}:D>"
-    players = N_(
-        "Review: {x} vs {o}, {date}",
-        x=player_text(game, Mark.X, t),
-        o=player_text(game, Mark.O, t),
-        date=when,
-    )
-    lines = ["### " + t(players), _grid(game, review.turning_point), t(_verdict(review))]
-    lines.extend(_move_lines(game, review.turning_point, t))
-    return "\n".join(lines)
-
-
-def _grid(game: Game, turning_point: int | None) -> str:
-    """The final position in a code block: columns a-e, rows 1-5 from the top, the
-    cell of the deciding move (if one was) in brackets."""
-    board = game.board
-    decided = game.moves[turning_point] if turning_point is not None else None
-    rows = ["  " + "".join(f" {'abcde'[column]} " for column in range(game.width))]
-    for row in range(game.height):
-        cells = []
-        for cell in range(row * game.width, (row + 1) * game.width):
-            mark = board.cell(cell)
-            shown = "·" if mark is None else mark.value
-            cells.append(f"[{shown}]" if cell == decided else f" {shown} ")
-        rows.append(f"{row + 1} " + "".join(cells))
-    return "```\n" + "\n".join(rows) + "\n```"
-
-
-def _verdict(review: ReviewLike) -> Message:
-    """The review's one-line verdict (``Review.summary``'s, as a catalog entry)."""
-    values = review.values
-    if review.turning_point is None:
-        if UNKNOWN in values:
-            solved = len(values) - values.count(UNKNOWN)
-            return N_(
-                "No verdict: the {width}×{height} board is too big to review exactly in time;"
-                " only the last {solved} of {total} positions were solved.",
-                width=review.width,
-                height=review.height,
-                solved=solved,
-                total=len(values),
-            )
-        if values[0] == DRAWN:
-            return N_("No move changed the result: a draw with best play, and a draw it stayed.")
-        mark = values[0].split()[0]
-        return N_("No move changed the result: {mark} had a forced win and kept it.", mark=mark)
-    index = review.turning_point
-    where = {
-        "n": index + 1,
-        "mark": (Mark.X if index % 2 == 0 else Mark.O).value,
-        "cell": cell_name(review.moves[index], review.width),
-    }
-    if review.kind == MISSED_WIN:
-        return N_("Move {n} ({mark} {cell}) missed a win: the win became a draw.", **where)
-    if values[index] == DRAWN:
-        return N_("Move {n} ({mark} {cell}) threw the game: the draw became a loss.", **where)
-    return N_("Move {n} ({mark} {cell}) threw the game: the win became a loss.", **where)
-
-
-def _move_lines(game: Game, turning_point: int | None, t: Translator) -> list[str]:
-    out = []
-    for index, cell in enumerate(game.moves):
-        mark = Mark.X if index % 2 == 0 else Mark.O
-        marker = "  ← " + t(N_("this decided it")) if index == turning_point else ""
-        name = cell_name(cell, game.width)
-        out.append(f"`{index + 1:>2}.` {MARK_EMOJI[mark]} {mark.value} {name}{marker}")
-    return out

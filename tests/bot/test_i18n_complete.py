@@ -50,6 +50,7 @@ from bot.ui.commands_i18n import CommandTranslator
 from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.refs import for_discord
+from bot.ui.render_review import review_text
 from bot.ui.views import (
     board_view,
     calloff_view,
@@ -184,7 +185,7 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
 @pytest.mark.parametrize("kind", REVIEW_KINDS)
 def test_reviews(kind: str, t: Translator) -> None:
     played = game(PSEUDO, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
-    check(render.review_text(played, review_of(played, kind), t))
+    check(review_text(played, review_of(played, kind), t))
 
 
 def test_stopping_and_calling_off(t: Translator) -> None:

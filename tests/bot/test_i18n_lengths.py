@@ -42,6 +42,7 @@ from bot.ui import render
 from bot.ui.cogs.settings import settings_text
 from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
+from bot.ui.render_review import review_text
 from bot.ui.views import (
     board_view,
     calloff_view,
@@ -166,7 +167,7 @@ def test_stats(locale: str, t: Translator) -> None:
 def test_reviews_of_a_full_5x5_board(kind: str, locale: str, t: Translator) -> None:
     played = game(locale, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
     review = review_of(played, kind)
-    check_content(render.review_text(played, review, t))
+    check_content(review_text(played, review, t))
 
 
 def test_stopping_and_calling_off(locale: str, t: Translator) -> None:

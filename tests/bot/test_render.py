@@ -36,7 +36,6 @@ from bot.ui.views import (
     leaderboard_view,
 )
 from engine import Board, Mark
-from engine.analysis import MISTAKE, Review
 
 ALICE, BOB = 111111111111111111, 222222222222222222
 MAX_COMPONENTS = 40
@@ -426,33 +425,3 @@ def test_challenge_says_who_moves_first_rated_or_not_and_the_clock() -> None:
     assert "Turn clock: 1 min 30 s per move." in text
     theirs = render.challenge_text(dataclasses.replace(pending, first=First.OPPONENT), EN)
     assert f"<@{BOB}> moves first." in theirs
-
-
-def test_review_names_cells_by_coordinate_and_marks_the_decider_on_a_grid() -> None:
-    game = make_game(WON[(3, 3, 3)])
-    moves = game.moves
-    values = ("draw",) * 4 + ("X wins",) * (len(moves) - 3)
-    review = Review(moves, 3, 3, 3, values, turning_point=3, kind=MISTAKE)
-    text = render.review_text(game, review, EN)
-    assert "Review of game" not in text and str(game.id) not in text.splitlines()[0]
-    head, rest = text.split("\n", 1)
-    assert head == f"### Review: <@{ALICE}> vs <@{BOB}>, <t:{int(game.updated_at)}:D>"
-    grid, after = rest.removeprefix("```\n").split("\n```\n", 1)
-    board = game.board
-    decided = render.cell_name(moves[3], 3)
-    lines = grid.splitlines()
-    assert lines[0] == "   a  b  c "
-    for row in range(3):
-        shown = lines[row + 1]
-        assert shown.startswith(f"{row + 1} ")
-        for column in range(3):
-            mark = board.cell(row * 3 + column)
-            cell = shown[2 + 3 * column : 5 + 3 * column]
-            symbol = "·" if mark is None else mark.value
-            name = "abc"[column] + str(row + 1)
-            assert cell == (f"[{symbol}]" if name == decided else f" {symbol} "), (name, shown)
-    verdict, *move_lines = after.splitlines()
-    assert verdict == f"Move 4 (O {decided}) threw the game: the draw became a loss."
-    assert move_lines[0].endswith(f"🟦 X {render.cell_name(moves[0], 3)}")
-    assert move_lines[3].endswith(f"🟥 O {decided}  ← this decided it")
-    assert len(move_lines) == len(moves)

@@ -686,7 +686,7 @@ async def test_history_replays_and_review(service: GameService, clock: FakeClock
         assert board.is_over and (board.winner is game.winner_mark)
     assert len(await service.stats.history(GUILD, limit=2)) == 2
     _, review = await service.reviews.review(played[2].id, ALICE, guild_id=GUILD)
-    assert review.turning_point == 1
+    assert review.decider == 1
     assert "Move 2" in review.summary()
     with pytest.raises(GameNotFound):
         await service.reviews.review(played[2].id, ALICE, guild_id=GUILD + 1)

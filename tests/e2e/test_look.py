@@ -195,21 +195,26 @@ async def test_a_review_shows_the_grid_and_names_cells(arena: Arena, locale: str
     assert date is not None, lines[0]
     title = N_("Review: {x} vs {o}, {date}", x=alice.mention, o=bob.mention, date=date[0])
     assert lines[0] == "### " + said(t, title)
-    # The final position with coordinates; O's 1st move (b1) let X fork: it decided.
+    # The final position with coordinates; O's 1st move (b1) let X fork: it decided,
+    # and a corner would have held. O's c1 then missed the block at c3 too late.
     assert lines[1:6] == ["```", "   a  b  c ", "1  X [O] O ", "2  ·  X  · ", "3  ·  ·  X "]
     verdict = N_(
-        "Move {n} ({mark} {cell}) threw the game: the draw became a loss.",
+        "Move {n} ({mark} {cell}) decided the game: the draw became a loss.",
         n=2,
         mark="O",
         cell="b1",
     )
     assert lines[7] == said(t, verdict), lines
+    held = N_("Any of {cells} would have held the draw.", cells="a1, c1, a3")
+    assert lines[8] == said(t, held), lines
     decided = said(t, N_("this decided it"))
-    assert lines[8:] == [
+    better = said(t, N_("better: {cells}", cells="a1, c1, a3"))
+    block = said(t, N_("missed the block at {cells}", cells="c3"))
+    assert lines[9:] == [
         "` 1.` 🟦 X b2",
-        f"` 2.` 🟥 O b1  ← {decided}",
+        f"` 2.` 🟥 O b1  ← {decided} · {better}",
         "` 3.` 🟦 X a1",
-        "` 4.` 🟥 O c1",
+        f"` 4.` 🟥 O c1  ← {block}",
         "` 5.` 🟦 X c3",
     ]
 
