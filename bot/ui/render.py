@@ -32,6 +32,7 @@ from bot.models import (
     Result,
 )
 from bot.service import is_rated, rated_variant
+from bot.ui.first_player import first_player_line
 from bot.ui.refs import game_link
 from engine import Mark
 from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
@@ -170,7 +171,8 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
 
 def game_text(game: Game, t: Translator) -> str:
     """The text above the board: who plays what (the bot with its level, once), whose
-    turn it is or how it ended, and how cells are named."""
+    turn it is or how it ended, who can force a win on a board that allows it, and how
+    cells are named."""
     size = board_size_text(game.width, game.height, game.k, t)
     x = f"{MARK_EMOJI[Mark.X]} **X** {player_text(game, Mark.X, t)}"
     o = f"{MARK_EMOJI[Mark.O]} **O** {player_text(game, Mark.O, t)}"
@@ -178,6 +180,7 @@ def game_text(game: Game, t: Translator) -> str:
     if not game.is_bot_game and not is_rated(game):
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
+    lines += first_player_line(game, player_text(game, Mark.X, t), t)
     lines.append(coordinates_text(game.width, game.height, t))
     return "\n".join(lines)
 
