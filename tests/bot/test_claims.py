@@ -23,7 +23,8 @@ from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
 from bot.i18n import translator
-from bot.models import Game, GameStatus
+from bot.models import First, Game, GameStatus
+from bot.service import GameService
 from bot.service.rules import validate_options
 from bot.ui.cogs.games import SIZES
 from bot.ui.commands_i18n import CommandTranslator
@@ -157,6 +158,11 @@ def _opponents() -> list[Strategy]:
     return [random_move, level_strategy("medium"), level_strategy("hard")]
 
 
+def plays_perfectly(level: str, variant: Variant) -> None:
+    """The engine's Perfect on every move (its book where it has one), never a chance."""
+    assert get_level(level).is_perfect and get_level(level).rates(Board(*variant)).block == 1
+
+
 def never_loses_unless_the_first_player_can_force_a_win(level: str, variant: Variant) -> None:
     """On a variant that can be held it loses no game, as X or as O (a sample; the proofs
     walk every game). On a won variant it wins every game it starts, and can lose as O:
@@ -189,7 +195,11 @@ CLAIMS: dict[str, tuple[str, tuple[Check, ...]]] = {
     ),
     "impossible": (
         "Perfect play: it never loses, unless the first player can force a win.",
-        (never_loses_unless_the_first_player_can_force_a_win, takes_one_move_wins),
+        (
+            plays_perfectly,
+            never_loses_unless_the_first_player_can_force_a_win,
+            takes_one_move_wins,
+        ),
     ),
 }
 """Each level's description and the checks of what it says."""
@@ -282,3 +292,20 @@ def test_the_board_warns_on_exactly_the_won_variants(variant: Variant) -> None:
 def test_the_board_names_the_member_who_moves_first() -> None:
     live = _live((4, 4, 3), "easy", bot_first=False)
     assert f"<@{ALICE}> moves first" in game_text(live, translator("en-US"))
+
+
+async def test_a_game_the_bot_starts_on_a_won_variant_says_it_will_win(
+    service: GameService,
+) -> None:
+    """Through the service, as the board is first posted: the bot has made its first move
+    and the player has not moved yet."""
+    game = await service.start_bot_game(
+        1, 2, ALICE, level="impossible", width=4, height=4, k=3, first=First.OPPONENT
+    )
+    assert len(game.moves) == 1 and game.is_live
+    text = game_text(game, translator("en-US"))
+    assert "can always force a win: I move first and play perfectly, so I will win." in text
+    while game.is_live:  # and it does
+        cell = next(c for c in range(16) if game.board.cell(c) is None)
+        game = await service.play(game.id, ALICE, cell, game.move_no)
+    assert game.winner_id is None and game.winner_mark is Mark.X
