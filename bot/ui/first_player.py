@@ -15,7 +15,7 @@ from engine import Mark
 from engine.levels import UnknownLevelError, get_level
 from engine.values import is_fair
 
-__all__ = ["first_player_line", "first_player_warning"]
+__all__ = ["first_player_lines", "first_player_warning"]
 
 
 def _plays_perfectly(level: str | None) -> bool:
@@ -46,7 +46,7 @@ def first_player_warning(game: Game, first: str) -> Message | None:
     )
 
 
-def first_player_line(game: Game, first: str, t: Translator) -> list[str]:
+def first_player_lines(game: Game, first: str, t: Translator) -> list[str]:
     """``first_player_warning`` as a small line of the board's text, or no line."""
     warning = first_player_warning(game, first)
     return [] if warning is None else ["-# " + t(warning)]

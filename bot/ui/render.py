@@ -32,7 +32,7 @@ from bot.models import (
     Result,
 )
 from bot.service import is_rated, rated_variant
-from bot.ui.first_player import first_player_line
+from bot.ui.first_player import first_player_lines
 from bot.ui.refs import game_link
 from engine import Mark
 from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
@@ -180,7 +180,7 @@ def game_text(game: Game, t: Translator) -> str:
     if not game.is_bot_game and not is_rated(game):
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
-    lines += first_player_line(game, player_text(game, Mark.X, t), t)
+    lines += first_player_lines(game, player_text(game, Mark.X, t), t)
     lines.append(coordinates_text(game.width, game.height, t))
     return "\n".join(lines)
 

@@ -22,6 +22,7 @@ import pytest
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.errors import InvalidSettings
 from bot.i18n import translator
 from bot.models import First, Game, GameStatus
 from bot.service import GameService
@@ -32,7 +33,7 @@ from bot.ui.first_player import first_player_warning
 from bot.ui.render import game_text
 from engine.board import Board, Mark
 from engine.levels import LEVELS, choose_move, get_level, level_strategy, levels
-from engine.solver import LOSS, move_results
+from engine.solver import LOSS, Perfect, move_results
 from engine.strategies import Strategy, play_game, random_move, threat_cells
 from engine.values import is_fair
 from tests.bot.samples import ALICE, BOB, game
@@ -51,7 +52,7 @@ def offered_variants() -> list[Variant]:
         for k in range(int(option.min_value), int(option.max_value) + 1):
             try:
                 validate_options(side, side, k)
-            except Exception:
+            except InvalidSettings:  # a length the rules refuse on this size
                 continue
             found.append((side, side, k))
     return found
@@ -154,8 +155,10 @@ def assert_at_least_as_strong(level: str, below: str, variant: Variant) -> None:
     assert depth[0] is None or (depth[1] is not None and depth[0] >= depth[1])
 
 
-def _opponents() -> list[Strategy]:
-    return [random_move, level_strategy("medium"), level_strategy("hard")]
+def _opponents(variant: Variant) -> list[Strategy]:
+    """Weak to strong; the exact ``perfect`` too where it answers at once (up to 4x4)."""
+    found: list[Strategy] = [random_move, level_strategy("medium"), level_strategy("hard")]
+    return [*found, Perfect()] if variant[0] * variant[1] <= 16 else found
 
 
 def plays_perfectly(level: str, variant: Variant) -> None:
@@ -169,7 +172,7 @@ def never_loses_unless_the_first_player_can_force_a_win(level: str, variant: Var
     the qualification is needed there, and only there."""
     bot, rng = level_strategy(level), random.Random(7)
     games = 6 if variant[0] * variant[1] > 9 else 30
-    for opponent, _ in itertools.product(_opponents(), range(games)):
+    for opponent, _ in itertools.product(_opponents(variant), range(games)):
         if is_fair(*variant):
             assert play_game(bot, opponent, rng, Board(*variant)).winner is not Mark.O
             assert play_game(opponent, bot, rng, Board(*variant)).winner is not Mark.X
@@ -177,6 +180,8 @@ def never_loses_unless_the_first_player_can_force_a_win(level: str, variant: Var
             assert play_game(bot, opponent, rng, Board(*variant)).winner is Mark.X
     if not is_fair(*variant):
         assert play_game(bot, bot, rng, Board(*variant)).winner is Mark.X
+        if variant[0] * variant[1] <= 16:
+            assert play_game(Perfect(), bot, rng, Board(*variant)).winner is Mark.X
 
 
 Check = Callable[[str, Variant], None]
