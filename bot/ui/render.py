@@ -30,6 +30,7 @@ from bot.models import (
     Result,
 )
 from bot.service import is_rated, rated_variant
+from bot.ui.first_player import first_player_lines
 from bot.ui.refs import game_link
 from engine import Mark
 from engine.levels import UnknownLevelError, get_level
@@ -152,7 +153,8 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
 
 def game_text(game: Game, t: Translator) -> str:
     """The text above the board: who plays what (the bot with its level, once), whose
-    turn it is or how it ended, and what the grey button with a mark is."""
+    turn it is or how it ended, who can force a win on a board that allows it, and what
+    the grey button with a mark is."""
     size = board_size_text(game.width, game.height, game.k, t)
     x = f"{MARK_EMOJI[Mark.X]} **X** {player_text(game, Mark.X, t)}"
     o = f"{MARK_EMOJI[Mark.O]} **O** {player_text(game, Mark.O, t)}"
@@ -160,6 +162,7 @@ def game_text(game: Game, t: Translator) -> str:
     if not game.is_bot_game and not is_rated(game):
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
+    lines += first_player_lines(game, player_text(game, Mark.X, t), t)
     if last_move_cell(game) is not None:
         lines.append("-# " + t(N_("The mark on a grey button is the last move.")))
     return "\n".join(lines)

@@ -91,9 +91,14 @@ def game(
 
 def every_game(locale: str, levels: Iterable[str | None]) -> Iterator[Game]:
     """For each level (None: between members) a live game with the player on move, one
-    waiting for the bot, and one of each ending; then a forfeit by a deleted member."""
+    waiting for the bot, and one of each ending; then a forfeit by a deleted member. The
+    live games come again with three in a row, which the first player wins by force (the
+    board says who that is): once with the member first, once with the bot."""
     for level in levels:
         yield game(locale, level=level)
+        yield dataclasses.replace(game(locale, level=level), k=3)
+        if level is not None:
+            yield dataclasses.replace(game(locale, level=level), k=3, x_id=None, o_id=ALICE)
         yield game(locale, level=level, status=GameStatus.BOT_TO_MOVE, moves=23)
         for result, winner in ENDINGS:
             status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED

@@ -148,7 +148,7 @@ def test_the_check_catches_english() -> None:
 def test_boards_and_turn_pings(t: Translator) -> None:
     for item in every_game(PSEUDO, (None, *LEVELS)):
         check_view(board_view(item))
-        if item.is_live and item.o_id is not None:
+        if item.is_live and not item.is_bot_game:
             check(render.turn_ping_text(item, t), render.turn_ping_text(item, t, reminder=True))
 
 

@@ -116,7 +116,7 @@ def test_boards(locale: str, t: Translator) -> None:
         view = board_view(item)
         check_v2(view)
         assert view.content_length() <= MAX_TEXT and view.total_children_count <= MAX_COMPONENTS
-        if item.is_live and item.o_id is not None:
+        if item.is_live and not item.is_bot_game:
             for reminder in (False, True):
                 check_content(render.turn_ping_text(item, t, reminder=reminder))
 

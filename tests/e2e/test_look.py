@@ -126,10 +126,15 @@ async def test_a_won_variant_is_announced_and_played_unrated(arena: Arena, local
     assert said(t, clock) in text
     state = await arena.accept(bob, challenge, side=4)
     assert said(t, N_("unrated")) in state.text.splitlines()[0]
+    first = N_(
+        "On this board the first player can always force a win: {player} moves first.",
+        player=alice.mention,
+    )
+    assert said(t, first) in state.text  # on the board too, before the first move
     for user, cell in ((alice, 0), (bob, 4), (alice, 1), (bob, 5), (alice, 2)):
         await arena.move(user, challenge, cell, side=4)
     final = arena.board(challenge, 4)
-    assert check_final(final, 3) == "X"
+    assert check_final(final, 3) == "X" and said(t, first) not in final.text
     assert await rating_of(arena, alice, channel) == "1500"
     assert await rating_of(arena, bob, channel) == "1500"
     stats = (await arena.command(alice, channel, "tictactoe-stats")).message.text

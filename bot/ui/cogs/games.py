@@ -34,12 +34,15 @@ LEVEL_NAMES = (
 """The levels' names as the difficulty choices show them (marked for the catalogs; the
 choice's value stays the English name)."""
 FIRST_NAMES = {
-    # TRANSLATORS: who moves first, from the point of view of who runs /tictactoe.
-    First.ME: locale_str("me"),
-    First.OPPONENT: locale_str("my opponent"),
+    # TRANSLATORS: who moves first: the member who runs /tictactoe ("me" is always the bot).
+    First.ME: locale_str("you"),
+    # TRANSLATORS: who moves first: the other side, the bot itself in a game against it.
+    First.OPPONENT: locale_str("your opponent (me, if you play me)"),
     First.RANDOM: locale_str("random"),
 }
-"""How the choices of who moves first read."""
+"""How the choices of who moves first read, spoken to the member who runs the command,
+as the bot speaks everywhere ("me" is the bot): the values stay ``First``'s, which are
+from that member's point of view."""
 
 
 def _level_choice(name: str) -> Choice[str]:
@@ -99,7 +102,7 @@ class Games(commands.Cog):
         difficulty=locale_str("How well I play (default medium); only for games against me"),
         size=locale_str("Board size (default 3x3)"),
         win_length=locale_str("Marks in a row to win (default 3 on 3x3, 4 on larger boards)"),
-        first=locale_str("Who moves first (default random)"),
+        first=locale_str("Who moves first: you or your opponent (default random)"),
     )
     @app_commands.choices(
         difficulty=[_level_choice(name) for name in LEVELS],
