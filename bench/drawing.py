@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from discord import ButtonStyle, ui
+from discord import ButtonStyle, PartialEmoji, ui
 
 from bot.i18n import translator
 from bot.models import Game, GameStatus
@@ -64,6 +64,10 @@ def game(moves: tuple[int, ...], side: int, k: int) -> Game:
     )
 
 
+CELL = PartialEmoji(name="\U0001f1fd")
+"""A cell as the board draws it: one emoji, no label."""
+
+
 def bare(text: str, side: int) -> dict[str, Any]:
     """discord.py alone: a view of the board's shape, serialised (what any bot pays)."""
     view = ui.LayoutView(timeout=None)
@@ -72,7 +76,7 @@ def bare(text: str, side: int) -> dict[str, Any]:
         view.add_item(
             ui.ActionRow(
                 *(
-                    ui.Button(label="X", style=ButtonStyle.secondary, custom_id=f"c{row}:{col}")
+                    ui.Button(emoji=CELL, style=ButtonStyle.secondary, custom_id=f"c{row}:{col}")
                     for col in range(side)
                 )
             )

@@ -3,9 +3,10 @@ and what ``impossible`` costs a move on 4x4 k=4, 5x5 k=4 and 5x5 k=5.
 
 Run as ``python -m bench.engine``; every figure below is measured in the same run (about
 a minute; ``--impossible-only`` skips the rest, ``--impossible-only 5x5k4`` measures one
-board). Times are wall-clock on whatever machine runs it, except ``impossible``'s, which
-are CPU seconds of a fresh process per board (its start-up reported apart), so the ratios
-are the figures to compare between machines.
+board, ``--reviews-only`` measures the post-game reviews alone). Times are wall-clock on
+whatever machine runs it, except ``impossible``'s and the reviews', which are CPU
+seconds (``impossible``'s in a fresh process per board, its start-up reported apart), so
+the ratios are the figures to compare between machines.
 """
 
 from __future__ import annotations
@@ -208,6 +209,85 @@ def impossible_section(rng: random.Random, only: list[str] | None = None) -> Non
             )
 
 
+# -- post-game reviews on 5x5 -------------------------------------------------------------
+
+REVIEW_GAMES = (("hard", "impossible"), ("easy", "hard"), ("medium", "medium"), ("random", "hard"))
+"""Who plays X and O in the reviewed games, each pairing three times per board."""
+
+
+def review_games(shape: tuple[int, int, int], rng: random.Random) -> list[list[int]]:
+    """Finished games between the levels of REVIEW_GAMES (``random``: any legal cell)."""
+    from engine.levels import choose_move
+
+    games = []
+    for x_level, o_level in REVIEW_GAMES * 3:
+        board, moves = Board(*shape), []
+        while not board.is_over:
+            level = x_level if board.ply % 2 == 0 else o_level
+            if level == "random":
+                cell = rng.choice(board.legal_moves())
+            else:
+                cell = choose_move(board, level, rng, budget=0.2)
+            moves.append(cell)
+            board = board.play(cell)
+        games.append(moves)
+    return games
+
+
+def old_review(moves: list[int], shape: tuple[int, int, int]) -> int:
+    """The baseline: the review before issue 34, which solved every position exactly
+    (with distances) from the last back, 300,000 nodes in all, on the shared solver.
+    Returns how many positions it solved."""
+    boards = [Board(*shape)]
+    for cell in moves:
+        boards.append(boards[-1].play(cell))
+    budget, solved = 300_000, 0
+    for board in reversed(boards):
+        if budget <= 0 and not board.is_over:
+            break
+        try:
+            _, used = solver.solve_counted(board, max_nodes=budget)
+        except solver.UnsolvableError:
+            break
+        solved += 1
+        budget -= used
+    return solved
+
+
+def reviews_section(rng: random.Random) -> None:
+    from engine.reviewing import review
+
+    print("\nreviews of finished 5x5 games: CPU per review (target: about 1 s at most)")
+    for shape in ((5, 5, 4), (5, 5, 5)):
+        games = review_games(shape, rng)
+        cold()
+        began = time.process_time()
+        old = [old_review(moves, shape) for moves in games]
+        baseline = (time.process_time() - began) / len(games)
+        times, settled, moves_in_all, named = [], 0, 0, 0
+        for moves in games:
+            began = time.process_time()
+            found = review(moves, *shape)
+            times.append(time.process_time() - began)
+            settled += sum(found.settled(i) for i in range(len(moves)))
+            moves_in_all += len(moves)
+            named += found.decider is not None or found.complete
+        p50, _, top = _quantiles(times)
+        mean = sum(times) / len(times)
+        old_settled = sum(max(0, n - 1) for n in old)
+        old_named = sum(n == len(moves) + 1 for n, moves in zip(old, games, strict=True))
+        print(
+            f"  {shape[0]}x{shape[1]} k={shape[2]}, {len(games)} games: mean {ms(mean)}, "
+            f"p50 {ms(p50)}, max {ms(top)}; baseline (the old review, same games) "
+            f"{ms(baseline)}: the new one takes {mean / baseline:,.2f}x its CPU"
+        )
+        print(
+            f"    moves settled {settled}/{moves_in_all} (old: {old_settled}); a verdict "
+            f"(a deciding move, or none in a fully settled game) in {named}/{len(games)} "
+            f"(old: {old_named})"
+        )
+
+
 # -- the benchmark --------------------------------------------------------------------------
 
 
@@ -217,13 +297,17 @@ def main() -> None:
         impossible_child((width, height, k), games, 7)
         return
     if sys.argv[1:2] in (["-h"], ["--help"]):
-        print(f"usage: python -m bench.engine [--impossible-only [BOARD ...]]\n\n{__doc__}")
+        usage = "python -m bench.engine [--impossible-only [BOARD ...] | --reviews-only]"
+        print(f"usage: {usage}\n\n{__doc__}")
         return
-    if sys.argv[1:] and sys.argv[1] != "--impossible-only":
+    if sys.argv[1:] and sys.argv[1] not in ("--impossible-only", "--reviews-only"):
         raise SystemExit(f"bench.engine: unknown argument {sys.argv[1]!r} (try --help)")
     rng = random.Random(2024)
     if sys.argv[1:2] == ["--impossible-only"]:
         impossible_section(rng, sys.argv[2:])  # optionally boards such as 5x5k4
+        return
+    if sys.argv[1:2] == ["--reviews-only"]:
+        reviews_section(rng)
         return
     print("engine benchmark (pure Python; wall-clock times, same run)\n")
 
@@ -290,6 +374,7 @@ def main() -> None:
         )
 
     impossible_section(rng)
+    reviews_section(rng)
     print("\nnaive minimax's first move was cell", naive_cell + 1)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.i18n import N_, Message
-from bot.refs import Command, Moment
+from bot.refs import Command, Member, Moment, Place
 
 if TYPE_CHECKING:
     from bot.models import Game
@@ -119,16 +119,52 @@ class InvalidSettings(GameError):
 
 
 class ChannelBusy(GameError):
-    """The channel already has a game (or a pending challenge) in progress."""
+    """The channel already has a game, or a pending challenge: ``place`` is its message
+    (None: not known), ``game`` the live game (None: a challenge, or not known).
+    ``may_stop``: the reader may end that game with /tictactoe-stop, so they are told."""
 
-    default_message = N_(
-        "There's already a game in this channel. Finish it or use /{command}.",
-        command=Command(N_("tictactoe-stop")),
-    )
+    def __init__(
+        self, place: Place | None = None, *, game: Game | None = None, may_stop: bool = False
+    ) -> None:
+        stop = Command(N_("tictactoe-stop"))
+        message: Message
+        if place is None:
+            message = N_("There's already a game in this channel.")
+        elif game is None:
+            message = N_("A challenge is waiting for an answer in this channel: {link}", link=place)
+        elif may_stop:
+            message = N_(
+                "There's already a game in this channel: {link}\nWait for it to end, or stop it"
+                " with /{command}.",
+                link=place,
+                command=stop,
+            )
+        else:
+            message = N_("There's already a game in this channel: {link}", link=place)
+        super().__init__(message)
+        self.place = place
+        self.game = game
+
+    def for_stopper(self) -> ChannelBusy:
+        """This refusal as told to a member who may stop the game in the way."""
+        return ChannelBusy(self.place, game=self.game, may_stop=True)
 
 
 class AlreadyPlaying(GameError):
     """The challenged or challenging member is already busy in this channel."""
+
+    @classmethod
+    def in_game(cls, member: int, actor: int, place: Place) -> AlreadyPlaying:
+        """``member`` plays the game at ``place`` (``actor``, who asked, is "you")."""
+        if member == actor:
+            return cls(N_("You are already playing a game in this channel: {link}", link=place))
+        return cls(
+            N_(
+                "{member} is already playing a game in this channel: {link}",
+                member=Member(member),
+                link=place,
+            )
+        )
 
 
 class SelfChallenge(GameError):
@@ -145,6 +181,24 @@ class BotChallenge(GameError):
 
 class ChallengePending(GameError):
     """One of the two members already has a challenge waiting for an answer."""
+
+    @classmethod
+    def in_channel(cls, member: int, actor: int, place: Place) -> ChallengePending:
+        """``member`` has the challenge at ``place`` waiting here (``actor`` is "you")."""
+        if member == actor:
+            return cls(
+                N_(
+                    "You already have a challenge waiting for an answer in this channel: {link}",
+                    link=place,
+                )
+            )
+        return cls(
+            N_(
+                "{member} already has a challenge waiting for an answer in this channel: {link}",
+                member=Member(member),
+                link=place,
+            )
+        )
 
 
 class ChallengeNotFound(GameError):

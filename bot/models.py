@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from bot.tunables import (
     CHALLENGE_COOLDOWN,
@@ -28,6 +28,7 @@ __all__ = [
     "CallOff",
     "Challenge",
     "ChallengeStatus",
+    "Change",
     "First",
     "Game",
     "GameStatus",
@@ -281,6 +282,22 @@ class GuildSettings:
         return parent_id is not None and parent_id in self.channels
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Change(Generic[T]):
+    """What a member's request changed: the values in force before it and after it
+    (equal when it asked for what already was)."""
+
+    before: T
+    after: T
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     wins: int = 0
@@ -313,6 +330,7 @@ class LeaderboardPage:
     page: int  # 1-based, clamped to the existing pages
     pages: int  # at least 1, even when empty
     total_players: int
+    past: int | None = None  # the page asked for, when past the last (``page`` is the last)
 
 
 @dataclass(frozen=True, slots=True)

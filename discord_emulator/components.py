@@ -7,6 +7,7 @@ Messages flagged IS_COMPONENTS_V2 hold a layout of up to 40 components counted a
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -264,6 +265,31 @@ _IN_A_ROW = frozenset({ComponentType.BUTTON, *SELECTS})
 _BUTTON_STYLES = frozenset(ButtonStyle)
 
 
+def _valid_emoji(emoji: Any) -> bool:
+    """Whether a component's partial emoji (``{"id", "name", "animated"}``) is one Discord
+    takes: a custom emoji by its snowflake ``id``, or a Unicode emoji by its characters in
+    ``name``. Discord checks the name against its emoji list; this approximates that list:
+    at least one character beyond ASCII, no ASCII letter (``"X"`` or ``":x:"`` is text,
+    not an emoji), no space or control, and short (a flag or a family is a few characters).
+    """
+    if not isinstance(emoji, dict):
+        return False
+    if emoji.get("id") is not None:
+        return str(emoji["id"]).isdigit()
+    name = emoji.get("name")
+    if not isinstance(name, str) or not 0 < len(name) <= _MAX_EMOJI_CHARACTERS:
+        return False
+    if any(c.isascii() and c.isalpha() for c in name) or all(c.isascii() for c in name):
+        return False
+    return not any(unicodedata.category(c)[0] in "ZC" and c not in _EMOJI_JOINERS for c in name)
+
+
+_MAX_EMOJI_CHARACTERS = 16
+_EMOJI_JOINERS = frozenset("\u200d\ufe0f") | {chr(c) for c in range(0xE0020, 0xE0080)}
+"""Format characters inside emoji: the zero-width joiner (families, professions), the
+emoji variation selector, and the tags of subdivision flags."""
+
+
 class _Validator:
     def __init__(self, errors: FormErrors, v2: bool) -> None:
         self.errors = errors
@@ -407,7 +433,12 @@ class _Validator:
                     "Only link buttons can have a url",
                 )
             self.custom_id(component, path, required=True)
-        if style != ButtonStyle.PREMIUM and not label and not component.get("emoji"):
+        emoji = component.get("emoji")
+        if emoji is not None and not _valid_emoji(emoji):
+            self.errors.add(
+                (*path, "emoji", "name"), "BUTTON_COMPONENT_INVALID_EMOJI", "Invalid emoji"
+            )
+        if style != ButtonStyle.PREMIUM and not label and not emoji:
             self.errors.add(
                 path,
                 "BUTTON_COMPONENT_LABEL_OR_EMOJI_REQUIRED",

@@ -109,8 +109,21 @@ def _guild(guild: Guild) -> dict[str, Any]:
             }
             for m in guild.members.values()
         ],
-        "channels": [{"id": c.id, "name": c.name, "position": c.position} for c in guild.channels],
+        "channels": [_channel(c) for c in guild.channels],
     }
+
+
+def _channel(channel: Channel) -> dict[str, Any]:
+    """A server channel; a thread with its type, parent, creator and members (after its
+    parent in the list, as threads are made after their channels)."""
+    saved: dict[str, Any] = {"id": channel.id, "name": channel.name, "position": channel.position}
+    if channel.is_thread:
+        assert channel.parent is not None
+        saved["type"] = int(channel.type)
+        saved["parent"] = channel.parent.id
+        saved["owner"] = channel.owner_id
+        saved["members"] = sorted(channel.thread_members)
+    return saved
 
 
 def _message(message: Message) -> dict[str, Any]:
@@ -182,10 +195,13 @@ def restore(emu: Emulator, state: dict[str, Any]) -> None:
         for c in raw["channels"]:
             channel = Channel(
                 id=c["id"],
-                type=ChannelType.GUILD_TEXT,
+                type=ChannelType(c.get("type", ChannelType.GUILD_TEXT)),
                 name=c["name"],
                 guild=guild,
                 position=c["position"],
+                parent=emu.channels[c["parent"]] if "parent" in c else None,
+                owner_id=c.get("owner"),
+                thread_members=set(c.get("members", ())),
             )
             guild.channels.append(channel)
             emu.channels[channel.id] = channel

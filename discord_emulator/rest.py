@@ -13,12 +13,16 @@ from .interactions import CallbackType, InteractionHandle, InteractionType, call
 from .locales import LOCALES, localized_view
 from .messages import Draft, parse_message_payload
 from .server import NO_CONTENT, ApiCall, Router
-from .world import Channel, Message, MessageFlag, Permission
+from .world import Channel, ChannelType, Message, MessageFlag, Permission, iso
 
 if TYPE_CHECKING:
     from .emulator import Emulator
 
 __all__ = ["RestApi"]
+
+THREAD_NAME_LENGTH = (1, 100)
+ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)
+"""Minutes of inactivity after which a thread is hidden: the only values Discord takes."""
 
 _ALLOWED_CALLBACKS: dict[int, set[int]] = {
     InteractionType.APPLICATION_COMMAND: {4, 5, 9},
@@ -63,6 +67,7 @@ class RestApi:
         add("GET", "/guilds/{guild_id}/members/{user_id}", self.get_member)
         add("GET", "/channels/{channel_id}", self.get_channel)
         add("POST", "/channels/{channel_id}/typing", self.typing)
+        add("POST", "/channels/{channel_id}/threads", self.start_thread)
         add("GET", "/channels/{channel_id}/messages", self.list_messages)
         add("POST", "/channels/{channel_id}/messages", self.create_message)
         add("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message)
@@ -218,6 +223,58 @@ class RestApi:
     async def typing(self, call: ApiCall) -> Any:
         self._channel(call, Permission.SEND_MESSAGES)
         return NO_CONTENT
+
+    async def start_thread(self, call: ApiCall) -> Any:
+        """Start Thread without Message: a public (type 11) or private (12, the default in
+        API v10) thread of a text channel. It takes View Channel and Create Public Threads
+        (or Create Private Threads) in the channel; the bot is its first member and hears
+        THREAD_CREATE. Posting in it then takes Send Messages in Threads."""
+        body = call.json if isinstance(call.json, dict) else {}
+        errors = FormErrors()
+        name = body.get("name")
+        low, high = THREAD_NAME_LENGTH
+        if not isinstance(name, str) or not low <= len(name) <= high:
+            errors.add(
+                ("name",), "BASE_TYPE_BAD_LENGTH", f"Must be between {low} and {high} in length."
+            )
+        kind = body.get("type", int(ChannelType.PRIVATE_THREAD))
+        if kind not in (ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD):
+            errors.add(("type",), "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.")
+        archive = body.get("auto_archive_duration")
+        if archive is not None and archive not in ARCHIVE_DURATIONS:
+            choices = ", ".join(map(str, ARCHIVE_DURATIONS))
+            errors.add(
+                ("auto_archive_duration",),
+                "BASE_TYPE_CHOICES",
+                f"Value must be one of {{{choices}}}.",
+            )
+        slowmode = body.get("rate_limit_per_user")
+        if slowmode is not None and (
+            isinstance(slowmode, bool)
+            or not isinstance(slowmode, int)
+            or not 0 <= slowmode <= 21600
+        ):
+            errors.add(
+                ("rate_limit_per_user",),
+                "NUMBER_TYPE_MAX",
+                "int value should be between 0 and 21600.",
+            )
+        errors.raise_if_any()
+        private = kind == ChannelType.PRIVATE_THREAD
+        need = Permission.CREATE_PRIVATE_THREADS if private else Permission.CREATE_PUBLIC_THREADS
+        parent = self._channel(call, Permission.VIEW_CHANNEL | need)
+        if parent.type is not ChannelType.GUILD_TEXT:
+            raise APIError(400, 50024, "Cannot execute action on this channel type")
+        thread = self.emu.add_thread(parent, name, owner=self.emu.bot, private=private)
+        return {
+            **thread.to_payload(),
+            "member": {
+                "id": str(thread.id),
+                "user_id": str(self.emu.bot.id),
+                "join_timestamp": iso(self.emu.clock.utcnow()),
+                "flags": 0,
+            },
+        }
 
     def _channel_message(self, call: ApiCall, channel: Channel) -> Message:
         message = self.emu.message(_snowflake(call.params["message_id"], "message_id"))

@@ -117,6 +117,8 @@ class Level:
 
     name: str
     description: str
+    """What a player reads where they choose the level: true on every board the bot
+    offers (tests/bot/test_claims.py checks each claim against the engine)."""
     small: Rates
     """Rates on 3x3."""
     mid: Rates
@@ -160,7 +162,7 @@ def N_(text: str) -> str:
 _ALL: tuple[Level, ...] = (
     Level(
         name="easy",
-        description=N_("Plays loosely and misses many of your threats, but takes any win it sees."),
+        description=N_("Plays loosely and misses many threats, but takes any one-move win."),
         small=Rates(random=0.5, mistake=0.5, block=0.5),
         mid=Rates(random=0.5, mistake=1.0, block=0.2),
         big=Rates(random=0.6, mistake=0.3, block=0.1),
@@ -169,7 +171,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="medium",
-        description=N_("Takes every win and blocks most threats, but lets forks through."),
+        description=N_("Takes one-move wins, blocks most threats, but lets forks through."),
         small=Rates(random=0.35, mistake=0.6, block=1.0),
         mid=Rates(random=0.2, mistake=1.0, block=0.6),
         big=Rates(random=0.25, mistake=0.1, block=0.9),
@@ -178,7 +180,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="hard",
-        description=N_("Strong: seldom misses anything, but slips now and then."),
+        description=N_("Strong: blocks most threats, but slips now and then."),
         small=Rates(random=0.1, mistake=0.2, block=1.0),
         mid=Rates(random=0.15, mistake=0.6, block=0.8),
         big=Rates(random=0.15, mistake=0.05, block=1.0),
@@ -187,7 +189,7 @@ _ALL: tuple[Level, ...] = (
     ),
     Level(
         name="impossible",
-        description=N_("Perfect play: it never loses."),
+        description=N_("Perfect play: it never loses, unless the first player can force a win."),
         small=PERFECT_RATES,
         mid=PERFECT_RATES,
         big=PERFECT_RATES,

@@ -39,6 +39,8 @@ CHROMIUM_ARGS = (
 READY_WITHIN = 90.0
 CELLS = ", ".join(f'button[data-custom-id^="ttt:{kind}:"]' for kind in ("cell", "taken", "over"))
 """A board's cells: free (``cell``), marked (``taken``), or on a finished board (``over``)."""
+MARKS = {"\U0001f1fd": "X", "\U0001f17e\ufe0f": "O"}
+"""The marks as a cell shows them: each cell is one emoji, 🇽 or 🅾️ (▪️ when empty)."""
 WAIT_MS = 15_000
 NEWEST_MESSAGE = """() => {
     const all = document.querySelectorAll("#messages article.message");
@@ -216,9 +218,7 @@ class Client:
 
     def cells(self, board: Locator) -> list[str]:
         """Each cell's mark ("" for an empty one) in order."""
-        return [
-            text.replace("\u200b", "").strip() for text in board.locator(CELLS).all_inner_texts()
-        ]
+        return [MARKS.get(text.strip(), "") for text in board.locator(CELLS).all_inner_texts()]
 
     def click(self, message: Locator, *, custom_id_prefix: str = "", label: str = "") -> None:
         if label:
@@ -240,14 +240,14 @@ class Client:
         before = sum(1 for mark in self.cells(board) if mark)
         board.locator(CELLS).nth(index).click()
         self.page.wait_for_function(
-            """([id, before, cells]) => {
+            """([id, before, cells, shown]) => {
                 const board = document.querySelector(`article.message[data-id="${id}"]`);
                 if (!board) return false;
                 const marks = [...board.querySelectorAll(cells)]
-                    .filter((b) => b.textContent.replace(/\\u200b/g, "").trim()).length;
+                    .filter((b) => shown.includes(b.textContent.trim())).length;
                 return marks > before;
             }""",
-            arg=[message_id, before, CELLS],
+            arg=[message_id, before, CELLS, list(MARKS)],
         )
 
     def free_cells(self) -> list[int]:

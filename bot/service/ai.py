@@ -99,7 +99,7 @@ def compute_move_on(board: Board, level: str, seed: int) -> int:
 
 def review_game(moves: Sequence[int], width: int, height: int, k: int) -> Review:
     """The engine's post-game review (may search; run it in the pool)."""
-    from engine.analysis import review
+    from engine.reviewing import review
 
     return review(tuple(moves), width, height, k)
 

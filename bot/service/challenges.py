@@ -4,9 +4,8 @@ A challenge is answered with a conditional write (pending and unexpired), and ac
 one inserts its game in the same transaction, so two answers, or an answer and the
 expiry sweep, can never both land, in this process or another.
 
-Rematch pressed by both players: the second press accepts the first one's challenge. A
-game has at most one pending rematch (a unique index), so when both press at once, in
-one process or two, the database lets one challenge in and the other press accepts it.
+A rematch (``bot.service.rematches``) is a challenge too, unless the other player's is
+waiting: then it is accepted.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bot.errors import (
     BotChallenge,
@@ -23,21 +21,27 @@ from bot.errors import (
     ChallengeNotFound,
     ChallengePending,
     ChallengesOff,
-    ChannelBusy,
     NotChallenged,
     NotChallenger,
     SelfChallenge,
 )
 from bot.i18n import N_
-from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
-from bot.refs import Command, Member, Moment, Place
+from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, GuildSettings
+from bot.refs import Member, Moment, Place
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.store import ChannelTaken, CoolingDown, LimitReached, PendingTaken, RematchTaken, Store
+from bot.store import (
+    CHALLENGE_ACTION,
+    ChannelTaken,
+    CoolingDown,
+    LimitReached,
+    PendingTaken,
+    Store,
+)
 
-__all__ = ["Challenges", "Rematched"]
+__all__ = ["Challenges"]
 
 
 REACH_WINDOW = 600.0
@@ -48,15 +52,6 @@ UNSHOWN_LAPSE = 10.0
 challenge its full expiry. Discord wants the command's answer within 3 s, so a challenge
 still without a message after this was never shown (the bot stopped, or the answer was
 refused): it lapses instead of blocking both members, unseen, for the whole expiry."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rematched:
-    """A Rematch press that accepted the other player's pending rematch: the challenge,
-    answered (its message to redraw), and the game it started."""
-
-    challenge: Challenge
-    game: Game
 
 
 class Challenges:
@@ -103,28 +98,17 @@ class Challenges:
         ``parent_id``: the channel whose thread ``channel_id`` is, if it is one.
         ``rematch_of``: the game this challenge plays again, as its caller read it.
         """
-        rules.validate_options(width, height, k)
+        settings = await self._vet(
+            guild_id,
+            channel_id,
+            challenger_id,
+            opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            size=(width, height, k),
+            first=first,
+            parent_id=parent_id,
+        )
         order = rules.first_from(first)
-        if challenger_id == opponent_id:
-            raise SelfChallenge()
-        if opponent_is_bot:
-            raise BotChallenge()
-        settings = await self._guilds.get(guild_id)
-        rules.check_allowed_channel(settings, channel_id, parent_id)
-        if not await self._guilds.accepts_challenges(guild_id, opponent_id):
-            raise ChallengesOff(
-                N_(
-                    "{member} has turned challenges off on this server; they can turn them"
-                    " back on with /{command}.",
-                    member=Member(opponent_id),
-                    command=Command(N_("tictactoe-preferences")),
-                )
-            )
-        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
-        live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
-        for member, playing in live.items():
-            if len(playing) >= settings.games_per_member:
-                raise rules.too_many_games(member, challenger_id, playing, settings)
         exempt = rematch_of is not None and await self._first_rematch(rematch_of)
         rematch_id = rematch_of.id if rematch_of is not None else None
         async with self._locks[("channel", guild_id, channel_id)]:
@@ -161,14 +145,7 @@ class Challenges:
                     challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
                 )
             except CoolingDown as error:
-                raise ChallengeCooldown(
-                    N_(
-                        "You challenged {member} a moment ago; you can challenge them again"
-                        " {when}.",
-                        member=Member(opponent_id),
-                        when=Moment(error.until),
-                    )
-                ) from None
+                raise _cooldown_error(opponent_id, error.until) from None
             except PendingTaken as error:
                 raise _pending_error(error.challenge, now) from None
         # Its message shows the expiry that recording the message gives it, and the clock
@@ -177,60 +154,78 @@ class Challenges:
             made, expires_at=now + settings.challenge_timeout, turn_seconds=settings.turn_timeout
         )
 
-    async def rematch(
-        self, game: Game, user_id: int, *, locale: str | None, parent_id: int | None
-    ) -> Challenge | Rematched:
-        """``user_id`` asks to play the ended member game ``game`` again, sides swapped:
-        accept the other player's pending rematch of it if there is one (also when it
-        came in while this press was on its way), else challenge them."""
-        other = game.o_id if user_id == game.x_id else game.x_id
-        assert other is not None
-        for _attempt in range(2):
-            theirs = await self._theirs(game, user_id)
-            if theirs is not None:
-                return theirs
-            try:
-                return await self.create(
-                    game.guild_id,
-                    game.channel_id,
-                    user_id,
-                    other,
-                    width=game.width,
-                    height=game.height,
-                    k=game.k,
-                    first=First.OPPONENT if user_id == game.x_id else First.ME,
-                    rematch_of=game,
-                    locale=locale,
-                    parent_id=parent_id,
-                )
-            except RematchTaken:
-                continue  # one came in meanwhile (the database decided): look again
-            except ChallengePending:
-                theirs = await self._theirs(game, user_id)
-                if theirs is None:
-                    raise
-                return theirs
-        raise ChallengePending(
-            N_("You already asked for a rematch of this game; it's waiting for an answer.")
-        )
+    async def _vet(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool,
+        size: tuple[int, int, int],
+        first: First | str,
+        parent_id: int | None,
+    ) -> GuildSettings:
+        """``create``'s checks that read before its lock: the options, the channel, the
+        opponent's consent, the challenger's reach, both members' live games. Returns
+        the server's settings."""
+        rules.validate_options(*size)
+        rules.first_from(first)
+        if challenger_id == opponent_id:
+            raise SelfChallenge()
+        if opponent_is_bot:
+            raise BotChallenge()
+        settings = await self._guilds.get(guild_id)
+        rules.check_allowed_channel(settings, channel_id, parent_id)
+        if not await self._guilds.accepts_challenges(guild_id, opponent_id):
+            # How to turn them back on is the other member's business, not the challenger's.
+            raise ChallengesOff(
+                N_("{member} has turned challenges off on this server.", member=Member(opponent_id))
+            )
+        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
+        live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
+        for member, playing in live.items():
+            if len(playing) >= settings.games_per_member:
+                raise rules.too_many_games(member, challenger_id, playing, settings)
+        return settings
 
-    async def _theirs(self, game: Game, user_id: int) -> Rematched | None:
-        """The other player's pending rematch of ``game``, accepted by ``user_id``; None
-        if there is none open (a lapsed one, anyone's, is expired on the way)."""
-        pending = await self._store.pending_rematch(game.id)
-        if pending is None:
-            return None
+    async def vet(
+        self,
+        guild_id: int,
+        parent_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        *,
+        opponent_is_bot: bool = False,
+        width: int = 3,
+        height: int = 3,
+        k: int = 3,
+        first: First | str = First.RANDOM,
+    ) -> None:
+        """Raise what ``create`` would for this challenge in a new thread of ``parent_id``
+        (which does not exist yet), writing nothing: its own checks, then the challenger's
+        pending challenge in the server and their cooldown towards the opponent, which
+        ``create`` meets when it writes. (A new thread holds no game or challenge, so the
+        channel's own checks need no reading.) ``create`` still checks it all again."""
+        await self._vet(
+            guild_id,
+            parent_id,
+            challenger_id,
+            opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            size=(width, height, k),
+            first=first,
+            parent_id=None,
+        )
         now = self._clock()
-        if now >= pending.expires_at:
-            await self._store.expire_challenge(pending.id, now)
-            return None
-        if pending.opponent_id != user_id:
-            return None
-        try:
-            started = await self._accept(pending.id, user_id, game.guild_id, None)
-        except (ChallengeExpired, ChallengeNotFound):
-            return None  # withdrawn or expired meanwhile: this press challenges instead
-        return Rematched(*started)
+        pending = await self._store.guilds.pending_of(guild_id, challenger_id)
+        if pending is not None:
+            raise _pending_error(pending, now)
+        until = await self._store.guilds.cooldown_until(
+            guild_id, challenger_id, CHALLENGE_ACTION, opponent_id
+        )
+        if until is not None and until > now:
+            raise _cooldown_error(opponent_id, until)
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -305,12 +300,12 @@ class Challenges:
     ) -> Game:
         """Start the challenge's game; sides follow ``first`` from the challenger's view.
         ``message_id``: the message clicked (ChallengeNotFound if not the challenge's)."""
-        return (await self._accept(challenge_id, user_id, guild_id, message_id))[1]
+        return (await self.accept_challenge(challenge_id, user_id, guild_id, message_id))[1]
 
-    async def _accept(
+    async def accept_challenge(
         self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
     ) -> tuple[Challenge, Game]:
-        """``accept``: the challenge as answered, and its game."""
+        """``accept``, and the challenge as answered with its game."""
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now, message_id)
         if user_id != challenge.opponent_id:
@@ -355,8 +350,9 @@ class Challenges:
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(challenge.guild_id, challenge.channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self._guilds.too_many(error, user_id, settings) from None
         if accepted is None:  # answered or expired meanwhile (another process)
@@ -407,6 +403,17 @@ class Challenges:
         """Pending challenges past expiry become EXPIRED; returned so their messages change.
         With ``shards`` in the config, only in this process's servers."""
         return await self._store.expire_challenges(self._clock(), self._config.shards)
+
+
+def _cooldown_error(opponent_id: int, until: float) -> ChallengeCooldown:
+    """The refusal of a challenge to a member challenged within the cooldown."""
+    return ChallengeCooldown(
+        N_(
+            "You challenged {member} a moment ago; you can challenge them again {when}.",
+            member=Member(opponent_id),
+            when=Moment(until),
+        )
+    )
 
 
 def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:

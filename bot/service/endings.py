@@ -34,10 +34,17 @@ from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
 from bot.store import Store
 
-__all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings"]
+__all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings", "may_stop"]
 
 FORFEIT_CONFIRM_SECONDS = 60.0
 """How long the question "Forfeit this game?" may be answered (and only at its move)."""
+
+
+def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
+    """Whether ``user_id`` may use /tictactoe-stop on ``game``: its players, and
+    moderators (Manage Messages in the channel). (A player of a rated game both players
+    have moved in is then asked to forfeit or call it off.)"""
+    return user_id in game.human_ids or is_moderator
 
 
 class Endings:
@@ -152,9 +159,9 @@ class Endings:
         target = next((g for g in games if user_id in g.human_ids), games[0])
 
         def decide(game: Game, now: float) -> Game:
-            playing = user_id in game.human_ids
-            if not playing and not is_moderator:
+            if not may_stop(game, user_id, is_moderator=is_moderator):
                 raise PermissionDenied()
+            playing = user_id in game.human_ids
             if playing and rules.loses_rating(game):
                 other = game.o_id if user_id == game.x_id else game.x_id
                 raise RatedStop(

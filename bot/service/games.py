@@ -42,7 +42,7 @@ from bot.errors import (
 from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
 from bot.service import ai, rules
-from bot.service.challenges import Challenges, Rematched
+from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
 from bot.service.endings import Endings
 from bot.service.guilds import Guilds
@@ -50,6 +50,7 @@ from bot.service.locks import KeyedLocks
 from bot.service.pings import Ping, TurnPings, turn_over
 from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
+from bot.service.rematches import Rematched, Rematches
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
@@ -102,6 +103,7 @@ class GameService(UseCases):
         )
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
+        self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
         self._writer = Writer(store)
         self.endings = Endings(store, self._writer, self._locks, clock)
@@ -224,8 +226,9 @@ class GameService(UseCases):
                     per_member=settings.games_per_member,
                     per_server=settings.server_games,
                 )
-            except ChannelTaken:
-                raise ChannelBusy() from None
+            except ChannelTaken:  # a game started meanwhile (another process): link it
+                games = await self._store.live_games(guild_id, channel_id)
+                raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self.guilds.too_many(error, player_id, settings) from None
         if game.status is GameStatus.BOT_TO_MOVE:
@@ -258,15 +261,14 @@ class GameService(UseCases):
 
         Against the bot: the new game at once. Between members: a challenge to the other
         player, whose acceptance starts the game with sides swapped, or, if they already
-        asked for this rematch, their challenge accepted (``Challenges.rematch``).
+        asked for this rematch, their challenge accepted (``Rematches.rematch``).
         """
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
             raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
-        busy = RematchUnavailable(N_("There's already a game in this channel."))
         active = await self.active_game(game.guild_id, game.channel_id)
         if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
-            raise busy
+            raise RematchUnavailable(ChannelBusy(rules.place_of(active), game=active).message)
         locale = locale or game.locale
         try:
             if game.is_bot_game:
@@ -287,9 +289,9 @@ class GameService(UseCases):
                 )
             if DELETED_MEMBER in game.human_ids:
                 raise RematchUnavailable(N_("Your opponent in this game has erased their data."))
-            return await self.challenges.rematch(game, user_id, locale=locale, parent_id=parent_id)
-        except (ChannelBusy, AlreadyPlaying) as error:
-            raise busy from error
+            return await self.rematches.rematch(game, user_id, locale=locale, parent_id=parent_id)
+        except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
+            raise RematchUnavailable(error.message) from error
 
     # -- playing ------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 from bot.durations import parse_duration
 from bot.errors import InvalidSettings, TooManyGames
 from bot.i18n import N_, Duration, Message
-from bot.models import GuildSettings
+from bot.models import Change, GuildSettings
 from bot.refs import Channel
 from bot.service import rules
 from bot.service.config import ServiceConfig
@@ -62,7 +62,28 @@ class Guilds:
         all_channels: bool = False,
         reset: bool = False,
     ) -> GuildSettings:
-        """Apply a moderator's changes and return the settings now in force.
+        """Apply a moderator's changes and return the settings now in force (``change``)."""
+        change = await self.change(
+            guild_id,
+            changes,
+            allow_channel=allow_channel,
+            remove_channel=remove_channel,
+            all_channels=all_channels,
+            reset=reset,
+        )
+        return change.after
+
+    async def change(
+        self,
+        guild_id: int,
+        changes: Mapping[str, Any],
+        *,
+        allow_channel: int | None = None,
+        remove_channel: int | None = None,
+        all_channels: bool = False,
+        reset: bool = False,
+    ) -> Change[GuildSettings]:
+        """Apply a moderator's changes: the settings in force before and after.
 
         ``changes`` maps setting names to new values (None: back to the default).
         ``reset`` first returns every setting, channels included, to the defaults. Every
@@ -71,6 +92,7 @@ class Guilds:
         for name, value in changes.items():
             _check(name, value)
         overrides, channels = await self._store.guilds.settings(guild_id)
+        before = self._resolve(overrides, channels)
         if reset:
             overrides, channels = {}, ()
         overrides = {**overrides, **changes}
@@ -106,7 +128,7 @@ class Guilds:
             if overrides.get(switch) is not None:
                 overrides[switch] = int(bool(overrides[switch]))
         await self._store.guilds.put_settings(guild_id, overrides, stored, self._clock())
-        return self._resolve(overrides, stored)
+        return Change(before, self._resolve(overrides, stored))
 
     async def too_many(
         self, error: LimitReached, actor: int, settings: GuildSettings

@@ -66,9 +66,10 @@ player is better told to try again. It is far above what the servers of one proc
 normally keep waiting (one per game whose bot is thinking; a 20-game flood fits)."""
 
 MAX_WAITING_REVIEWS = 4
-"""Reviews that may wait for a worker. A 5x5 review searches 0.7-1.2 s and runs only
-when no move waits: with one worker, the fifth in line would answer after ~5 s or much
-later under moves. Reviews are stored once computed, so a refused member loses nothing
+"""Reviews that may wait for a worker. A 5x5 review searches up to about 1 s (0.4 s on
+average, ``python -m bench.engine --reviews-only``) and runs only when no move waits:
+with one worker, the fifth in line would answer after a few seconds or much later under
+moves. Reviews are stored once computed, so a refused member loses nothing
 by clicking again a moment later."""
 
 PROMISE_SECONDS = 10.0

@@ -21,6 +21,7 @@ from bot.i18n import N_, Message, Nn_
 from bot.models import DELETED_MEMBER, Challenge, Game, GuildData, MemberData
 from bot.refs import Places
 from bot.service.config import ServiceConfig
+from bot.service.endings import may_stop
 from bot.service.rules import STOP_COMMAND, place_of
 from bot.store import LiveGames, Store
 
@@ -30,6 +31,9 @@ CONFIRM_SECONDS = 300.0
 """How long an erasure's confirm button stays valid after it is shown."""
 LINKED_GAMES = 3
 """At most this many games are linked in a refusal; the rest are counted."""
+Asker = tuple[int | None, bool]
+"""Who asks for a server erasure: their id (None: not known) and whether they are a
+moderator (Manage Messages), which decides whether a refusal names /tictactoe-stop."""
 
 
 def _links(games: Sequence[Game]) -> Places | Message:
@@ -55,7 +59,23 @@ def _member_refusal(games: Sequence[Game]) -> GamesInTheWay:
     )
 
 
-def _guild_refusal(games: Sequence[Game]) -> GamesInTheWay:
+def _guild_refusal(games: Sequence[Game], asker: Asker) -> GamesInTheWay:
+    """The refusal of a server erasure while ``games`` are live; ``/tictactoe-stop`` is
+    named only if the asker may stop every one of them (``endings.may_stop``)."""
+    user_id, is_moderator = asker
+    if user_id is not None and not all(
+        may_stop(game, user_id, is_moderator=is_moderator) for game in games
+    ):
+        return GamesInTheWay(
+            Nn_(
+                "This server has {n} game in progress: {links}. Let it end, then ask again."
+                " Nothing was erased.",
+                "This server has {n} games in progress: {links}. Let them end, then ask"
+                " again. Nothing was erased.",
+                len(games),
+                links=_links(games),
+            )
+        )
     return GamesInTheWay(
         Nn_(
             "This server has {n} game in progress: {links}. Let it end, or stop it"
@@ -101,16 +121,20 @@ class Privacy:
 
     # -- a whole server -----------------------------------------------------------------
 
-    async def guild_data(self, guild_id: int, *, may_manage: bool) -> GuildData:
+    async def guild_data(
+        self, guild_id: int, *, may_manage: bool, asker: Asker = (None, True)
+    ) -> GuildData:
         """What a server erasure would take; PermissionDenied without Manage Server,
         GamesInTheWay while the server has live games."""
         _check_manager(may_manage)
         data, live = await self._store.privacy.guild_data(guild_id)
         if live:
-            raise _guild_refusal(live)
+            raise _guild_refusal(live, asker)
         return data
 
-    async def erase_guild(self, guild_id: int, *, may_manage: bool) -> GuildData:
+    async def erase_guild(
+        self, guild_id: int, *, may_manage: bool, asker: Asker = (None, True)
+    ) -> GuildData:
         """Delete everything the bot holds about the server (games, challenges, ratings,
         records, settings, cooldowns, consent). Returns what there was, with its pending
         challenges as withdrawn. Refused as ``guild_data`` is, erasing nothing."""
@@ -118,7 +142,7 @@ class Privacy:
         try:
             return await self._store.privacy.erase_guild(guild_id)
         except LiveGames as refused:
-            raise _guild_refusal(refused.games) from None
+            raise _guild_refusal(refused.games, asker) from None
 
     # -- the confirm button -------------------------------------------------------------
 

@@ -1,8 +1,11 @@
 """Reviews of ended games: computed once in the search pool, stored, rate-limited per member.
 
-A game's review is stored (``Store.reviews``, the engine's Review as JSON) the first time
-it is computed; concurrent clicks in one process share one computation, and across
-processes the first stored wins. Small boards (``ServiceConfig.inline_cells``) are
+A game's review is stored (``Store.reviews``, the engine's Review as JSON with a
+``version``) the first time it is computed; concurrent clicks in one process share one
+computation, and across processes the first stored wins. A review stored by an older
+version (before REVIEW_VERSION: version 1 named the *first* change of the value, not the
+one that decided the game) is never shown: it counts as absent, and the new one replaces
+it in the store. Small boards (``ServiceConfig.inline_cells``) are
 reviewed on the spot, like the bot's replies there (microseconds of table lookups).
 
 The Review cooldown is a price on searches, so it applies only to reviews that need one:
@@ -26,28 +29,42 @@ from bot.service import ai
 from bot.service.config import ServiceConfig
 from bot.service.pool import Cost, SearchPool
 from bot.store import Store
-from engine.analysis import Review
+from engine.analysis import Review, Slip
 
-__all__ = ["Reviews", "decode", "encode"]
+__all__ = ["REVIEW_VERSION", "Reviews", "decode", "encode"]
+
+REVIEW_VERSION = 2
+"""The stored review's format and meaning; ``decode`` reads only this one."""
 
 
 def encode(review: Review) -> str:
-    """``review`` as the JSON stored for it."""
-    return json.dumps(dataclasses.asdict(review), separators=(",", ":"))
+    """``review`` as the JSON stored for it. It also carries version 1's own keys
+    (``turning_point``: the decider; ``note``), so that a process still running the
+    older code during an update reads it rather than failing."""
+    data = {"version": REVIEW_VERSION, **dataclasses.asdict(review)}
+    data |= {"turning_point": review.decider, "note": None}
+    return json.dumps(data, separators=(",", ":"))
 
 
-def decode(text: str) -> Review:
-    """The Review stored as ``text`` (by ``encode``)."""
+def decode(text: str) -> Review | None:
+    """The Review stored as ``text`` (by ``encode``), or None if an older version stored
+    it (its verdict may be wrong: it is computed again)."""
     data = json.loads(text)
+    if not isinstance(data, dict) or data.get("version") != REVIEW_VERSION:
+        return None
     return Review(
         moves=tuple(data["moves"]),
         width=data["width"],
         height=data["height"],
         k=data["k"],
         values=tuple(data["values"]),
-        turning_point=data["turning_point"],
+        decider=data["decider"],
         kind=data["kind"],
-        note=data.get("note"),
+        better=tuple(data["better"]),
+        slips=tuple(
+            Slip(move=slip["move"], kind=slip["kind"], cells=tuple(slip["cells"]))
+            for slip in data["slips"]
+        ),
     )
 
 
@@ -138,12 +155,23 @@ class Reviews:
 
     async def _without_search(self, game: Game) -> tuple[Game, Review] | None:
         stored = await self._store.reviews.get(game.id)
-        if stored is not None:
-            return game, decode(stored)
+        found = None if stored is None else decode(stored)
+        if found is not None:
+            return game, found
         if game.cells <= self._config.inline_cells:
             review = ai.review_game(game.moves, game.width, game.height, game.k)
-            return game, decode(await self._store.reviews.put(game.id, encode(review)))
+            return game, await self._kept(game.id, review)
         return None
+
+    async def _kept(self, game_id: int, review: Review) -> Review:
+        """Store ``review`` unless a current one is stored already (then that one wins),
+        replacing an older version's; return the one stored."""
+        stored = await self._store.reviews.get(game_id)
+        found = None if stored is None else decode(stored)
+        if found is not None:
+            return found
+        kept = await self._store.reviews.put(game_id, encode(review), replacing=stored)
+        return decode(kept) or review
 
     async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
         """Start the member's cooldown; ReviewCooldown if one is running. Returns its end."""
@@ -169,4 +197,4 @@ class Reviews:
             game.k,
             guild_id=game.guild_id,
         )
-        return decode(await self._store.reviews.put(game.id, encode(review)))
+        return await self._kept(game.id, review)

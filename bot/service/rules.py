@@ -26,7 +26,7 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.i18n import N_, Nn_
-from bot.models import First, Game, GameStatus, GuildSettings, Result
+from bot.models import Challenge, First, Game, GameStatus, GuildSettings, Result
 from bot.refs import Channel, Command, Member, Place, Places
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ABORT_MOVES",
     "advance",
+    "busy",
     "check_allowed_channel",
     "check_channel",
     "check_move",
@@ -134,14 +135,6 @@ def first_from(first: First | str) -> First:
         ) from None
 
 
-def already_playing(member: int, actor: int) -> AlreadyPlaying:
-    if member == actor:
-        return AlreadyPlaying(N_("You are already playing a game in this channel."))
-    return AlreadyPlaying(
-        N_("{member} is already playing a game in this channel.", member=Member(member))
-    )
-
-
 def check_channel(
     view: ChannelView,
     actor: int,
@@ -154,32 +147,34 @@ def check_channel(
 
     A member with a pending challenge or a live game there is named (``actor`` is "you");
     with ``exclusive`` (one game per channel) any live game, or pending challenge, blocks.
-    ``challenges=False`` leaves pending challenges out (accepting one of them).
+    ``challenges=False`` leaves pending challenges out (accepting one of them). Each
+    refusal links what is in the way.
     """
     members = tuple(members)
     pending = view.challenges if challenges else ()
     for challenge in pending:
         for member in members:
             if member in (challenge.challenger_id, challenge.opponent_id):
-                raise ChallengePending(
-                    N_("You already have a challenge waiting for an answer in this channel.")
-                    if member == actor
-                    else N_(
-                        "{member} already has a challenge waiting for an answer in this channel.",
-                        member=Member(member),
-                    )
-                )
+                raise ChallengePending.in_channel(member, actor, place_of(challenge))
     for game in view.games:
         for member in members:
             if member in game.human_ids:
-                raise already_playing(member, actor)
+                raise AlreadyPlaying.in_game(member, actor, place_of(game))
     if exclusive and (view.games or pending):
-        raise ChannelBusy()
+        raise busy(view.games, pending)
 
 
-def place_of(game: Game) -> Place:
-    """Where ``game``'s board is, for a refusal to point at."""
-    return Place(game.guild_id, game.channel_id, game.message_id)
+def busy(games: Sequence[Game], challenges: Sequence[Challenge] = ()) -> ChannelBusy:
+    """The refusal in a channel taken by ``games`` (the first is linked), or else by the
+    pending ``challenges``."""
+    if games:
+        return ChannelBusy(place_of(games[0]), game=games[0])
+    return ChannelBusy(place_of(challenges[0]) if challenges else None)
+
+
+def place_of(item: Game | Challenge) -> Place:
+    """Where ``item``'s board (or challenge) is, for a refusal to point at."""
+    return Place(item.guild_id, item.channel_id, item.message_id)
 
 
 def on_its_message(recorded: int | None, clicked: int | None) -> bool:

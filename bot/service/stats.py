@@ -39,7 +39,9 @@ class Stats:
         self, guild_id: int, page: int = 1, per_page: int = 10
     ) -> LeaderboardPage:
         """Members with rated games by rating, then games, then user id; ``page`` is
-        clamped to the pages there are (counted in the same read as the page's rows)."""
+        clamped to the pages there are (counted in the same read as the page's rows). A
+        page past the last gives the last, with ``past`` set to the page asked for: the
+        ranking may have shrunk since a Next button was drawn (an erasure, expired history)."""
         per_page = min(max(1, per_page), MAX_PER_PAGE)
 
         def offset_for(total: int) -> int:
@@ -56,11 +58,13 @@ class Stats:
             )
             for user_id, row in rows
         )
+        shown, last = offset // per_page + 1, pages(total, per_page)
         return LeaderboardPage(
             entries=entries,
-            page=offset // per_page + 1,
-            pages=pages(total, per_page),
+            page=shown,
+            pages=last,
             total_players=total,
+            past=page if page > last else None,
         )
 
     async def player_stats(

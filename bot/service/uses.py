@@ -14,9 +14,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.errors import InvalidSettings
+from bot.i18n import N_
 from bot.models import (
     CallOff,
     Challenge,
+    Change,
     First,
     Game,
     GuildData,
@@ -25,17 +28,21 @@ from bot.models import (
     MemberData,
     PlayerStats,
 )
+from bot.refs import Member
+from bot.service import rules
 from bot.service.challenges import Challenges
-from bot.service.endings import Endings
+from bot.service.endings import Endings, may_stop
 from bot.service.guilds import Guilds
 from bot.service.pings import Due, Ping, Recorded, TurnPings
 from bot.service.privacy import Privacy
+from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.rules import win_length
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep
-from bot.store import Store
+from bot.store import LimitReached, Store
 from engine.analysis import Review
+from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["COMMANDS_DIGEST", "Choices", "UseCases"]
 
@@ -54,6 +61,18 @@ class Choices:
     challenges: bool
 
 
+def _level_with_opponent(opponent_id: int) -> InvalidSettings:
+    """The refusal of a difficulty given with an opponent: asked before anything happens
+    (nobody is pinged), as the player may have meant either game."""
+    return InvalidSettings(
+        N_(
+            "A difficulty is for games against me: leave it out to challenge {member}, or"
+            " leave out the opponent to play me.",
+            member=Member(opponent_id),
+        )
+    )
+
+
 class UseCases:
     """Mixed into ``GameService``, which sets these parts up."""
 
@@ -63,6 +82,7 @@ class UseCases:
     guilds: Guilds
     pings: TurnPings
     privacy: Privacy
+    replies: BotReplies
     reviews: Reviews
     stats: Stats
     upkeep: Upkeep
@@ -77,6 +97,7 @@ class UseCases:
         opponent_id: int,
         *,
         opponent_is_bot: bool = False,
+        level: str | None = None,
         width: int = 3,
         height: int = 3,
         k: int | None = None,
@@ -84,7 +105,10 @@ class UseCases:
         locale: str | None = None,
         parent_id: int | None = None,
     ) -> Challenge:
-        """See ``Challenges.create``; ``k`` None: the board's usual win length."""
+        """See ``Challenges.create``; ``k`` None: the board's usual win length. A
+        ``level`` is refused before anything else: it is for games against the bot."""
+        if level is not None:
+            raise _level_with_opponent(opponent_id)
         return await self.challenges.create(
             guild_id,
             channel_id,
@@ -98,6 +122,71 @@ class UseCases:
             locale=locale,
             parent_id=parent_id,
         )
+
+    async def vet_new_thread(
+        self,
+        guild_id: int,
+        parent_id: int,
+        user_id: int,
+        *,
+        opponent_id: int | None = None,
+        level: str | None = None,
+        width: int = 3,
+        height: int = 3,
+        k: int | None = None,
+        first: First | str = First.RANDOM,
+    ) -> None:
+        """Raise what starting this game (``opponent_id``: a challenge to them) in a new
+        thread of ``parent_id`` would, before the thread exists, writing nothing: the
+        bot opens a thread only for a game that can start there. Everything is checked
+        again when it starts."""
+        k = win_length(width, height, k)
+        if opponent_id is not None:
+            if level is not None:
+                raise _level_with_opponent(opponent_id)
+            await self.challenges.vet(
+                guild_id,
+                parent_id,
+                user_id,
+                opponent_id,
+                width=width,
+                height=height,
+                k=k,
+                first=first,
+            )
+            return
+        level = DEFAULT_LEVEL if level is None else level
+        rules.validate_options(width, height, k, level)
+        order = rules.first_from(first)
+        settings = await self.guilds.get(guild_id)
+        rules.check_allowed_channel(settings, parent_id)
+        try:
+            await self._store.guilds.check_places(
+                guild_id,
+                (user_id,),
+                per_member=settings.games_per_member,
+                per_server=settings.server_games,
+            )
+        except LimitReached as error:
+            raise await self.guilds.too_many(error, user_id, settings) from None
+        if order is not First.ME:  # the bot may move first: is there room for its search?
+            probe = rules.new_game(
+                guild_id,
+                parent_id,
+                x_id=None,
+                o_id=user_id,
+                bot_level=level,
+                width=width,
+                height=height,
+                k=k,
+                now=0.0,
+                turn_timeout=settings.turn_timeout,
+            )
+            self.replies.check_room(probe)
+
+    def may_stop(self, game: Game, user_id: int, *, is_moderator: bool) -> bool:
+        """Whether ``user_id`` may use /tictactoe-stop on ``game`` (``endings.may_stop``)."""
+        return may_stop(game, user_id, is_moderator=is_moderator)
 
     async def accept(
         self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
@@ -213,8 +302,8 @@ class UseCases:
         remove_channel: int | None = None,
         all_channels: bool = False,
         reset: bool = False,
-    ) -> GuildSettings:
-        return await self.guilds.update(
+    ) -> Change[GuildSettings]:
+        return await self.guilds.change(
             guild_id,
             changes,
             allow_channel=allow_channel,
@@ -230,16 +319,21 @@ class UseCases:
         *,
         turn_pings: bool | None = None,
         challenges: bool | None = None,
-    ) -> Choices:
-        """The member's choices here, after changing those given."""
+    ) -> Change[Choices]:
+        """The member's choices here before and after changing those given (None: kept)."""
+        chosen = await self.pings.choice(guild_id, user_id)
+        if chosen is None:
+            chosen = (await self.guilds.get(guild_id)).turn_pings
+        before = Choices(chosen, await self.guilds.accepts_challenges(guild_id, user_id))
         if turn_pings is not None:
             await self.pings.set_choice(guild_id, user_id, turn_pings)
         if challenges is not None:
             await self.guilds.set_challenges(guild_id, user_id, challenges)
-        chosen = await self.pings.choice(guild_id, user_id)
-        if chosen is None:
-            chosen = (await self.guilds.get(guild_id)).turn_pings
-        return Choices(chosen, await self.guilds.accepts_challenges(guild_id, user_id))
+        after = Choices(
+            before.turn_pings if turn_pings is None else turn_pings,
+            before.challenges if challenges is None else challenges,
+        )
+        return Change(before, after)
 
     # -- privacy ----------------------------------------------------------------------------
 
@@ -249,11 +343,29 @@ class UseCases:
     async def erase_member(self, guild_id: int, user_id: int) -> MemberData:
         return await self.privacy.erase_member(guild_id, user_id)
 
-    async def guild_data(self, guild_id: int, *, may_manage: bool) -> GuildData:
-        return await self.privacy.guild_data(guild_id, may_manage=may_manage)
+    async def guild_data(
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
+    ) -> GuildData:
+        """``Privacy.guild_data``; a refusal names /tictactoe-stop only if ``user_id``
+        (a moderator or not) may stop every game in the way."""
+        asker = (user_id, is_moderator)
+        return await self.privacy.guild_data(guild_id, may_manage=may_manage, asker=asker)
 
-    async def erase_guild(self, guild_id: int, *, may_manage: bool) -> GuildData:
-        return await self.privacy.erase_guild(guild_id, may_manage=may_manage)
+    async def erase_guild(
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
+    ) -> GuildData:
+        asker = (user_id, is_moderator)
+        return await self.privacy.erase_guild(guild_id, may_manage=may_manage, asker=asker)
 
     def check_confirmation(
         self, owner_id: int, user_id: int, shown_at: float, clicked_at: float

@@ -1,4 +1,5 @@
-"""A server's settings, allowed channels, cooldowns and challenge consent.
+"""A server's settings, allowed channels, cooldowns and challenge consent, and the reads
+that tell whether a member's new game or challenge would be barred before it is tried.
 
 Settings are stored as overrides: a NULL column means "the bot's default", so a host who
 changes a default changes it for every server that did not choose otherwise. The service
@@ -13,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bot.models import Challenge
+from bot.store import sql
 from bot.store.backend import Database
-from bot.store.rows import Row
+from bot.store.limits import check_places
+from bot.store.rows import Row, challenge_from_row
 
 __all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "OVERRIDES", "GuildStore"]
 
@@ -110,6 +114,14 @@ class GuildStore:
         else:
             await self._db.run_alone(UNBLOCK, (guild_id, user_id))
 
+    async def cooldown_until(
+        self, guild_id: int, user_id: int, action: str, target: int
+    ) -> float | None:
+        """When the member's cooldown of ``action`` towards ``target`` runs out (perhaps
+        already past); None if there never was one."""
+        rows = await self._db.run_alone(COOLDOWN_UNTIL, (guild_id, user_id, action, target))
+        return float(rows[0][0]) if rows else None
+
     async def challenged_since(
         self, guild_id: int, challenger_id: int, since: float
     ) -> dict[int, float]:
@@ -117,3 +129,18 @@ class GuildStore:
         of the challenge), each with the time of the latest."""
         rows = await self._db.run_alone(CHALLENGED_SINCE, (guild_id, challenger_id, since))
         return {row[0]: row[1] for row in rows}
+
+    async def pending_of(self, guild_id: int, challenger_id: int) -> Challenge | None:
+        """The challenger's pending challenge in the server (perhaps past its expiry, until
+        the sweep or an answer closes it), which bars a new one; None if there is none."""
+        rows = await self._db.run_alone(sql.PENDING_OF, (guild_id, challenger_id))
+        return challenge_from_row(rows[0]) if rows else None
+
+    async def check_places(
+        self, guild_id: int, members: tuple[int, ...], *, per_member: int, per_server: int
+    ) -> None:
+        """LimitReached if a new live game of ``members`` would find no place under the
+        server's cap or a member's limit, as ``Store.insert_game`` would. Nothing is
+        claimed: the insert still claims, or refuses, in its own transaction."""
+        async with self._db.shared():
+            await check_places(self._db, guild_id, members, per_member, per_server)

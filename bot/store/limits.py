@@ -16,7 +16,14 @@ from bot.models import Game
 from bot.store.backend import Database
 from bot.store.rows import G_GAME_COLUMNS, IS_LIVE
 
-__all__ = ["FREE_SEATS", "LimitReached", "claim_places", "live_games_of", "seat_rows"]
+__all__ = [
+    "FREE_SEATS",
+    "LimitReached",
+    "check_places",
+    "claim_places",
+    "live_games_of",
+    "seat_rows",
+]
 
 GUILD_SLOTS = f"SELECT guild_slot, id FROM games WHERE guild_id = ? AND {IS_LIVE} ORDER BY id"
 MEMBER_SEATS = "SELECT slot, game_id FROM live_seats WHERE guild_id = ? AND user_id = ?"
@@ -59,9 +66,16 @@ async def claim_places(
     """
     if not game.is_live:
         return None, []
-    members = game.human_ids
-    reads = [(GUILD_SLOTS, (game.guild_id,))]
-    reads += [(MEMBER_SEATS, (game.guild_id, member)) for member in members]
+    return await check_places(db, game.guild_id, game.human_ids, per_member, per_server)
+
+
+async def check_places(
+    db: Database, guild_id: int, members: tuple[int, ...], per_member: int, per_server: int
+) -> tuple[int, list[tuple[int, int]]]:
+    """The places a new live game of ``members`` would take (claimed by the caller's
+    transaction, if any); LimitReached if there is none."""
+    reads = [(GUILD_SLOTS, (guild_id,))]
+    reads += [(MEMBER_SEATS, (guild_id, member)) for member in members]
     slots, *taken = await db.batch(reads)  # one round trip: the transaction holds the lock
     slot = _lowest_free({row[0] for row in slots if row[0] is not None}, per_server)
     if slot is None:

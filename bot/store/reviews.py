@@ -1,8 +1,10 @@
 """Stored reviews of ended games (computed once), and the members' review cooldowns.
 
 Both hold across processes sharing the file: the first review stored for a game wins
-(``INSERT ... ON CONFLICT DO NOTHING``), and a cooldown is claimed by one statement that
-writes only if the previous one has run out.
+(``INSERT ... ON CONFLICT DO NOTHING``); a review the service no longer reads (an older
+version's) is replaced by compare-and-set on its text, so the first replacement wins the
+same way; and a cooldown is claimed by one statement that writes only if the previous one
+has run out.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ REVIEW_ACTION = "review"
 
 GET_REVIEW = "SELECT review FROM reviews WHERE game_id = ?"
 PUT_REVIEW = "INSERT INTO reviews (game_id, review) VALUES (?, ?) ON CONFLICT (game_id) DO NOTHING"
+REPLACE_REVIEW = "UPDATE reviews SET review = ? WHERE game_id = ? AND review = ?"
 RELEASE_COOLDOWN = """
 UPDATE cooldowns SET until = ?
 WHERE guild_id = ? AND user_id = ? AND action = ? AND target = 0 AND until = ?
@@ -32,8 +35,11 @@ class ReviewStore:
         rows = await self._db.run_alone(GET_REVIEW, (game_id,))
         return str(rows[0][0]) if rows else None
 
-    async def put(self, game_id: int, review: str) -> str:
-        """Store ``review`` unless one is stored already; return the one stored."""
+    async def put(self, game_id: int, review: str, *, replacing: str | None = None) -> str:
+        """Store ``review`` unless one is stored already, or in place of ``replacing`` if
+        that is still the one stored; return the one stored."""
+        if replacing is not None:
+            await self._db.run_alone(REPLACE_REVIEW, (review, game_id, replacing))
         await self._db.run_alone(PUT_REVIEW, (game_id, review))
         stored = await self.get(game_id)
         assert stored is not None, "a stored review is deleted only with its game"

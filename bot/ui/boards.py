@@ -55,6 +55,7 @@ class Boards:
         self._client = client
         self._service = service
         self._outbox = outbox
+        self.outbox = outbox  # the pace of whatever else the bot sends on its own
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self.notices = Notices(client, service, outbox, self.queue_redraw)
@@ -111,6 +112,25 @@ class Boards:
             await self._service.set_game_message(item.id, message_id)
         else:
             await self._service.set_challenge_message(item, message_id)
+
+    async def post_in(self, channel: discord.abc.Messageable, item: Game | Challenge) -> int | None:
+        """Post a new board or challenge in ``channel`` as the bot's own message (not an
+        interaction answer: paced by the outbox), and record it; its id. None if Discord
+        refused it: the game or challenge, which nobody can see, is then ended as if its
+        channel were gone."""
+        view, mentions = _view_and_mentions(item)
+        await self._outbox.slot()
+        try:
+            message = await channel.send(view=view, allowed_mentions=mentions)
+        except discord.HTTPException as exc:
+            log.warning("Could not post %s %s: %s", type(item).__name__.lower(), item.id, exc)
+            await self._service.channel_gone(item.guild_id, item.channel_id)
+            return None
+        if isinstance(item, Game):
+            await self._service.set_game_message(item.id, message.id)
+        else:
+            await self._service.set_challenge_message(item, message.id)
+        return message.id
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),

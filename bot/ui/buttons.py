@@ -34,7 +34,10 @@ from bot.ui.gate import (
     thread_parent,
     user_translator,
 )
+from bot.ui.preferences import PreferenceButtons
 from bot.ui.privacy_buttons import ForgetButtons
+from bot.ui.render_review import review_text
+from bot.ui.threads import Threads
 from bot.ui.views import calloff_view, forfeit_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]
@@ -71,6 +74,7 @@ class Buttons:
         self._boards = boards
         self._gate = gate
         forget = ForgetButtons(service, boards)
+        self.threads = Threads(service, boards)  # the cog's busy refusals offer its button
         self._routes: dict[type[ids.CustomId], _Handler] = {
             ids.Cell: self.cell,
             ids.Taken: self.taken,
@@ -87,8 +91,11 @@ class Buttons:
             ids.KeepPlaying: self.keep_playing,
             ids.Calloff: self.propose_calloff,
             ids.CalloffAnswer: self.answer_calloff,
+            ids.ThreadBot: self.threads.open,
+            ids.ThreadChallenge: self.threads.open,
             ids.Forget: forget.confirm,
             ids.ForgetCancel: forget.cancel,
+            ids.Preference: PreferenceButtons(service).switch,
         }
 
     async def handle(self, interaction: discord.Interaction) -> None:
@@ -222,7 +229,7 @@ class Buttons:
         game, review = await self._service.review(
             click.game, interaction.user.id, interaction.guild_id, on_search=defer
         )
-        text = render.review_text(game, review, user_translator(interaction))
+        text = review_text(game, review, user_translator(interaction))
         if interaction.response.is_done():
             mentions = discord.AllowedMentions.none()
             await interaction.edit_original_response(content=text, allowed_mentions=mentions)

@@ -175,7 +175,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         for game in completed:
             self.boards.queue_redraw(game)
             await self.boards.notify(game)
-        games = Games(self.service, self.boards)
+        games = Games(self.service, self.boards, self.buttons.threads)
         await self.add_cog(games)
         self.tree.add_command(games.menu)
         await self.add_cog(Help())

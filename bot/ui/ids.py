@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
+    "CHALLENGES",
     "KINDS",
     "ME",
+    "PINGS",
     "SERVER",
     "Accept",
     "Calloff",
@@ -36,10 +38,13 @@ __all__ = [
     "LeaderboardPage",
     "OldQuit",
     "Over",
+    "Preference",
     "Quit",
     "Rematch",
     "Review",
     "Taken",
+    "ThreadBot",
+    "ThreadChallenge",
     "Withdraw",
     "parse",
 ]
@@ -56,6 +61,12 @@ _FIELDS: dict[str, tuple[str, type[int] | type[str]]] = {
     "user": (_USER, int),
     "scope": (r"me|server", str),
     "answer": (r"yes|no", str),
+    "choice": (r"pings|challenges", str),
+    "state": (r"on|off", str),
+    "level": (r"[a-z]{1,16}", str),  # a level's name (the service checks it)
+    "side": (r"[0-9]{1,2}", int),
+    "k": (r"[0-9]{1,2}", int),  # 0: the board's usual win length
+    "first": (r"[a-z]{1,16}", str),  # a ``First`` value (the service checks it)
 }
 """What each field of a template may hold on the wire, and its Python type."""
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -271,6 +282,39 @@ class LeaderboardPage(CustomId):
         return f"ttt:lb:{self.page}"
 
 
+# -- a busy channel's offer: the same game in a new thread --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadBot(CustomId):
+    """Play the bot at ``level`` in a new thread of this channel (on ``side`` x ``side``,
+    ``k`` in a row, ``first`` from the clicker's view). Shown to one member only (an
+    ephemeral refusal), so it carries no user id: whoever clicks plays."""
+
+    TEMPLATE = "ttt:thread-bot:{level}:{side}:{k}:{first}"
+    level: str
+    side: int
+    k: int
+    first: str
+
+    def format(self) -> str:
+        return f"ttt:thread-bot:{self.level}:{self.side}:{self.k}:{self.first}"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadChallenge(CustomId):
+    """Challenge ``user`` in a new thread of this channel (options as ``ThreadBot``)."""
+
+    TEMPLATE = "ttt:thread-vs:{user}:{side}:{k}:{first}"
+    user: int
+    side: int
+    k: int
+    first: str
+
+    def format(self) -> str:
+        return f"ttt:thread-vs:{self.user}:{self.side}:{self.k}:{self.first}"
+
+
 # -- erasure on request -------------------------------------------------------------------
 
 
@@ -299,6 +343,32 @@ class ForgetCancel(CustomId):
         return f"ttt:forget-cancel:{self.user}"
 
 
+# -- a member's preferences --------------------------------------------------------------
+
+
+PINGS, CHALLENGES = "pings", "challenges"
+"""The choices a member makes per server: turn notifications, and challenges to them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preference(CustomId):
+    """Set the member ``user``'s ``choice`` ("pings": turn notifications, "challenges")
+    to ``state`` ("on", "off") in the clicked message's server. The button says what it
+    will do, so a click on an old copy of the message does that, never the opposite."""
+
+    TEMPLATE = "ttt:pref:{choice}:{state}:{user}"
+    choice: str
+    state: str
+    user: int
+
+    def format(self) -> str:
+        return f"ttt:pref:{self.choice}:{self.state}:{self.user}"
+
+    @property
+    def on(self) -> bool:
+        return self.state == "on"
+
+
 KINDS: tuple[type[CustomId], ...] = (
     Cell,
     Taken,
@@ -315,8 +385,11 @@ KINDS: tuple[type[CustomId], ...] = (
     Decline,
     Withdraw,
     LeaderboardPage,
+    ThreadBot,
+    ThreadChallenge,
     Forget,
     ForgetCancel,
+    Preference,
 )
 """Every kind of custom_id the bot draws and answers."""
 

@@ -56,8 +56,13 @@ class ForgetButtons:
             erased = await privacy.erase_member(interaction.guild_id, interaction.user.id)
             done = member_done(erased, t)
         else:
-            may_manage = interaction.permissions.manage_guild
-            erased = await privacy.erase_guild(interaction.guild_id, may_manage=may_manage)
+            permissions = interaction.permissions
+            erased = await privacy.erase_guild(
+                interaction.guild_id,
+                may_manage=permissions.manage_guild,
+                user_id=interaction.user.id,
+                is_moderator=permissions.manage_messages,
+            )
             done = guild_done(erased, t)
         await interaction.response.edit_message(view=text_view(done), allowed_mentions=_QUIET)
         for challenge in erased.withdrawn:

@@ -8,15 +8,13 @@ out of the entries.
 
 Players are shown as mentions (``<@id>``); whether a mention pings is decided by the
 ``AllowedMentions`` of each message, not here. A member who erased their data is shown
-as "a deleted member" (``DELETED_MEMBER`` in their old games). Cells are named for
-people by column letter and row number, like a chess board read from the top: a1 is
-the top left cell (``cell_name``). Times are Discord timestamps (``<t:...:R>``), which
-each reader's client shows in their own language.
+as "a deleted member" (``DELETED_MEMBER`` in their old games). Reviews, which draw
+their own lettered grid, name cells by column letter and row number from the top (a1
+top left, ``cell_name``); board buttons show no names. Times are Discord timestamps
+(``<t:...:R>``), which each reader's client shows in their own language.
 """
 
 from __future__ import annotations
-
-from typing import Protocol
 
 from bot.i18n import N_, Duration, Message, Nn_, Translator
 from bot.models import (
@@ -32,17 +30,16 @@ from bot.models import (
     Result,
 )
 from bot.service import is_abort, is_rated, rated_variant
+from bot.ui.first_player import first_player_lines
 from bot.ui.refs import game_link
 from bot.ui.render_end import aborted_text, rating_line
 from engine import Mark
-from engine.analysis import DRAWN, MISSED_WIN, UNKNOWN
 from engine.levels import UnknownLevelError, get_level
 
 __all__ = [
     "DELETED_MEMBER_TEXT",
     "LEVEL_NAMES",
     "MARK_EMOJI",
-    "ReviewLike",
     "board_size_text",
     "calloff_answer_text",
     "calloff_text",
@@ -50,11 +47,11 @@ __all__ = [
     "challenge_text",
     "duration_text",
     "game_text",
+    "last_move_cell",
     "leaderboard_text",
     "level_name",
     "level_text",
     "record_text",
-    "review_text",
     "stats_text",
     "stopped_text",
     "turn_ping_text",
@@ -70,23 +67,6 @@ LEVEL_NAMES: dict[str, Message] = {
     "impossible": N_("impossible"),
 }
 """How people read the engine's level names (``engine.levels.LEVELS``, its identifiers)."""
-
-
-class ReviewLike(Protocol):
-    """What ``render`` needs of ``engine.analysis.Review``."""
-
-    @property
-    def moves(self) -> tuple[int, ...]: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def values(self) -> tuple[str, ...]: ...
-    @property
-    def turning_point(self) -> int | None: ...
-    @property
-    def kind(self) -> str | None: ...
 
 
 def _sentence(text: str) -> str:
@@ -127,12 +107,15 @@ def cell_name(cell: int, width: int) -> str:
     return f"{'abcde'[column]}{row + 1}"
 
 
-def coordinates_text(width: int, height: int, t: Translator) -> str:
-    """Where a board's cell names come from, in one small line."""
-    last = cell_name(width * height - 1, width)
-    return "-# " + t(
-        N_("Cells are named by column and row: a1 top left, {last} bottom right.", last=last)
-    )
+def last_move_cell(game: Game) -> int | None:
+    """The cell the board draws as the last move (its mark on a grey button): the last
+    move, unless the winning line, drawn green, holds it."""
+    if not game.moves:
+        return None
+    outcome = game.board.outcome()
+    if outcome is not None and game.moves[-1] in outcome.line:
+        return None
+    return game.moves[-1]
 
 
 def board_size_text(width: int, height: int, k: int, t: Translator) -> str:
@@ -171,7 +154,8 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
 
 def game_text(game: Game, t: Translator) -> str:
     """The text above the board: who plays what (the bot with its level, once), whose
-    turn it is or how it ended, and how cells are named."""
+    turn it is or how it ended, who can force a win on a board that allows it, and what
+    the grey button with a mark is."""
     size = board_size_text(game.width, game.height, game.k, t)
     x = f"{MARK_EMOJI[Mark.X]} **X** {player_text(game, Mark.X, t)}"
     o = f"{MARK_EMOJI[Mark.O]} **O** {player_text(game, Mark.O, t)}"
@@ -180,7 +164,9 @@ def game_text(game: Game, t: Translator) -> str:
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
     lines.extend(filter(None, [rating_line(game, lambda user: mention(user, t))]))
-    lines.append(coordinates_text(game.width, game.height, t))
+    lines += first_player_lines(game, player_text(game, Mark.X, t), t)
+    if last_move_cell(game) is not None:
+        lines.append("-# " + t(N_("The mark on a grey button is the last move.")))
     return "\n".join(lines)
 
 
@@ -314,6 +300,8 @@ def record_text(record: Record, t: Translator) -> str:
 
 def leaderboard_text(page: LeaderboardPage, t: Translator) -> str:
     head = "### " + t(N_("Leaderboard · page {page}/{pages}", page=page.page, pages=page.pages))
+    if page.past is not None:
+        head += "\n" + t(N_("There is no page {asked}; this is the last page.", asked=page.past))
     if not page.entries:
         return head + "\n" + t(N_("No rated games yet. Challenge someone with /tictactoe!"))
     rows = [
@@ -375,75 +363,3 @@ def _recent_line(game: Game, user_id: int, t: Translator) -> str:
         outcome = N_("lost to {opponent}", opponent=other)
     size = board_size_text(game.width, game.height, game.k, t)
     return f"- {t(outcome)} · {size} · <t:{int(game.updated_at)}:d>"
-
-
-def review_text(game: Game, review: ReviewLike, t: Translator) -> str:
-    """The players and the date, the final position as a grid with coordinates (the
-    deciding move in brackets), the verdict, and the moves by cell name."""
-    when = f"<t:{int(game.updated_at)}:D>"
-    players = N_(
-        "Review: {x} vs {o}, {date}",
-        x=player_text(game, Mark.X, t),
-        o=player_text(game, Mark.O, t),
-        date=when,
-    )
-    lines = ["### " + t(players), _grid(game, review.turning_point), t(_verdict(review))]
-    lines.extend(_move_lines(game, review.turning_point, t))
-    return "\n".join(lines)
-
-
-def _grid(game: Game, turning_point: int | None) -> str:
-    """The final position in a code block: columns a-e, rows 1-5 from the top, the
-    cell of the deciding move (if one was) in brackets."""
-    board = game.board
-    decided = game.moves[turning_point] if turning_point is not None else None
-    rows = ["  " + "".join(f" {'abcde'[column]} " for column in range(game.width))]
-    for row in range(game.height):
-        cells = []
-        for cell in range(row * game.width, (row + 1) * game.width):
-            mark = board.cell(cell)
-            shown = "·" if mark is None else mark.value
-            cells.append(f"[{shown}]" if cell == decided else f" {shown} ")
-        rows.append(f"{row + 1} " + "".join(cells))
-    return "```\n" + "\n".join(rows) + "\n```"
-
-
-def _verdict(review: ReviewLike) -> Message:
-    """The review's one-line verdict (``Review.summary``'s, as a catalog entry)."""
-    values = review.values
-    if review.turning_point is None:
-        if UNKNOWN in values:
-            solved = len(values) - values.count(UNKNOWN)
-            return N_(
-                "No verdict: the {width}×{height} board is too big to review exactly in time;"
-                " only the last {solved} of {total} positions were solved.",
-                width=review.width,
-                height=review.height,
-                solved=solved,
-                total=len(values),
-            )
-        if values[0] == DRAWN:
-            return N_("No move changed the result: a draw with best play, and a draw it stayed.")
-        mark = values[0].split()[0]
-        return N_("No move changed the result: {mark} had a forced win and kept it.", mark=mark)
-    index = review.turning_point
-    where = {
-        "n": index + 1,
-        "mark": (Mark.X if index % 2 == 0 else Mark.O).value,
-        "cell": cell_name(review.moves[index], review.width),
-    }
-    if review.kind == MISSED_WIN:
-        return N_("Move {n} ({mark} {cell}) missed a win: the win became a draw.", **where)
-    if values[index] == DRAWN:
-        return N_("Move {n} ({mark} {cell}) threw the game: the draw became a loss.", **where)
-    return N_("Move {n} ({mark} {cell}) threw the game: the win became a loss.", **where)
-
-
-def _move_lines(game: Game, turning_point: int | None, t: Translator) -> list[str]:
-    out = []
-    for index, cell in enumerate(game.moves):
-        mark = Mark.X if index % 2 == 0 else Mark.O
-        marker = "  ← " + t(N_("this decided it")) if index == turning_point else ""
-        name = cell_name(cell, game.width)
-        out.append(f"`{index + 1:>2}.` {MARK_EMOJI[mark]} {mark.value} {name}{marker}")
-    return out

@@ -29,7 +29,9 @@ from bot.ui import ids, render
 from engine import Mark
 
 __all__ = [
-    "EMPTY_LABEL",
+    "CELL_EMOJI",
+    "EMPTY_EMOJI",
+    "LAST_MOVE_STYLE",
     "MARK_STYLE",
     "board_view",
     "calloff_view",
@@ -38,12 +40,26 @@ __all__ = [
     "confirm_view",
     "forfeit_view",
     "leaderboard_view",
+    "sections_view",
     "text_view",
 ]
 
-EMPTY_LABEL = "\u200b"  # a zero-width space: Discord needs a label or an emoji
+CELL_EMOJI = {Mark.X: "\U0001f1fd", Mark.O: "\U0001f17e\ufe0f"}
+"""Each mark's emoji on its cells, 🇽 and 🅾️: its letter in white on a tile of its colour
+(blue X, red O), so a mark still shows whose it is on a green or grey button."""
+EMPTY_EMOJI = "\u25aa\ufe0f"
+"""An empty cell's emoji, ▪️: a small dark square that recedes on the grey button. Every
+cell shows one emoji and no label, so every cell button is as wide as the others."""
 MARK_STYLE = {Mark.X: ButtonStyle.primary, Mark.O: ButtonStyle.danger}
 """Each mark's one colour: blurple X, red O (``render.MARK_EMOJI`` matches them)."""
+LAST_MOVE_STYLE = ButtonStyle.secondary
+"""The last move's button: its mark's tile on grey, unless it is on the winning line."""
+_EMOJI: dict[Mark | None, discord.PartialEmoji] = {
+    mark: discord.PartialEmoji(name=name)
+    for mark, name in [*CELL_EMOJI.items(), (None, EMPTY_EMOJI)]
+}
+"""The cells' emoji made once (discord.py would parse a string for each of up to 25 cells
+at every redraw)."""
 _CONTROLS: dict[type[ids.Forfeit | ids.Rematch | ids.Review], tuple[Message, str, ButtonStyle]] = {
     ids.Forfeit: (N_("Forfeit"), "🏳️", ButtonStyle.secondary),
     ids.Rematch: (N_("Rematch"), "🔁", ButtonStyle.primary),
@@ -71,21 +87,33 @@ def board_view(game: Game) -> ui.LayoutView:
     """The game's message: text, one action row per board row, then the controls; in
     the game's locale (the server's, stored with it), whoever's click redraws it.
 
+    Every cell is one emoji without a label (a mark's tile, or ▪️ when empty): Discord
+    sizes a button by its content, and an emoji is drawn at one fixed size, so the
+    columns line up on every board and in every client. The last move is its mark's tile
+    on a grey button (``render.last_move_cell``), the winning line green.
+
     No mark is ever on a disabled button: Discord fades disabled buttons, so the marks
-    stay at full colour (X blue, O red, the winning line green) and a click on one is
-    answered (``ttt:taken``, ``ttt:over``: "already taken", "already over"). Only empty
-    cells are disabled: all of them on a finished board, so it reads as over, and while
-    the bot is to move."""
+    stay at full colour and a click on one is answered (``ttt:taken``, ``ttt:over``:
+    "already taken", "already over"). Only empty cells are disabled: all of them on a
+    finished board, so it reads as over, and while the bot is to move."""
     t = translator(game.locale)
     board = game.board
     outcome = board.outcome()
     line = frozenset(outcome.line) if outcome is not None else frozenset()
+    last = render.last_move_cell(game)
     locked = not game.is_live or game.current_player_id is None
     rows: list[ui.Item[Any]] = [ui.TextDisplay(render.game_text(game, t))]
     for row in range(game.height):
         buttons = []
         for cell in range(row * game.width, (row + 1) * game.width):
-            buttons.append(_cell_button(game, cell, board.cell(cell), cell in line, locked))
+            mark = board.cell(cell)
+            if mark is None:
+                style = ButtonStyle.secondary
+            elif cell in line:
+                style = ButtonStyle.success
+            else:
+                style = LAST_MOVE_STYLE if cell == last else MARK_STYLE[mark]
+            buttons.append(_cell_button(game, cell, mark, style, locked))
         rows.append(ui.ActionRow(*buttons))
     controls = [_control(ids.Forfeit if game.is_live else ids.Rematch, game.id, t)]
     if not game.is_live and game.moves:
@@ -95,7 +123,7 @@ def board_view(game: Game) -> ui.LayoutView:
 
 
 def _cell_button(
-    game: Game, cell: int, mark: Mark | None, winning: bool, locked: bool
+    game: Game, cell: int, mark: Mark | None, style: ButtonStyle, locked: bool
 ) -> ui.Button[Any]:
     if not game.is_live:
         custom_id = ids.Over(game.id, cell).format()
@@ -104,11 +132,8 @@ def _cell_button(
     else:
         custom_id = ids.Cell(game.id, cell, game.move_no).format()
     if mark is None:
-        return ui.Button(
-            label=EMPTY_LABEL, style=ButtonStyle.secondary, disabled=locked, custom_id=custom_id
-        )
-    style = ButtonStyle.success if winning else MARK_STYLE[mark]
-    return ui.Button(label=mark.value, style=style, custom_id=custom_id)
+        return ui.Button(emoji=_EMOJI[None], style=style, disabled=locked, custom_id=custom_id)
+    return ui.Button(emoji=_EMOJI[mark], style=style, custom_id=custom_id)
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
@@ -212,3 +237,9 @@ def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.Layo
 def text_view(text: str) -> ui.LayoutView:
     """A V2 message with text only (stats)."""
     return _drawing(ui.TextDisplay(text))
+
+
+def sections_view(head: str, rows: list[tuple[str, ui.Button[Any]]], foot: str) -> ui.LayoutView:
+    """``head``, then each row's text with its button beside it (a section), then ``foot``."""
+    sections = [ui.Section(ui.TextDisplay(text), accessory=button) for text, button in rows]
+    return _drawing(ui.TextDisplay(head), *sections, ui.TextDisplay(foot))

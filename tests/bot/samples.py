@@ -19,7 +19,17 @@ from bot.models import (
     Result,
 )
 from engine import Mark
-from engine.analysis import MISSED_WIN, UNKNOWN, Review
+from engine.analysis import (
+    LOST_GAME,
+    MISSED_WIN,
+    MISTAKE,
+    SLIP_BLOCK,
+    SLIP_WIN,
+    THREW_WIN,
+    UNKNOWN,
+    Review,
+    Slip,
+)
 
 BIG = 2**63 - 1  # the longest snowflake: 19 digits in every mention
 ALICE, BOB = BIG, BIG - 1
@@ -42,7 +52,7 @@ ENDINGS = (
 )
 """Every way a game ends, with the winner's mark."""
 
-REVIEW_KINDS = ("unknown", "missed", "mistake", "none")
+REVIEW_KINDS = ("unknown", "missed", "threw", "mistake", "lost", "none", "partial", "slips")
 RISE, FALL = RatingChange(1.0, 99_999.0), RatingChange(99_999.0, 1.0)
 """Rating changes longer than any Elo rating makes."""
 
@@ -84,9 +94,14 @@ def game(
 
 def every_game(locale: str, levels: Iterable[str | None]) -> Iterator[Game]:
     """For each level (None: between members) a live game with the player on move, one
-    waiting for the bot, and one of each ending; then a forfeit by a deleted member."""
+    waiting for the bot, and one of each ending; then a forfeit by a deleted member. The
+    live games come again with three in a row, which the first player wins by force (the
+    board says who that is): once with the member first, once with the bot."""
     for level in levels:
         yield game(locale, level=level)
+        yield dataclasses.replace(game(locale, level=level), k=3)
+        if level is not None:
+            yield dataclasses.replace(game(locale, level=level), k=3, x_id=None, o_id=ALICE)
         yield game(locale, level=level, status=GameStatus.BOT_TO_MOVE, moves=23)
         for result, winner in ENDINGS:
             status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED
@@ -122,15 +137,27 @@ def every_challenge(locale: str) -> Iterator[Challenge]:
 
 
 def review_of(played: Game, kind: str) -> Review:
-    """A review of a full 5 x 5 game: unknown values, no turning point, or a missed win
-    or a mistake at the last move (``kind``, one of REVIEW_KINDS)."""
+    """A review of a full 5 x 5 game (``kind``, one of REVIEW_KINDS): no move settled; a
+    missed win, a thrown win or a mistake at the last move, with three better moves; no
+    move changing the result; only the last moves settled; or the longest: every other
+    move unsettled, every move a slip naming three cells and a settled change."""
     values: tuple[str, ...]
-    turning, how = None, None
+    decider, how, better, slips = None, None, (), ()
     if kind == "unknown":
         values = (UNKNOWN,) * 25 + ("draw",)
     elif kind == "none":
         values = ("X wins",) * 26
+    elif kind == "partial":
+        values = (UNKNOWN,) * 20 + ("X wins",) * 6
+    elif kind == "slips":
+        values = ("draw", UNKNOWN) * 11 + ("X wins", "draw", "X wins", "O wins")
+        decider, how, better = 24, THREW_WIN, (20, 21, 22)
+        slips = tuple(
+            Slip(i, SLIP_WIN if i % 2 else SLIP_BLOCK, (10, 11, 12)[: 1 + i % 3]) for i in range(25)
+        )
     else:
         values = ("X wins",) * 24 + ("draw", "draw")
-        turning, how = 24, MISSED_WIN if kind == "missed" else "mistake"
-    return Review(played.moves, 5, 5, 4, values, turning, how)
+        how = {"missed": MISSED_WIN, "threw": THREW_WIN, "mistake": MISTAKE, "lost": LOST_GAME}
+        how = how[kind]
+        decider, better = 24, (20, 21, 22)
+    return Review(played.moves, 5, 5, 4, values, decider, how, better, slips)

@@ -33,7 +33,7 @@ from bot.ui.cogs.privacy import Privacy
 from bot.ui.cogs.settings import ServerSettings
 from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
-from engine.levels import DEFAULT_LEVEL
+from engine.levels import DEFAULT_LEVEL, get_level
 
 CATALOGS = sorted(i18n.available())
 DISCORD_LOCALES = {locale.value for locale in discord.Locale}
@@ -48,7 +48,7 @@ def command_tree() -> app_commands.CommandTree[Any]:
     tree: app_commands.CommandTree[Any] = app_commands.CommandTree(
         discord.Client(intents=discord.Intents.none())
     )
-    games = Games(None, None)  # type: ignore[arg-type]
+    games = Games(None, None, None)  # type: ignore[arg-type]
     cogs = (games, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
@@ -181,7 +181,7 @@ def test_only_a_locales_own_catalog_answers_and_never_with_the_english() -> None
 
 def test_a_difficulty_choice_is_translated_term_and_description() -> None:
     translator = CommandTranslator()
-    description = "Plays loosely and misses many of your threats, but takes any win it sees."
+    description = get_level("easy").description
     label = f"easy — {description}"
     for locale in ("ru", "de", "ja"):
         catalog = i18n.translator(locale)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
@@ -24,7 +25,7 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.models import GameStatus, Result
-from bot.service import GameService, rules
+from bot.service import Choices, GameService, rules
 from bot.store import Store
 
 from .helpers import (
@@ -162,7 +163,39 @@ async def test_a_member_can_turn_challenges_off(fair: GameService) -> None:
     await fair.challenges.create(GUILD, CHANNEL + 2, DAVE, BOB)
 
 
+async def test_preferences_answer_before_and_after(fair: GameService) -> None:
+    """A member's choices as they were and are: their own, else the server's default."""
+    shown = await fair.choices(GUILD, BOB)
+    assert shown.before == shown.after == Choices(turn_pings=True, challenges=True)
+    assert not shown.changed
+    off = await fair.choices(GUILD, BOB, challenges=False)
+    assert (off.before, off.after) == (Choices(True, True), Choices(True, False))
+    assert off.changed and not await fair.guilds.accepts_challenges(GUILD, BOB)
+    again = await fair.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
+    assert again.before == again.after == Choices(True, False) and not again.changed
+    # A member who never chose follows the server; their choice then stands.
+    await fair.guilds.update(GUILD, {"turn_pings": False})
+    assert (await fair.choices(GUILD, CAROL)).after.turn_pings is False
+    pings = await fair.choices(GUILD, CAROL, turn_pings=True)
+    assert (pings.before.turn_pings, pings.after.turn_pings) == (False, True)
+    assert (await fair.choices(GUILD, CAROL)).after == Choices(True, True)
+    # Per server: Bob's choice here is not his choice elsewhere.
+    assert (await fair.choices(GUILD + 1, BOB)).after == Choices(True, True)
+
+
 # -- settings ----------------------------------------------------------------------------
+
+
+async def test_a_change_returns_the_settings_before_and_after(fair: GameService) -> None:
+    defaults = fair.guilds.defaults()
+    change = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    assert change.before == defaults and change.changed
+    assert change.after == replace(defaults, turn_timeout=120.0, channels=(CHANNEL,))
+    same = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    assert same.before == same.after == change.after and not same.changed
+    reset = await fair.update_settings(GUILD, {}, reset=True)
+    assert (reset.before, reset.after) == (change.after, defaults)
+    assert not (await fair.update_settings(GUILD, {}, reset=True)).changed
 
 
 async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(

@@ -221,14 +221,18 @@ def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
 
 
 def test_service_refusals_follow_the_reader() -> None:
+    from bot.errors import AlreadyPlaying
+    from bot.refs import Place
     from bot.service import rules
 
     with pytest.raises(GameError) as caught:
         rules.validate_options(9, 3, 3)
     assert str(caught.value) == "The board width must be from 3 to 5, not 9."
     assert shown(caught.value, "ru") == "Ширина доски должна быть от 3 до 5, а не 9."
-    busy = rules.already_playing(5, 7)
-    assert shown(busy, "de") == "<@5> spielt in diesem Kanal schon eine Partie."
+    busy = AlreadyPlaying.in_game(5, 7, Place(1, 2, 3))
+    assert shown(busy, "de") == (
+        "<@5> spielt in diesem Kanal schon eine Partie: https://discord.com/channels/1/2/3"
+    )
 
 
 def test_the_settings_answer_is_in_the_askers_language() -> None:
@@ -237,7 +241,7 @@ def test_the_settings_answer_is_in_the_askers_language() -> None:
     settings = GuildSettings(turn_timeout=90.0, reviews=False)
     title = i18n.N_("Tic-tac-toe on this server")
     english = settings_text(settings, title, i18n.translator("en-US"))
-    assert "Turn clock: 1 min 30 s" in english and "Review: off" in english
+    assert "Turn clock: 1 min 30 s" in english and "Review: not offered" in english
     russian = settings_text(settings, title, i18n.translator("ru"))
     assert "Время на ход: 1 мин 30 с" in russian and "Разбор: выключен" in russian
     assert russian.startswith("**Крестики-нолики на этом сервере**")

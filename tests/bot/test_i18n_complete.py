@@ -28,6 +28,7 @@ from discord import ui
 from bot import errors, i18n
 from bot.i18n import Message, Translator, translator
 from bot.models import (
+    Change,
     GameStatus,
     GuildData,
     GuildSettings,
@@ -40,13 +41,16 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service import Choices
 from bot.service.guilds import BOUNDS
 from bot.ui import render, render_end
 from bot.ui.cogs.help import Help, help_text
 from bot.ui.cogs.settings import settings_text
 from bot.ui.commands_i18n import CommandTranslator
+from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.refs import for_discord
+from bot.ui.render_review import review_text
 from bot.ui.views import (
     board_view,
     calloff_view,
@@ -144,7 +148,7 @@ def test_the_check_catches_english() -> None:
 def test_boards_and_turn_pings(t: Translator) -> None:
     for item in every_game(PSEUDO, (None, *LEVELS)):
         check_view(board_view(item))
-        if item.is_live and item.o_id is not None:
+        if item.is_live and not item.is_bot_game:
             check(render.turn_ping_text(item, t), render.turn_ping_text(item, t, reminder=True))
 
 
@@ -157,6 +161,7 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
     entry = LeaderboardEntry(1, ALICE, 1500.0, Record(3, 2, 1), provisional=True)
     check_view(leaderboard_view(LeaderboardPage((entry,), 1, 2, 11), t))
     check_view(leaderboard_view(LeaderboardPage((), 1, 1, 0), t))
+    check_view(leaderboard_view(LeaderboardPage((entry,), 2, 2, 11, past=5), t))
     recent = (
         game(PSEUDO, status=GameStatus.FINISHED, result=Result.WIN, winner=Mark.O, moves=25),
         game(PSEUDO, level="easy", status=GameStatus.FINISHED, result=Result.DRAW, moves=25),
@@ -180,7 +185,7 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
 @pytest.mark.parametrize("kind", REVIEW_KINDS)
 def test_reviews(kind: str, t: Translator) -> None:
     played = game(PSEUDO, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
-    check(render.review_text(played, review_of(played, kind), t))
+    check(review_text(played, review_of(played, kind), t))
 
 
 def test_stopping_and_calling_off(t: Translator) -> None:
@@ -215,6 +220,17 @@ def test_the_settings(t: Translator) -> None:
     longest = {name: high for name, (_, high) in BOUNDS.items()}
     most = GuildSettings(**longest)  # type: ignore[arg-type]
     check(settings_text(most, i18n.N_("Saved. The settings now:"), t))
+    # What a change moved, marked; every value the other way too (reviews, notifications).
+    least = GuildSettings(channels=(BIG,), reviews=False, turn_pings=False, challenge_cooldown=0)
+    check(settings_text(most, i18n.N_("Saved. The settings now:"), t, before=least))
+    check(settings_text(least, i18n.N_("Nothing changed. The settings now:"), t, before=least))
+
+
+def test_the_preferences(t: Translator) -> None:
+    on, off = Choices(True, True), Choices(False, False)
+    for change in (Change(on, on), Change(on, off), Change(off, on)):
+        for asked in (False, True):
+            check_view(preferences_view(change, ALICE, choices_title(change, asked), t))
 
 
 def test_the_help(t: Translator) -> None:
@@ -266,6 +282,8 @@ def _marked(node: ast.expr, tree: ast.Module, module: Any) -> bool:
         return node.func.id in ("N_", "Nn_")
     if isinstance(node, ast.IfExp):
         return _marked(node.body, tree, module) and _marked(node.orelse, tree, module)
+    if isinstance(node, ast.Attribute) and node.attr == "message":
+        return True  # another refusal's text, passed on: a GameError's message is marked
     if isinstance(node, ast.Name):
         if isinstance(getattr(module, node.id, None), Message):
             return True

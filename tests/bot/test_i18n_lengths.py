@@ -21,6 +21,7 @@ from discord import ui
 from bot import i18n
 from bot.i18n import Translator, translator
 from bot.models import (
+    Change,
     Game,
     GameStatus,
     GuildData,
@@ -34,11 +35,14 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.service import Choices
 from bot.service.guilds import BOUNDS, MAX_CHANNELS
 from bot.service.stats import RECENT_GAMES
 from bot.ui import render, render_end
 from bot.ui.cogs.settings import settings_text
+from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
+from bot.ui.render_review import review_text
 from bot.ui.views import (
     board_view,
     calloff_view,
@@ -113,7 +117,7 @@ def test_boards(locale: str, t: Translator) -> None:
         view = board_view(item)
         check_v2(view)
         assert view.content_length() <= MAX_TEXT and view.total_children_count <= MAX_COMPONENTS
-        if item.is_live and item.o_id is not None:
+        if item.is_live and not item.is_bot_game:
             for reminder in (False, True):
                 check_content(render.turn_ping_text(item, t, reminder=reminder))
 
@@ -164,7 +168,7 @@ def test_stats(locale: str, t: Translator) -> None:
 def test_reviews_of_a_full_5x5_board(kind: str, locale: str, t: Translator) -> None:
     played = game(locale, status=GameStatus.FINISHED, result=Result.DRAW, moves=25)
     review = review_of(played, kind)
-    check_content(render.review_text(played, review, t))
+    check_content(review_text(played, review, t))
 
 
 def test_stopping_and_calling_off(locale: str, t: Translator) -> None:
@@ -204,6 +208,14 @@ def test_the_settings_answer(t: Translator) -> None:
     settings = GuildSettings(channels=channels, **longest)  # type: ignore[arg-type]
     for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
         check_content(settings_text(settings, title, t))
+    # A reset after the longest settings: every value marked, old → new.
+    check_content(settings_text(GuildSettings(), i18n.N_("Saved. The settings now:"), t, settings))
+
+
+def test_the_preferences_answer(t: Translator) -> None:
+    on, off = Choices(True, True), Choices(False, False)
+    for change in (Change(on, off), Change(off, on)):
+        check_v2(preferences_view(change, samples.BIG, choices_title(change, True), t))
 
 
 def fill(text: str) -> str:

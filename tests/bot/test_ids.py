@@ -31,6 +31,12 @@ WIRE: dict[str, ids.CustomId] = {
     "ttt:forget:me:123456789012345678": ids.Forget(scope="me", user=123456789012345678),
     "ttt:forget:server:5": ids.Forget(scope="server", user=5),
     "ttt:forget-cancel:5": ids.ForgetCancel(user=5),
+    "ttt:pref:pings:off:5": ids.Preference(choice="pings", state="off", user=5),
+    "ttt:pref:challenges:on:123456789012345678": ids.Preference(
+        choice="challenges", state="on", user=123456789012345678
+    ),
+    "ttt:thread-bot:hard:4:0:random": ids.ThreadBot(level="hard", side=4, k=0, first="random"),
+    "ttt:thread-vs:5:3:3:me": ids.ThreadChallenge(user=5, side=3, k=3, first="me"),
 }
 """The ids as the bot has always drawn them (the playground's pilot and the e2e tests
 click them by these shapes), and what each means."""
@@ -39,6 +45,9 @@ LARGEST: dict[type[ids.CustomId], ids.CustomId] = {
     ids.Cell: ids.Cell(10**18 - 1, 24, 25),
     ids.Forget: ids.Forget("server", 10**20 - 1),
     ids.Quit: ids.Quit(10**18 - 1, 25, 10**12 - 1),
+    ids.Preference: ids.Preference("challenges", "off", 10**20 - 1),
+    ids.ThreadBot: ids.ThreadBot("a" * 16, 99, 99, "b" * 16),
+    ids.ThreadChallenge: ids.ThreadChallenge(10**20 - 1, 99, 99, "b" * 16),
 }
 
 
@@ -85,6 +94,9 @@ def test_the_largest_ids_fit_discords_limit() -> None:
         "ttt:calloff-maybe:1",
         "ttt:forget:everyone:1",
         "ttt:forget-cancel:012",
+        "ttt:pref:pings:maybe:5",
+        "ttt:pref:ratings:on:5",
+        "ttt:pref:pings:on",
         "ttt:lb:1234567",
         "ttt:lb:-1",
         "ttt:accept:1 ",

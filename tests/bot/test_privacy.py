@@ -25,6 +25,7 @@ from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
 from bot.store import Store, privacy
 from bot.ui import render
 from bot.ui.privacy_render import guild_question, member_question
+from bot.ui.render_review import review_text
 from bot.ui.views import confirm_view
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
@@ -151,7 +152,7 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
         await service.rematch(won.id, BOB, GUILD)
     raw(db_path, "DELETE FROM reviews WHERE game_id = ?", (won.id,))  # extras' stand-in
     _, review = await service.reviews.review(won.id, BOB, GUILD)
-    assert "### Review: a deleted member vs " in render.review_text(kept, review, EN)
+    assert "### Review: a deleted member vs " in review_text(kept, review, EN)
 
 
 async def test_both_players_erased(service: GameService) -> None:

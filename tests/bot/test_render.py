@@ -29,14 +29,15 @@ from bot.models import (
 )
 from bot.ui import ids, render
 from bot.ui.views import (
-    EMPTY_LABEL,
+    CELL_EMOJI,
+    EMPTY_EMOJI,
+    LAST_MOVE_STYLE,
     MARK_STYLE,
     board_view,
     challenge_view,
     leaderboard_view,
 )
 from engine import Board, Mark
-from engine.analysis import MISTAKE, Review
 
 ALICE, BOB = 111111111111111111, 222222222222222222
 MAX_COMPONENTS = 40
@@ -100,9 +101,12 @@ def make_game(
 
 
 def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every component depth-first, a section's accessory after its texts."""
     for component in components:
         yield component
         yield from walk(component.get("components", []))
+        if "accessory" in component:
+            yield component["accessory"]
 
 
 def custom_ids(view: ui.LayoutView) -> list[str]:
@@ -168,20 +172,23 @@ def test_live_board_layout(size: tuple[int, int, int], bot_level: str | None) ->
             # No button with a mark is disabled (Discord would fade it); its click is
             # answered "already taken" without a move number.
             assert not button.get("disabled", False)
+            assert "label" not in button, button  # one emoji: every cell as wide
             if mark is None:
                 assert button["custom_id"] == f"ttt:cell:{game.id}:{cell}:{len(moves)}"
-                assert button["label"] == EMPTY_LABEL
+                assert button["emoji"]["name"] == EMPTY_EMOJI
                 assert button["style"] == ButtonStyle.secondary.value
             else:
                 assert button["custom_id"] == f"ttt:taken:{game.id}:{cell}"
-                assert button["label"] == mark.value
-                assert button["style"] == MARK_STYLE[mark].value
+                assert button["emoji"]["name"] == CELL_EMOJI[mark]
+                last = cell == moves[-1]
+                assert button["style"] == (LAST_MOVE_STYLE if last else MARK_STYLE[mark]).value
     control = rows(view)[-1]
     assert [b["custom_id"] for b in control] == [f"ttt:forfeit:{game.id}"]
     text = payload[0]["content"]
     assert f"<@{ALICE}>, your move" in text
     assert "<t:1700000400:R>" in text
-    assert "a1 top left, " + "abcde"[width - 1] + f"{height} bottom right" in text
+    assert "a1" not in text, text  # no button shows a cell's name
+    assert "-# The mark on a grey button is the last move." in text
     if bot_level:
         assert text.count("medium") == 1, text  # the level once, no description
         assert "Level" not in text
@@ -209,7 +216,7 @@ def finished_cells(view: Any) -> list[dict[str, Any]]:
         assert button["custom_id"].startswith("ttt:over:") and button["custom_id"].endswith(
             f":{cell}"
         )
-        assert button.get("disabled", False) is (button["label"] == EMPTY_LABEL), button
+        assert button.get("disabled", False) is (button["emoji"]["name"] == EMPTY_EMOJI), button
     return cells
 
 
@@ -447,33 +454,3 @@ def test_challenge_says_who_moves_first_rated_or_not_and_the_clock() -> None:
     assert "Turn clock: 1 min 30 s per move." in text
     theirs = render.challenge_text(dataclasses.replace(pending, first=First.OPPONENT), EN)
     assert f"<@{BOB}> moves first." in theirs
-
-
-def test_review_names_cells_by_coordinate_and_marks_the_decider_on_a_grid() -> None:
-    game = make_game(WON[(3, 3, 3)])
-    moves = game.moves
-    values = ("draw",) * 4 + ("X wins",) * (len(moves) - 3)
-    review = Review(moves, 3, 3, 3, values, turning_point=3, kind=MISTAKE)
-    text = render.review_text(game, review, EN)
-    assert "Review of game" not in text and str(game.id) not in text.splitlines()[0]
-    head, rest = text.split("\n", 1)
-    assert head == f"### Review: <@{ALICE}> vs <@{BOB}>, <t:{int(game.updated_at)}:D>"
-    grid, after = rest.removeprefix("```\n").split("\n```\n", 1)
-    board = game.board
-    decided = render.cell_name(moves[3], 3)
-    lines = grid.splitlines()
-    assert lines[0] == "   a  b  c "
-    for row in range(3):
-        shown = lines[row + 1]
-        assert shown.startswith(f"{row + 1} ")
-        for column in range(3):
-            mark = board.cell(row * 3 + column)
-            cell = shown[2 + 3 * column : 5 + 3 * column]
-            symbol = "·" if mark is None else mark.value
-            name = "abc"[column] + str(row + 1)
-            assert cell == (f"[{symbol}]" if name == decided else f" {symbol} "), (name, shown)
-    verdict, *move_lines = after.splitlines()
-    assert verdict == f"Move 4 (O {decided}) threw the game: the draw became a loss."
-    assert move_lines[0].endswith(f"🟦 X {render.cell_name(moves[0], 3)}")
-    assert move_lines[3].endswith(f"🟥 O {decided}  ← this decided it")
-    assert len(move_lines) == len(moves)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -81,7 +82,7 @@ async def test_a_review_is_computed_once_and_stored(
     reviews = {review for _, review in answers}
     assert len(reviews) == 1
     (review,) = reviews
-    assert review.moves == game.moves and review.turning_point is not None
+    assert review.moves == game.moves and review.decider is not None
     stored = await store.reviews.get(game.id)
     assert stored is not None and decode(stored) == review
     # Later clicks read it: no search, and no cooldown (ALICE just had one).
@@ -90,17 +91,52 @@ async def test_a_review_is_computed_once_and_stored(
     assert counting.reviews == 1
 
 
-async def test_the_first_review_stored_wins_across_processes(db_path: Path, store: Store) -> None:
-    other = await Store.open(db_path)  # a second process on the same file
+async def test_the_first_review_stored_wins_across_processes(
+    db_target: str | Path, store: Store
+) -> None:
+    other = await Store.open(db_target)  # a second process on the same database
     try:
         game = await finished(make_service(store, FakeClock(), CountingExecutor()))
         mine = ai.review_game(game.moves, 3, 3, 3)
-        theirs = encode(mine).replace('"note":null', '"note":"theirs"')
+        theirs = encode(dataclasses.replace(mine, better=(7,)))
         assert await other.reviews.put(game.id, theirs) == theirs
         assert await store.reviews.put(game.id, encode(mine)) == theirs
-        assert decode(theirs).note == "theirs"
+        found = decode(theirs)
+        assert found is not None and found.better == (7,)
     finally:
         await other.close()
+
+
+OLD_REVIEW = (
+    '{"moves":[0,3,1,4,2],"width":3,"height":3,"k":3,"values":["draw","draw","draw",'
+    '"draw","X wins","X wins"],"turning_point":3,"kind":"mistake","note":null}'
+)
+"""A review as version 1 stored it: it named the first change of the value."""
+
+
+async def test_an_older_versions_review_is_never_shown_and_is_replaced(
+    db_target: str | Path, store: Store, clock: FakeClock, counting: CountingExecutor
+) -> None:
+    assert decode(OLD_REVIEW) is None and decode("{}") is None
+    service = make_service(store, clock, counting, ai_workers=1, review_cooldown=30.0)
+    await service.start()
+    other = await Store.open(db_target)
+    try:
+        game, small = await finished(service), await finished(service, channel=2)
+        for played in (game, small):
+            await store.reviews.put(played.id, OLD_REVIEW)
+        # A search (inline_cells=0): the old row counts as absent and is replaced.
+        assert await service.reviews.at_once(game.id) is None
+        _, review = await service.reviews.review(game.id, ALICE)
+        assert counting.reviews == 1 and review == ai.review_game(game.moves, 3, 3, 3)
+        assert await store.reviews.get(game.id) == encode(review)
+        # Two processes replace the same old row: the first replacement wins for both.
+        first = encode(dataclasses.replace(review, better=(8,)))
+        assert await other.reviews.put(small.id, first, replacing=OLD_REVIEW) == first
+        assert await store.reviews.put(small.id, encode(review), replacing=OLD_REVIEW) == first
+    finally:
+        await other.close()
+        await service.close()
 
 
 async def test_the_cooldown_applies_to_searches_only(
@@ -200,6 +236,12 @@ async def test_small_boards_are_reviewed_at_once(store: Store, clock: FakeClock)
             found = await service.reviews.at_once(game.id)
             assert found is not None and found[1].moves == game.moves
             assert await store.reviews.get(game.id) == encode(found[1])
+            # An older version's review is recomputed at once, and replaces the old row.
+            old = await finished(service, channel=2)
+            await store.reviews.put(old.id, OLD_REVIEW)
+            again = await service.reviews.at_once(old.id)
+            assert again is not None and again[1].decider == 1  # not the old row's 3
+            assert await store.reviews.get(old.id) == encode(again[1])
             assert executor.reviews == 0
         finally:
             await service.close()

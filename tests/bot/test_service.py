@@ -643,8 +643,14 @@ async def test_leaderboard_pages_and_guild_isolation(service: GameService) -> No
     assert (board.page, board.pages, board.total_players) == (1, 1, 2)
     second = await service.stats.leaderboard(GUILD, page=2, per_page=1)
     assert [e.user_id for e in second.entries] == [BOB] and second.pages == 2
-    assert (await service.stats.leaderboard(GUILD, page=9, per_page=1)).page == 2
-    assert (await service.stats.leaderboard(GUILD, page=0)).page == 1
+    assert second.past is None and board.past is None
+    # Past the last page: the last, saying which page was asked for (a typed page, or a
+    # Next button drawn when the ranking was longer).
+    past = await service.stats.leaderboard(GUILD, page=9, per_page=1)
+    assert (past.page, past.pages, past.past) == (2, 2, 9)
+    assert [e.user_id for e in past.entries] == [BOB]
+    first = await service.stats.leaderboard(GUILD, page=0)  # a disabled Previous's id
+    assert (first.page, first.past) == (1, None)
     theirs = await service.stats.leaderboard(other)
     assert [e.user_id for e in theirs.entries] == [CAROL, ALICE]
     assert theirs.entries[1].rating == 1480.0  # Alice's loss there does not touch guild A
@@ -655,6 +661,7 @@ async def test_leaderboard_pages_and_guild_isolation(service: GameService) -> No
     assert all(g.guild_id == GUILD for g in await service.stats.history(GUILD, ALICE))
     empty = await service.stats.leaderboard(GUILD + 2)
     assert (empty.entries, empty.page, empty.pages, empty.total_players) == ((), 1, 1, 0)
+    assert (await service.stats.leaderboard(GUILD + 2, page=5)).past == 5
     nobody = await service.stats.player_stats(GUILD + 2, ALICE)
     assert (nobody.rating, nobody.rank, nobody.provisional, nobody.recent) == (
         1500.0,
@@ -676,7 +683,7 @@ async def test_history_replays_and_review(service: GameService, clock: FakeClock
         assert board.is_over and (board.winner is game.winner_mark)
     assert len(await service.stats.history(GUILD, limit=2)) == 2
     _, review = await service.reviews.review(played[2].id, ALICE, guild_id=GUILD)
-    assert review.turning_point == 1
+    assert review.decider == 1
     assert "Move 2" in review.summary()
     with pytest.raises(GameNotFound):
         await service.reviews.review(played[2].id, ALICE, guild_id=GUILD + 1)

@@ -44,8 +44,10 @@ from discord_emulator import (
 )
 from tests.e2e.processes import BotProcess, answered_thinking
 
-EMPTY = "\u200b"
-"""The label of an empty cell: blank to the eye (Discord needs some label)."""
+EMPTY = "\u25aa\ufe0f"
+"""An empty cell's emoji, ▪️. Every cell is one emoji and no label, so all are as wide."""
+MARKS = {"\U0001f1fd": "X", "\U0001f17e\ufe0f": "O"}
+"""The marks' emoji, 🇽 and 🅾️: the letter on a tile of its colour."""
 WAIT = 10.0
 """The longest any single wait on the emulator may take."""
 
@@ -53,7 +55,7 @@ CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-
 TAKEN_ID = re.compile(r"\Attt:taken:(?P<game>[0-9]+):(?P<cell>[0-9]+)\Z")
 OVER_ID = re.compile(r"\Attt:over:(?P<game>[0-9]+):(?P<cell>[0-9]+)\Z")
 MARK_STYLES = {"X": ButtonStyle.PRIMARY, "O": ButtonStyle.DANGER}
-"""Each mark's one colour (blurple X, red O); a winning line is green."""
+"""Each mark's one colour (blurple X, red O); a winning line is green, the last move grey."""
 TURN_TIMER = re.compile(r"<t:[0-9]+:R>")
 _LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) .*$", re.MULTILINE)
 
@@ -162,6 +164,8 @@ class BoardState:
     side: int
     marks: tuple[str | None, ...]
     cells: tuple[Button, ...]
+    last: int | None
+    """The cell shown as the last move (its mark on grey), unless the winning line has it."""
     controls: tuple[str | None, ...]
     """The control buttons' labels, in the game's language."""
     kinds: tuple[str, ...]
@@ -196,13 +200,23 @@ class BoardState:
         return {i for i, b in enumerate(self.cells) if b.style == ButtonStyle.SUCCESS}
 
 
+def shown(button: Button) -> str:
+    """What a cell shows: "X", "O" or ``EMPTY``; a cell is one Unicode emoji, no label."""
+    assert button.label is None, f"a cell has no label (every cell as wide): {button!r}"
+    emoji = button.emoji or {}
+    name = emoji.get("name")
+    assert emoji.get("id") is None and (name == EMPTY or name in MARKS), f"cell {button!r}"
+    return MARKS.get(name, EMPTY)
+
+
 def read_board(message: Message, side: int) -> BoardState:
     """Check a board message's layout and custom_ids and return what it shows.
 
     Components V2; ``side`` rows of ``side`` cell buttons (rows top to bottom, cells left
-    to right); empty cells blank, taken cells X (blurple) or O (red), green on the
-    winning line, and never disabled (Discord fades disabled buttons); then one control
-    row: Forfeit while live, Rematch (and Review once a move was made) at the end. A
+    to right), each one emoji: empty cells ▪️ on grey, taken cells 🇽 on blurple or 🅾️ on
+    red, green on the winning line, and never disabled (Discord fades disabled buttons);
+    the last move, unless on the winning line, is its mark on grey, the only one; then one
+    control row: Forfeit while live, Rematch (and Review once a move was made) at the end. A
     live board's empty cells carry ``ttt:cell:{game}:{cell}:{move_no}``, its marks
     ``ttt:taken:{game}:{cell}``; a finished board's cells ``ttt:over:{game}:{cell}``,
     and there the empty ones, only they, are disabled.
@@ -214,15 +228,23 @@ def read_board(message: Message, side: int) -> BoardState:
     cells = [button for row in grid[:side] for button in row]
     assert all(len(row) == side for row in grid[:side]), grid
     marks: list[str | None] = []
-    for button in cells:
-        assert button.label in (EMPTY, "X", "O"), f"cell label {button.label!r}"
-        marks.append(None if button.label == EMPTY else button.label)
-        if button.label != EMPTY:
-            assert not button.disabled, f"a mark must not be faded (disabled): {button!r}"
-            assert button.style in (MARK_STYLES[button.label], ButtonStyle.SUCCESS), button
-        else:
+    grey: list[int] = []
+    for index, button in enumerate(cells):
+        seen = shown(button)
+        marks.append(None if seen == EMPTY else seen)
+        if seen == EMPTY:
             assert button.style == ButtonStyle.SECONDARY, button
+            continue
+        assert not button.disabled, f"a mark must not be faded (disabled): {button!r}"
+        assert button.style in (MARK_STYLES[seen], ButtonStyle.SUCCESS, ButtonStyle.SECONDARY)
+        if button.style == ButtonStyle.SECONDARY:
+            grey.append(index)
     move_no = sum(mark is not None for mark in marks)
+    won = any(button.style == ButtonStyle.SUCCESS for button in cells)
+    assert len(grey) == (1 if move_no and not won else 0), f"the last move on grey: {grey}"
+    last = grey[0] if grey else None
+    if last is not None:  # X moves first: the last move is X's after an odd number
+        assert marks[last] == ("X" if move_no % 2 else "O"), (last, marks)
     controls = tuple(button.label for button in grid[side])
     kinds = tuple((button.custom_id or "").split(":")[1] for button in grid[side])
     games = set()
@@ -241,14 +263,14 @@ def read_board(message: Message, side: int) -> BoardState:
     assert len(games) == 1, f"cells of several games: {games}"
     if kinds == ("forfeit",):
         assert not grid[side][0].disabled, "Forfeit works while the game is live"
-        empty = [b for b in cells if b.label == EMPTY]
+        empty = [b for b, mark in zip(cells, marks, strict=True) if mark is None]
         assert all(not b.disabled for b in empty), "a live board's empty cells can be played"
     else:
         assert kinds in (("rematch", "review"), ("rematch",)), f"controls {controls!r}"
         assert (kinds == ("rematch", "review")) == (move_no > 0), controls
-        for button in cells:
-            assert button.disabled is (button.label == EMPTY), f"on a finished board {button!r}"
-    return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), controls, kinds)
+        for button, mark in zip(cells, marks, strict=True):
+            assert button.disabled is (mark is None), f"on a finished board {button!r}"
+    return BoardState(message, games.pop(), side, tuple(marks), tuple(cells), last, controls, kinds)
 
 
 def lines(side: int, k: int) -> list[tuple[int, ...]]:
@@ -476,6 +498,8 @@ class Arena:
             assert all(state.marks[i] is None for i in changed)
             if after.live:
                 assert len(changed) == 2, f"my move and the bot's reply at once: {changed}"
+                reply = next(i for i in changed if i != cell)
+                assert after.last == reply, f"the bot's reply {reply} is marked: {after.last}"
             else:
                 assert len(changed) in (1, 2), changed
             state = after

@@ -15,7 +15,6 @@ from engine.levels import get_level
 from tests.e2e.processes import ai_paused, answered_thinking
 
 from .helpers import (
-    EMPTY,
     TURN_TIMER,
     Arena,
     check_final,
@@ -52,7 +51,8 @@ async def test_a_full_game_against_each_level(arena: Arena, level: str, first: s
     else:
         me = "X" if first == "me" else "O"
     assert state.live and state.move_no == (0 if me == "X" else 1)
-    assert all(b.label == EMPTY for b in state.cells if b.label not in ("X", "O"))
+    if state.move_no:  # the bot opened: its move is the last one, its mark on grey
+        assert state.last is not None and state.marks[state.last] == "X", state
     # The level once, compactly, beside the bot's mark; its description is not repeated.
     assert state.text.count(f"🤖 me ({level})") == 1, state.text
     assert "Level:" not in state.text, state.text
@@ -61,7 +61,8 @@ async def test_a_full_game_against_each_level(arena: Arena, level: str, first: s
         "🟦 **X**" in line and "🟥 **O**" in line and f"<@{alice.id}>" in line
         for line in state.text.splitlines()
     ), f"a line with the players and their marks: {state.text}"
-    assert "a1 top left, c3 bottom right" in state.text
+    grey = "The mark on a grey button is the last move."
+    assert (grey in state.text) is (state.move_no > 0), state.text  # no cell names: none shown
     assert f"<@{alice.id}>, your move" in state.text
     assert TURN_TIMER.search(state.text), "the text shows the time left"
     # Alice asked for the board: it notifies nobody, nor does anything else here.
@@ -167,7 +168,8 @@ async def test_marks_stay_bright_and_their_clicks_change_nothing(arena: Arena) -
     live = arena.board(board)  # read_board checks the colours and that no mark is disabled
     assert live.marks[4] == "X" and live.cells[4].style == ButtonStyle.PRIMARY
     bot_cell = next(i for i, m in enumerate(live.marks) if m == "O")
-    assert live.cells[bot_cell].style == ButtonStyle.DANGER
+    # The bot's reply is the last move: its O on grey, still enabled.
+    assert live.last == bot_cell and live.cells[bot_cell].style == ButtonStyle.SECONDARY
     edits = arena.current(board).edits
     for user, cell in ((alice, 4), (alice, bot_cell), (carol, 4)):
         text = await refusal(

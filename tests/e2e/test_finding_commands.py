@@ -25,10 +25,11 @@ import pytest_asyncio
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot.errors import SelfChallenge
-from bot.i18n import N_, Duration, Message, translator
+from bot.i18n import N_, Duration, Message, Translator, translator
 from bot.models import Record
 from bot.ui import render
 from bot.ui.commands_i18n import CommandTranslator
+from bot.ui.preferences import marked
 from discord_emulator import CallbackType, Emulator, Permission, User, UserActionError
 from discord_emulator import Message as Posted
 from tests.e2e.processes import BotProcess, full_collections_held_back
@@ -51,6 +52,11 @@ def said(reader: object, message: Message) -> str:
     text = reader(message)  # type: ignore[operator]
     assert text != EN(message), f"{message.singular!r} is not translated"
     return text
+
+
+def moved(reader: Translator, was: float, now: float) -> str:
+    """A duration a change moved, as a settings answer marks it in ``reader``'s language."""
+    return marked(reader(Duration(was)), reader(Duration(now)))
 
 
 def shown_name(name: str, locale: str) -> str:
@@ -294,15 +300,17 @@ async def test_the_settings_take_and_show_durations(arena: Arena) -> None:
     try:
         for locale, reader in READERS:
             mod = member(arena, "mod", locale, permissions=Permission.MANAGE_GUILD)
+            await arena.command(mod, channel, "tictactoe-settings", reset=True)
             saved = await arena.command(mod, channel, "tictactoe-settings", **typed)
             text = saved.message.text
             assert saved.ephemeral and said(reader, N_("Saved. The settings now:")) in text
-            turn = said(reader, N_("Turn clock: {time}", time=Duration(5400)))
+            turn = said(reader, N_("Turn clock: {time}", time=moved(reader, 300, 5400)))
             assert turn in text and reader(N_("{n} h", n=1)) in turn, text
-            expiry = N_("Challenges expire after: {time}", time=Duration(300))
+            expiry = N_("Challenges expire after: {time}", time=moved(reader, 60, 300))
             assert said(reader, expiry) in text
             day = await arena.command(mod, channel, "tictactoe-settings", turn_clock="1d")
-            assert said(reader, N_("Turn clock: {time}", time=Duration(86_400))) in day.message.text
+            turn = N_("Turn clock: {time}", time=moved(reader, 5400, 86_400))
+            assert said(reader, turn) in day.message.text
             assert reader(N_("{n} d", n=1)) in day.message.text  # units may read as in English
 
             # Unreadable or out of bounds: refused in the moderator's language, nothing saved.

@@ -67,7 +67,7 @@ def member(arena: Arena, name: str, locale: str) -> User:
 
 
 def labels(message: Posted) -> list[str]:
-    return [button.label for button in message.buttons() if button.label != "\u200b"]
+    return [button.label for button in message.buttons() if button.label is not None]
 
 
 async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
@@ -103,8 +103,9 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     assert board.text.startswith("### " + said(JA, N_("Tic-tac-toe")))
     # The game is named once in the header (not "三目並べ · 3×3・3目並べ").
     assert board.text.splitlines()[0].count("目並べ") == 1, board.text
-    last = N_("Cells are named by column and row: a1 top left, {last} bottom right.", last="c3")
-    assert said(JA, last) in board.text
+    assert "a1" not in board.text, "no button shows a cell's name"
+    grey = said(JA, N_("The mark on a grey button is the last move."))
+    assert grey not in board.text, "no move yet, so no grey button with a mark"
     assert labels(board.message)[-1] == said(JA, N_("Forfeit"))
     ping = await arena.turn_ping(alice, channel, after=0)
     fields = {"player": alice.mention, "opponent": bob.mention, "mark": "X"}
@@ -117,6 +118,8 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     for user, cell in ((alice, 0), (bob, 3), (alice, 1), (bob, 4), (alice, 2)):
         state = arena.board(challenge)
         await arena.click(user, state.message, custom_id=state.cell_id(cell))
+        # The last move is on grey, said in Japanese; the winning one (a1-c1) is green.
+        assert (grey in arena.board(challenge).text) is (cell != 2)
     final = arena.board(challenge)
     assert said(JA, N_("{player} won.", player=alice.mention)) in final.text, final.text
     assert f"{alice.mention} さんの勝ちです。" in final.text  # さん, as on the rest of the board

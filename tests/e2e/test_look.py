@@ -62,11 +62,12 @@ async def test_marks_stay_bright_and_a_taken_cell_is_refused(arena: Arena, local
     await arena.move(bob, board, 0)
     state = arena.board(board)  # read_board: no mark disabled, each in its colour
     assert state.cells[4].style == ButtonStyle.PRIMARY and not state.cells[4].disabled
-    assert state.cells[0].style == ButtonStyle.DANGER and not state.cells[0].disabled
+    # Bob's O is the last move: on grey, and the line under the board says what grey means.
+    assert state.last == 0 and state.marks[0] == "O" and not state.cells[0].disabled
+    assert state.cells[0].style == ButtonStyle.SECONDARY
+    assert said(t, N_("The mark on a grey button is the last move.")) in state.text
     # The header's colours are the buttons': blue X, red O.
     assert f"🟦 **X** {alice.mention}" in state.text and f"🟥 **O** {bob.mention}" in state.text
-    last = N_("Cells are named by column and row: a1 top left, {last} bottom right.", last="c3")
-    assert said(t, last) in state.text
 
     edits = arena.current(board).edits
     for user, cell in ((alice, 4), (alice, 0), (bob, 4)):
@@ -76,10 +77,16 @@ async def test_marks_stay_bright_and_a_taken_cell_is_refused(arena: Arena, local
             assert text == said(t, CellTaken.default_message)
     assert arena.current(board).edits == edits and arena.board(board).marks == state.marks
 
-    for user, cell in ((alice, 1), (bob, 3), (alice, 7)):
+    await arena.move(alice, board, 8)
+    state = arena.board(board)  # Alice's X is now the last move, Bob's O red again
+    assert state.last == 8 and state.cells[0].style == ButtonStyle.DANGER
+    assert state.cells[8].style == ButtonStyle.SECONDARY
+
+    for user, cell in ((bob, 3), (alice, 1), (bob, 5), (alice, 7)):
         await arena.move(user, board, cell)
     final = arena.board(board)
     assert check_final(final, 3) == "X"  # the line green, marks bright, empty cells off
+    assert final.last is None, "the winning move is on the line, which is green"
     assert said(t, N_("{player} won.", player=alice.mention)) in final.text
     edits = arena.current(board).edits
     text = await refusal(await arena.click(bob, arena.current(board), row=0, col=0))
@@ -119,10 +126,15 @@ async def test_a_won_variant_is_announced_and_played_unrated(arena: Arena, local
     assert said(t, clock) in text
     state = await arena.accept(bob, challenge, side=4)
     assert said(t, N_("unrated")) in state.text.splitlines()[0]
+    first = N_(
+        "On this board the first player can always force a win: {player} moves first.",
+        player=alice.mention,
+    )
+    assert said(t, first) in state.text  # on the board too, before the first move
     for user, cell in ((alice, 0), (bob, 4), (alice, 1), (bob, 5), (alice, 2)):
         await arena.move(user, challenge, cell, side=4)
     final = arena.board(challenge, 4)
-    assert check_final(final, 3) == "X"
+    assert check_final(final, 3) == "X" and said(t, first) not in final.text
     assert await rating_of(arena, alice, channel) == "1500"
     assert await rating_of(arena, bob, channel) == "1500"
     stats = (await arena.command(alice, channel, "tictactoe-stats")).message.text
@@ -188,21 +200,26 @@ async def test_a_review_shows_the_grid_and_names_cells(arena: Arena, locale: str
     assert date is not None, lines[0]
     title = N_("Review: {x} vs {o}, {date}", x=alice.mention, o=bob.mention, date=date[0])
     assert lines[0] == "### " + said(t, title)
-    # The final position with coordinates; O's 1st move (b1) let X fork: it decided.
+    # The final position with coordinates; O's 1st move (b1) let X fork: it decided,
+    # and a corner would have held. O's c1 then missed the block at c3 too late.
     assert lines[1:6] == ["```", "   a  b  c ", "1  X [O] O ", "2  ·  X  · ", "3  ·  ·  X "]
     verdict = N_(
-        "Move {n} ({mark} {cell}) threw the game: the draw became a loss.",
+        "Move {n} ({mark} {cell}) decided the game: the draw became a loss.",
         n=2,
         mark="O",
         cell="b1",
     )
     assert lines[7] == said(t, verdict), lines
+    held = N_("Any of {cells} would have held the draw.", cells="a1, c1, a3")
+    assert lines[8] == said(t, held), lines
     decided = said(t, N_("this decided it"))
-    assert lines[8:] == [
+    better = said(t, N_("better: {cells}", cells="a1, c1, a3"))
+    block = said(t, N_("missed the block at {cells}", cells="c3"))
+    assert lines[9:] == [
         "` 1.` 🟦 X b2",
-        f"` 2.` 🟥 O b1  ← {decided}",
+        f"` 2.` 🟥 O b1  ← {decided} · {better}",
         "` 3.` 🟦 X a1",
-        "` 4.` 🟥 O c1",
+        f"` 4.` 🟥 O c1  ← {block}",
         "` 5.` 🟦 X c3",
     ]
 

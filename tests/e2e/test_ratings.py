@@ -129,7 +129,18 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=2)
     check_page(answer.message, arena.elo, 2)
     answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=99)
-    check_page(answer.message, arena.elo, 2)  # past the end: the last page
+    check_page(answer.message, arena.elo, 2)  # past the end: the last page, saying so
+    assert "There is no page 99; this is the last page." in answer.message.text
+    assert "There is no page" not in arena.current(board).text
+    # A Next button drawn when the ranking was longer (here: forged on page 2's message)
+    # turns to the last page there is, saying so too.
+    turned = await arena.raw_click(viewer, answer.message, "ttt:lb:3")
+    assert turned.type is CallbackType.UPDATE_MESSAGE
+    check_page(arena.current(answer.message), arena.elo, 2)
+    assert "There is no page 3" in arena.current(answer.message).text
+    await arena.click(viewer, arena.current(answer.message), label="◀ Previous")
+    check_page(arena.current(answer.message), arena.elo, 1)
+    assert "There is no page" not in arena.current(answer.message).text
 
     # Stats: rating, rank, record against members and each level, streaks, recent games.
     text = await stats(arena, viewer, champ)

@@ -7,10 +7,9 @@ import time
 from pathlib import Path
 
 from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
+from tests.e2e.helpers import EMPTY, shown
 from tests.e2e.processes import BotProcess, answered_thinking
 from tests.overdue import run_out
-
-EMPTY = "\u200b"
 
 
 def board_cells(message: Message, side: int = 3) -> list:
@@ -45,11 +44,11 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
             refused = await (await emu.click(bob, board, row=1, col=1)).response()
             assert refused.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
             assert refused.ephemeral and "isn't your game" in refused.message.text
-            assert all(cell.label == EMPTY for cell in board_cells(emu.message(board.id)))
+            assert all(shown(cell) == EMPTY for cell in board_cells(emu.message(board.id)))
 
             for _ in range(5):  # X needs at most five moves on 3x3
                 current = emu.message(board.id)
-                free = [c for c in board_cells(current) if c.label == EMPTY and not c.disabled]
+                free = [c for c in board_cells(current) if shown(c) == EMPTY and not c.disabled]
                 if not free:
                     break
                 click = await emu.click(alice, current, custom_id=free[0].custom_id)
@@ -58,7 +57,7 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
             final = emu.message(board.id)
             cells = board_cells(final)
             # Marks at full colour (never disabled); only the empty cells are disabled.
-            assert all(cell.disabled is (cell.label == EMPTY) for cell in cells)
+            assert all(cell.disabled is (shown(cell) == EMPTY) for cell in cells)
             assert any(word in final.text for word in ("won", "draw"))
             if "won" in final.text:
                 assert sum(cell.style == ButtonStyle.SUCCESS for cell in cells) == 3
@@ -158,7 +157,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             assert agreed.type == CallbackType.UPDATE_MESSAGE, bot.log()
             await emu.wait_for(lambda: "stopped" in emu.message(board.id).text)
             stopped = board_cells(emu.message(board.id))
-            assert all(cell.disabled is (cell.label == EMPTY) for cell in stopped)
+            assert all(cell.disabled is (shown(cell) == EMPTY) for cell in stopped)
             assert "Called off" in emu.message(proposal.id).text
 
             # Alice challenged bob a moment ago: the cooldown stops a second challenge.
@@ -219,16 +218,16 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
             board = await handle.edited_original()
             assert board.components_v2 and not board.loading
             cells = board_cells(board, side=5)
-            assert len(cells) == 25 and sum(c.label in ("X", "O") for c in cells) == 1
+            assert len(cells) == 25 and sum(shown(c) != EMPTY for c in cells) == 1
             assert [b.label for b in board.button_grid()[5]] == ["Forfeit"]
 
-            free = next(c for c in cells if c.label == EMPTY)
+            free = next(c for c in cells if shown(c) == EMPTY)
             click = await emu.click(alice, board, custom_id=free.custom_id)
             await click.response()
             assert answered_thinking(click), bot.log()
             await click.edited_original()
-            marks = [c.label for c in board_cells(emu.message(board.id), side=5)]
-            assert sum(label in ("X", "O") for label in marks) == 3, bot.log()
+            marks = [shown(c) for c in board_cells(emu.message(board.id), side=5)]
+            assert sum(mark != EMPTY for mark in marks) == 3, bot.log()
 
             asked = await emu.click(alice, board, label="Forfeit")
             assert (await asked.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE

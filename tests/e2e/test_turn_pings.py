@@ -144,7 +144,7 @@ async def test_who_accepted_and_moves_first_is_not_pinged_for_that_turn(arena: A
 async def test_a_member_who_turned_notifications_off_is_not_pinged(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     answer = await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=False)
-    assert answer.ephemeral and "Turn notifications: off" in answer.message.text
+    assert answer.ephemeral and "Turn notifications: on → **off**" in answer.message.text
     assert "Challenges to you: on" in answer.message.text
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
@@ -152,7 +152,7 @@ async def test_a_member_who_turned_notifications_off_is_not_pinged(arena: Arena)
     await asyncio.sleep(SWEEPS)
     assert arena.turn_pings(channel, deleted=True) == []
     answer = await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=True)
-    assert "Turn notifications: on" in answer.message.text
+    assert "Turn notifications: off → **on**" in answer.message.text
     await run_out(arena.database, board.id, missing_ok=True)  # unless it ran out already
     await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
 
@@ -161,7 +161,7 @@ async def test_a_server_may_turn_notifications_off_and_choose_the_grace(arena: A
     mod = arena.member("mod", permissions=MANAGE_SERVER)
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     saved = await arena.command(mod, channel, "tictactoe-settings", turn_notifications=False)
-    assert "Turn notifications: off" in saved.message.text
+    assert "Turn notifications: on → **off**" in saved.message.text
     try:
         board = await arena.member_game(alice, bob, channel)
         await arena.move(alice, board, 4)

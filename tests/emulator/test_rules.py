@@ -75,6 +75,34 @@ def test_button_rules() -> None:
     }
 
 
+def test_button_emoji_rules() -> None:
+    """A button may be an emoji alone, as a board's cells are; text in ``name`` or a
+    custom emoji without a snowflake id is refused as Discord refuses it."""
+
+    def cell(custom_id: str, emoji: object) -> dict[str, object]:
+        return {"type": 2, "style": 2, "custom_id": custom_id, "emoji": emoji}
+
+    good = [
+        cell(f"ok{i}", {"id": None, "name": name})
+        for i, name in enumerate(["🇽", "🅾️", "▪️", "1️⃣", "👨\u200d👩\u200d👧"])
+    ]
+    good.append(cell("custom", {"id": "123456789012345678", "name": "tile", "animated": False}))
+    parse_message_payload(
+        {"content": "x", "components": [{"type": 1, "components": good[i : i + 5]} for i in (0, 5)]}
+    )
+    for emoji in ({"name": "X"}, {"name": ":x:"}, {"name": ""}, {"name": "\u200b"}, {"id": "x"}):
+        with pytest.raises(APIError) as caught:
+            parse_message_payload(
+                {"content": "x", "components": [{"type": 1, "components": [cell("c", emoji)]}]}
+            )
+        assert error_codes(caught.value) == {"BUTTON_COMPONENT_INVALID_EMOJI"}, emoji
+    with pytest.raises(APIError) as caught:
+        parse_message_payload(
+            {"content": "x", "components": [{"type": 1, "components": [cell("c", "🇽")]}]}
+        )
+    assert "BUTTON_COMPONENT_INVALID_EMOJI" in error_codes(caught.value)
+
+
 def test_command_overwrite_validation_and_stable_ids() -> None:
     ids = iter(range(100, 200))
     registry = CommandRegistry(1, lambda: next(ids))

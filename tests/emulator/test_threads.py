@@ -103,3 +103,109 @@ async def test_a_deleted_channel_takes_its_threads(arena: Arena) -> None:
     await emu.wait_for(lambda: bot.get_channel(thread.id) is None)
     (gone,) = [e for e in emu.dispatched("THREAD_DELETE") if e["id"] == str(thread.id)]
     assert gone["parent_id"] == str(hall.id) and emu.channel(thread.id) is None
+
+
+async def test_the_bot_starts_a_public_thread_without_a_message(arena: Arena) -> None:
+    """POST /channels/{id}/threads: a thread of the text channel, named as asked, the bot
+    its creator and first member; THREAD_CREATE says it is new; the bot may post there."""
+    emu, bot = arena.emu, arena.bot
+    channel = arena.bot_channel()
+    thread = await asyncio.wait_for(
+        channel.create_thread(name="a game", type=discord.ChannelType.public_thread), TIMEOUT
+    )
+    made = emu.channel(thread.id)
+    assert made is not None and made.parent is arena.channel and made.name == "a game"
+    assert thread.parent_id == channel.id and thread.type is discord.ChannelType.public_thread
+    assert made.owner_id == emu.bot.id and made.thread_members == {emu.bot.id}
+    (created,) = [e for e in emu.dispatched("THREAD_CREATE") if e["id"] == str(thread.id)]
+    assert created["newly_created"] and created["member"]["user_id"] == str(emu.bot.id)
+    await emu.wait_for(lambda: bot.get_channel(thread.id) is not None)
+    sent = await asyncio.wait_for(thread.send("hello"), TIMEOUT)
+    assert emu.message(sent.id).channel is made  # type: ignore[union-attr]
+    assert emu.can_view(arena.bob, made)
+    # Without a type, API v10 makes a private thread: Create Private Threads.
+    private = await asyncio.wait_for(channel.create_thread(name="quiet"), TIMEOUT)
+    assert private.type is discord.ChannelType.private_thread
+    assert not emu.can_view(arena.bob, emu.channel(private.id))  # type: ignore[arg-type]
+
+
+async def test_starting_a_thread_takes_create_public_threads(arena: Arena) -> None:
+    emu, bot = arena.emu, arena.bot
+    bare = emu.add_guild(
+        "No threads",
+        bot_permissions=int(
+            Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.SEND_MESSAGES_IN_THREADS
+        ),
+        everyone_permissions=int(Permission.VIEW_CHANNEL),
+    )
+    hall = emu.add_text_channel(bare, "hall")
+    await emu.wait_for(lambda: bot.get_channel(hall.id) is not None)
+    seen = bot.get_channel(hall.id)
+    assert isinstance(seen, discord.TextChannel)
+    with pytest.raises(discord.Forbidden) as refused:
+        await asyncio.wait_for(
+            seen.create_thread(name="x", type=discord.ChannelType.public_thread), TIMEOUT
+        )
+    assert refused.value.code == 50013
+    assert [c for c in bare.channels if c.is_thread] == []
+    blind = emu.add_guild(
+        "Blind", bot_permissions=int(Permission.CREATE_PUBLIC_THREADS), everyone_permissions=0
+    )
+    dark = emu.add_text_channel(blind, "dark")
+    with pytest.raises(discord.Forbidden) as unseen:
+        await bot.http.start_thread_without_message(
+            dark.id, name="x", auto_archive_duration=1440, type=11
+        )
+    assert unseen.value.code == 50001
+
+
+async def test_a_thread_s_name_and_options_are_checked(arena: Arena) -> None:
+    emu, bot = arena.emu, arena.bot
+    channel = arena.channel
+    before = len(arena.guild.channels)
+    for name in ("", "x" * 101):
+        with pytest.raises(discord.HTTPException) as bad:
+            await bot.http.start_thread_without_message(
+                channel.id, name=name, auto_archive_duration=1440, type=11
+            )
+        assert bad.value.status == 400 and bad.value.code == 50035
+    with pytest.raises(discord.HTTPException) as archive:
+        await bot.http.start_thread_without_message(
+            channel.id,
+            name="ok",
+            auto_archive_duration=30,
+            type=11,  # type: ignore[arg-type]
+        )
+    assert archive.value.code == 50035
+    with pytest.raises(discord.HTTPException) as kind:
+        await bot.http.start_thread_without_message(
+            channel.id,
+            name="ok",
+            auto_archive_duration=60,
+            type=0,  # type: ignore[arg-type]
+        )
+    assert kind.value.code == 50035
+    assert len(arena.guild.channels) == before
+    longest = await bot.http.start_thread_without_message(
+        channel.id, name="y" * 100, auto_archive_duration=60, type=11
+    )
+    thread = emu.channel(longest["id"])
+    assert thread is not None and thread.name == "y" * 100
+    with pytest.raises(discord.HTTPException) as nested:  # no thread of a thread
+        await bot.http.start_thread_without_message(
+            thread.id, name="z", auto_archive_duration=60, type=11
+        )
+    assert nested.value.code == 50024
+
+
+async def test_a_saved_world_keeps_its_threads(arena: Arena) -> None:
+    from discord_emulator import Emulator, persist
+
+    emu = arena.emu
+    thread = emu.add_thread(arena.channel, "kept", owner=arena.alice, members=[arena.bob])
+    again = Emulator()
+    persist.restore(again, persist.snapshot(emu))
+    copy = again.channel(thread.id)
+    assert copy is not None and copy.is_thread and copy.type is thread.type
+    assert copy.parent is again.channel(arena.channel.id) and copy.owner_id == arena.alice.id
+    assert copy.thread_members == thread.thread_members

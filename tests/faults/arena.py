@@ -27,9 +27,9 @@ from typing import Any
 
 from discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 from engine import Board
+from tests.e2e.helpers import MARKS
 from tests.e2e.processes import BotProcess, bot_env
 
-EMPTY = "\u200b"
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
 ANY_CELL = re.compile(r"\Attt:(?:cell|taken|over):(?P<game>[0-9]+):(?P<cell>[0-9]+)(?::[0-9]+)?\Z")
 """A board cell's custom_id: an empty cell to play, a live board's mark, a finished board's."""
@@ -219,6 +219,11 @@ def cell_buttons(message: Message) -> list[Button]:
     return [b for b in message.buttons() if ANY_CELL.match(b.custom_id or "")]
 
 
+def mark_shown(emoji: dict[str, Any] | None) -> str | None:
+    """The mark ("X" or "O") a cell's emoji shows; None for an empty cell."""
+    return MARKS.get(str((emoji or {}).get("name")))
+
+
 def board_state(message: Message) -> tuple[int, int, dict[int, str]] | None:
     """(game id, move number, {cell: mark}) of a board message, or None if it isn't one."""
     cells = cell_buttons(message)
@@ -230,8 +235,9 @@ def board_state(message: Message) -> tuple[int, int, dict[int, str]] | None:
     for button in cells:
         found = ANY_CELL.match(button.custom_id or "")
         assert found is not None
-        if button.label in ("X", "O"):
-            marks[int(found["cell"])] = button.label
+        mark = mark_shown(button.emoji)
+        if mark is not None:
+            marks[int(found["cell"])] = mark
     return int(first["game"]), len(marks), marks
 
 
@@ -257,7 +263,7 @@ def shows(message: Message, row: sqlite3.Row) -> bool:
 
 def free_or_empty(message: Message) -> list[Button]:
     """The cells without a mark (disabled or not)."""
-    return [b for b in cell_buttons(message) if b.label not in ("X", "O")]
+    return [b for b in cell_buttons(message) if mark_shown(b.emoji) is None]
 
 
 def free_cells(message: Message) -> list[Button]:
@@ -294,7 +300,7 @@ def acknowledged_moves(emu: Emulator) -> dict[tuple[int, int], int]:
             if (
                 shown is not None
                 and (int(shown["game"]), int(shown["cell"])) == (game, cell)
-                and component.get("label") in ("X", "O")
+                and mark_shown(component.get("emoji")) is not None
             ):
                 accepted[(game, move)] = cell
     return accepted

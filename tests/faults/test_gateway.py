@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord_emulator import CallbackType
 from tests.e2e.helpers import assert_log_clean, eventually
 
-from .arena import Arena, db_games, free_cells, shows
+from .arena import Arena, db_games, free_cells, mark_shown, shows
 
 
 async def test_clicks_work_after_dropped_connections(arena: Arena) -> None:
@@ -22,7 +22,7 @@ async def test_clicks_work_after_dropped_connections(arena: Arena) -> None:
         async def move() -> None:
             board = emu.message(challenge.id)
             assert board is not None
-            user = players[len([b for b in board.buttons() if b.label in ("X", "O")]) % 2]
+            user = players[len([b for b in board.buttons() if mark_shown(b.emoji)]) % 2]
             click = await emu.click(user, board, custom_id=free_cells(board)[0].custom_id)
             assert (await click.response()).type == CallbackType.UPDATE_MESSAGE, bot.log()
 
@@ -43,7 +43,7 @@ async def test_clicks_work_after_dropped_connections(arena: Arena) -> None:
         async with emu.disconnected(resumable=True):
             board = emu.message(challenge.id)
             assert board is not None
-            user = players[len([b for b in board.buttons() if b.label in ("X", "O")]) % 2]
+            user = players[len([b for b in board.buttons() if mark_shown(b.emoji)]) % 2]
             click = await emu.click(user, board, custom_id=free_cells(board)[0].custom_id)
         assert (await click.response()).type == CallbackType.UPDATE_MESSAGE
         await move()

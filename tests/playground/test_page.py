@@ -18,7 +18,7 @@ import pytest
 
 from bot.errors import NotYourTurn
 from bot.i18n import N_, translator
-from playground.pilot import CHROMIUM, Client, Running, chromium, playground
+from playground.pilot import CELLS, CHROMIUM, Client, Running, chromium, playground
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,14 @@ def test_a_game_against_the_bot_to_its_end(client: Client) -> None:
     board = client.board()
     assert "Alice" in board.inner_text()
     assert board.locator(".used-command").inner_text() == "Alice used /tictactoe"
-    for _ in range(5):
+    client.play_cell(4)
+    # Empty or taken, every cell is one emoji: all as wide, so the columns line up.
+    boxes = [cell.bounding_box() for cell in client.board().locator(CELLS).all()]
+    assert len(boxes) == 9 and all(box is not None for box in boxes), boxes
+    assert len({round(box["width"]) for box in boxes if box}) == 1, boxes
+    for column in range(3):
+        assert len({round(box["x"]) for box in boxes[column::3] if box}) == 1, boxes
+    for _ in range(4):
         free = client.free_cells()
         if not free:
             break

@@ -8,7 +8,7 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
-from bot.errors import GameOver, InvalidSettings, RatedStop
+from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
 from bot.i18n import N_, translator
 from bot.models import First
 from bot.service import GameService
@@ -18,6 +18,7 @@ from bot.ui.commands_i18n import LABEL_SEPARATOR
 from bot.ui.gate import answer_error, server_locale, thread_parent, user_translator
 from bot.ui.refs import for_discord
 from bot.ui.render_end import lapses_text
+from bot.ui.threads import Threads, offer
 from bot.ui.views import forfeit_view
 from engine.levels import LEVELS, get_level
 
@@ -34,12 +35,15 @@ LEVEL_NAMES = (
 """The levels' names as the difficulty choices show them (marked for the catalogs; the
 choice's value stays the English name)."""
 FIRST_NAMES = {
-    # TRANSLATORS: who moves first, from the point of view of who runs /tictactoe.
-    First.ME: locale_str("me"),
-    First.OPPONENT: locale_str("my opponent"),
+    # TRANSLATORS: who moves first: the member who runs /tictactoe ("me" is always the bot).
+    First.ME: locale_str("you"),
+    # TRANSLATORS: who moves first: the other side, the bot itself in a game against it.
+    First.OPPONENT: locale_str("your opponent (me, if you play me)"),
     First.RANDOM: locale_str("random"),
 }
-"""How the choices of who moves first read."""
+"""How the choices of who moves first read, spoken to the member who runs the command,
+as the bot speaks everywhere ("me" is the bot): the values stay ``First``'s, which are
+from that member's point of view."""
 
 
 def _level_choice(name: str) -> Choice[str]:
@@ -63,9 +67,10 @@ class Games(commands.Cog):
     """Starting, challenging and stopping games. Errors reach the user through the
     command tree's ``on_error``; admission is the tree's ``interaction_check``."""
 
-    def __init__(self, service: GameService, boards: Boards) -> None:
+    def __init__(self, service: GameService, boards: Boards, threads: Threads) -> None:
         self.service = service
         self.boards = boards
+        self.threads = threads
         # discord.py's context menus cannot be cog methods: the bot adds this one to its tree.
         self.menu = app_commands.guild_only(
             app_commands.ContextMenu(
@@ -98,7 +103,7 @@ class Games(commands.Cog):
         difficulty=locale_str("How well I play (default medium); only for games against me"),
         size=locale_str("Board size (default 3x3)"),
         win_length=locale_str("Marks in a row to win (default 3 on 3x3, 4 on larger boards)"),
-        first=locale_str("Who moves first (default random)"),
+        first=locale_str("Who moves first: you or your opponent (default random)"),
     )
     @app_commands.choices(
         difficulty=[_level_choice(name) for name in LEVELS],
@@ -138,39 +143,45 @@ class Games(commands.Cog):
             await interaction.response.defer(thinking=True)
 
         me = interaction.client.user
-        if opponent is None or (me is not None and opponent.id == me.id):
-            game = await self.service.start_bot_game(
+        against_bot = opponent is None or (me is not None and opponent.id == me.id)
+        try:
+            if against_bot:
+                game = await self.service.start_bot_game(
+                    interaction.guild_id,
+                    interaction.channel_id,
+                    interaction.user.id,
+                    level=difficulty,
+                    width=side,
+                    height=side,
+                    k=win_length,
+                    first=first,
+                    locale=server_locale(interaction),
+                    parent_id=thread_parent(interaction),
+                    on_slow=defer,
+                )
+                await self.boards.post(interaction, game)
+                return
+            assert opponent is not None
+            challenge = await self.service.challenge(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
-                level=difficulty,
+                opponent.id,
+                opponent_is_bot=opponent.bot,
+                level=difficulty,  # refused: a difficulty is for games against me
                 width=side,
                 height=side,
                 k=win_length,
                 first=first,
                 locale=server_locale(interaction),
                 parent_id=thread_parent(interaction),
-                on_slow=defer,
             )
-            await self.boards.post(interaction, game)
+        except ChannelBusy as busy:
+            rival = None if against_bot or opponent is None else opponent.id
+            choice = offer(rival, difficulty, side, win_length, first)
+            await self.threads.refuse(interaction, busy, choice)
             return
-        challenge = await self.service.challenge(
-            interaction.guild_id,
-            interaction.channel_id,
-            interaction.user.id,
-            opponent.id,
-            opponent_is_bot=opponent.bot,
-            width=side,
-            height=side,
-            k=win_length,
-            first=first,
-            locale=server_locale(interaction),
-            parent_id=thread_parent(interaction),
-        )
         await self.boards.post(interaction, challenge)
-        if difficulty is not None:
-            note = N_("Note: difficulty only applies to games against me, so it was ignored.")
-            await interaction.followup.send(user_translator(interaction)(note), ephemeral=True)
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters

@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.i18n import N_, Translator
 from bot.ui.commands_i18n import CommandTranslator
 from bot.ui.gate import send_ephemeral, user_translator
+from bot.ui.render import level_name
 
 PLAY = N_("tictactoe")
 MENU = N_("Challenge to tic-tac-toe")
@@ -65,6 +66,14 @@ def help_text(
                 " move has a time limit: a player who runs out of time loses. Rated games"
                 " between members change the players' ratings and the server's leaderboard.",
                 command=play,
+            )
+        ),
+        t(
+            N_(
+                "With three in a row on 4×4 or 5×5, the first player can always force a win:"
+                " games between members there are unrated, and at {level} I win whenever I"
+                " move first.",
+                level=level_name("impossible", t),
             )
         ),
     ]

@@ -60,8 +60,12 @@ class Privacy(commands.Cog):
     @app_commands.default_permissions(manage_guild=True)
     async def forget_server(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
+        permissions = interaction.permissions
         data = await self.service.guild_data(
-            interaction.guild_id, may_manage=interaction.permissions.manage_guild
+            interaction.guild_id,
+            may_manage=permissions.manage_guild,
+            user_id=interaction.user.id,
+            is_moderator=permissions.manage_messages,
         )
         t = user_translator(interaction)
         await interaction.response.send_message(

@@ -4,6 +4,7 @@ them, on or off in that server)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -17,6 +18,7 @@ from bot.models import GuildSettings
 from bot.service import GRACE, GameService, read_duration
 from bot.tunables import CHALLENGE_REACH, GAMES_PER_MEMBER, SERVER_GAMES, Tunable
 from bot.ui.gate import send_ephemeral, user_translator
+from bot.ui.preferences import choices_title, marked, on_off, preferences_view
 
 SETTINGS = N_("tictactoe-settings")
 """This command, by its name in the reader's language (a catalog entry like every name)."""
@@ -33,11 +35,6 @@ ServerGames = _range(SERVER_GAMES)
 ChallengeReach = _range(CHALLENGE_REACH)
 Time = app_commands.Range[str, 1, 20]
 """A length of time as typed: 90s, 5m, 1h30m, 1d (``bot.durations``)."""
-PREFERENCES = N_("tictactoe-preferences")
-
-
-def _on_off(on: bool, t: Translator) -> str:
-    return t(N_("on")) if on else t(N_("off"))
 
 
 def _seconds(value: float, t: Translator) -> str:
@@ -45,43 +42,67 @@ def _seconds(value: float, t: Translator) -> str:
     return t(Duration(value))
 
 
-def settings_text(settings: GuildSettings, title: Message, t: Translator) -> str:
-    """The settings as a moderator reads them, in ``t``'s language."""
-    channels = ", ".join(f"<#{c}>" for c in settings.channels) or t(N_("every channel"))
-    if settings.ping_grace is None:
-        grace = t(N_("{time} (or a fifth of the turn clock if shorter)", time=_seconds(GRACE, t)))
-    else:
-        grace = _seconds(settings.ping_grace, t)
-    cooldown = settings.challenge_cooldown
-    if not settings.reviews:
-        review = t(N_("Review: off"))
-    elif settings.review_cooldown:
-        every = _seconds(settings.review_cooldown, t)
-        review = t(N_("Review: offered, once every {every} per member", every=every))
-    else:
-        review = t(N_("Review: offered"))
+def settings_text(
+    settings: GuildSettings, title: Message, t: Translator, before: GuildSettings | None = None
+) -> str:
+    """The settings as a moderator reads them, in ``t``'s language; with ``before`` (the
+    settings a change replaced), each value that reads differently is ``marked``."""
+
+    def shown(value: Callable[[GuildSettings], str]) -> str:
+        now = value(settings)
+        return now if before is None else marked(value(before), now)
+
+    def channels(of: GuildSettings) -> str:
+        return ", ".join(f"<#{c}>" for c in of.channels) or t(N_("every channel"))
+
+    def grace(of: GuildSettings) -> str:
+        if of.ping_grace is None:
+            rule = N_("{time} (or a fifth of the turn clock if shorter)", time=_seconds(GRACE, t))
+            return t(rule)
+        return _seconds(of.ping_grace, t)
+
+    def cooldown(seconds: float) -> str:
+        return _seconds(seconds, t) if seconds else t(N_("none"))
+
+    review = shown(lambda of: t(N_("offered")) if of.reviews else t(N_("not offered")))
     return "\n".join(
         [
             f"**{t(title)}**",
-            t(N_("Games can be started in: {channels}", channels=channels)),
-            t(N_("Turn clock: {time}", time=_seconds(settings.turn_timeout, t))),
-            t(N_("Challenges expire after: {time}", time=_seconds(settings.challenge_timeout, t))),
-            t(N_("Live games per member: {n}", n=settings.games_per_member)),
-            t(N_("Live games in the server: {n}", n=settings.server_games)),
+            t(N_("Games can be started in: {channels}", channels=shown(channels))),
+            t(N_("Turn clock: {time}", time=shown(lambda of: _seconds(of.turn_timeout, t)))),
+            t(
+                N_(
+                    "Challenges expire after: {time}",
+                    time=shown(lambda of: _seconds(of.challenge_timeout, t)),
+                )
+            ),
+            t(N_("Live games per member: {n}", n=shown(lambda of: str(of.games_per_member)))),
+            t(N_("Live games in the server: {n}", n=shown(lambda of: str(of.server_games)))),
             t(
                 N_(
                     "Cooldown between challenges to the same member: {time}",
-                    time=_seconds(cooldown, t) if cooldown else t(N_("none")),
+                    time=shown(lambda of: cooldown(of.challenge_cooldown)),
                 )
             ),
-            review,
-            t(N_("Turn notifications: {state}", state=_on_off(settings.turn_pings, t)))
+            t(N_("Review: {state}", state=review)),
+            t(
+                N_(
+                    "Wait between one member's reviews: {time}",
+                    time=shown(lambda of: cooldown(of.review_cooldown)),
+                )
+            ),
+            t(
+                N_(
+                    "Turn notifications: {state}",
+                    state=shown(lambda of: on_off(of.turn_pings, t)),
+                )
+            )
             + " · "
-            + t(N_("sent after {time} without a move", time=grace)),
+            + t(N_("sent after {time} without a move", time=shown(grace))),
             t(
                 N_(
                     "Different members one member may challenge in 10 minutes: {n}",
-                    n=settings.challenge_reach,
+                    n=shown(lambda of: str(of.challenge_reach)),
                 )
             ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
@@ -208,7 +229,7 @@ class ServerSettings(commands.Cog):
             t = user_translator(interaction)
             await send_ephemeral(interaction, settings_text(settings, title, t))
             return
-        settings = await self.service.update_settings(
+        change = await self.service.update_settings(
             interaction.guild_id,
             changes,
             allow_channel=add_channel.id if add_channel else None,
@@ -216,9 +237,12 @@ class ServerSettings(commands.Cog):
             all_channels=all_channels,
             reset=reset,
         )
-        title = N_("Saved. The settings now:")
+        if change.changed:
+            title = N_("Saved. The settings now:")
+        else:
+            title = N_("Nothing changed. The settings now:")
         t = user_translator(interaction)
-        await send_ephemeral(interaction, settings_text(settings, title, t))
+        await send_ephemeral(interaction, settings_text(change.after, title, t, change.before))
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -244,18 +268,17 @@ class ServerSettings(commands.Cog):
         turn_notifications: bool | None = None,
         challenges: bool | None = None,
     ) -> None:
-        """Show the member's choices here, after changing those given."""
+        """Show the member's choices here, after changing those given, each with a button
+        that switches it (``bot.ui.preferences``)."""
         guild, user = interaction.guild_id, interaction.user.id
         assert guild is not None
-        choices = await self.service.choices(
+        change = await self.service.choices(
             guild, user, turn_pings=turn_notifications, challenges=challenges
         )
+        asked = turn_notifications is not None or challenges is not None
         t = user_translator(interaction)
-        title = t(N_("Your choices on this server:"))
-        lines = [
-            f"**{title}**",
-            t(N_("Turn notifications: {state}", state=_on_off(choices.turn_pings, t))),
-            t(N_("Challenges to you: {state}", state=_on_off(choices.challenges, t))),
-            t(N_("-# Change them with the options of /{command}.", command=PREFERENCES)),
-        ]
-        await send_ephemeral(interaction, "\n".join(lines))
+        await interaction.response.send_message(
+            view=preferences_view(change, user, choices_title(change, asked), t),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
