@@ -108,11 +108,13 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             handle = await emu.run_command(
                 alice, channel, "tictactoe", opponent=bob, first="me", difficulty="hard"
             )
+            difficult = (await handle.response()).message
+            assert difficult is not None and difficult.ephemeral
+            assert "A difficulty is for games against me" in difficult.text, difficult.text
+            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob, first="me")
             challenge = (await handle.response()).message
             assert challenge is not None and not challenge.ephemeral
             assert [int(u) for u in (challenge.allowed_mentions or {}).get("users", [])] == [bob.id]
-            (note,) = await handle.wait_followups(1)
-            assert note.ephemeral and "ignored" in note.text
 
             refused = await (await emu.click(alice, challenge, label="Accept")).response()
             assert refused.ephemeral and "Only the challenged member" in refused.message.text
