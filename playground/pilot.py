@@ -128,7 +128,7 @@ class Client:
 
     def open(self) -> Client:
         self.page.goto(self.url)
-        self.page.locator("#member-list .member").first.wait_for()
+        self.page.locator("#member-list .member").first.wait_for(state="attached")
         self.page.locator("#messages .message, #messages .empty").first.wait_for()
         return self
 
