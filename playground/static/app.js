@@ -1,7 +1,7 @@
 // The playground's Discord client: the refresh cycle, channels, the member switcher and the
 // languages, all from /api (see docs/playground.md). Messages are drawn by draw.js (with
 // markdown.js), the command box and the member menu are composer.js, the page's own words
-// texts.js. Below 760 px the channels and the members are drawers over the chat.
+// texts.js. Below 900 px the channels and the members are drawers over the chat.
 
 "use strict";
 

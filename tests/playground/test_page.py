@@ -182,7 +182,7 @@ def test_the_page_speaks_the_acting_members_language(client: Client) -> None:
     # the client language switches them too, at once
     client.set_client_language("fr")
     page.wait_for_function(
-        "() => document.querySelector('#members .hint').textContent.startsWith('Touchez')"
+        "() => document.querySelector('#members .hint').textContent.startsWith('Cliquez')"
     )
     client.set_client_language("en-US")
     page.wait_for_function("() => document.documentElement.lang === 'en-US'")
