@@ -52,7 +52,8 @@ function drawMessage(view, ctx) {
   if (meta && meta.name) {
     const line = el("div", "used-command");
     const who = ctx.names.users[meta.user.id] || meta.user.global_name || meta.user.username;
-    const parts = { who: el("span", "who", who), command: el("span", "command-name", "/" + meta.name) };
+    const shown = (meta.target_user ? "" : "/") + meta.name; // a user command has no slash
+    const parts = { who: el("span", "who", who), command: el("span", "command-name", shown) };
     for (const piece of tr("used").split(/(\{\w+\})/)) {
       const slot = piece.match(/^\{(\w+)\}$/);
       if (slot && parts[slot[1]]) line.append(parts[slot[1]]);
