@@ -233,13 +233,10 @@ def test_at_phone_width_the_chat_stays_and_a_move_can_be_played(
         assert page.locator("#command-input").is_visible()
         assert not page.locator("#member-list").is_visible()  # a drawer, closed
 
-        page.locator("#show-members").click()  # the members' drawer
-        page.locator('#member-list .member[data-name="Bob"]').click()
-        page.locator('#member-list .member.active[data-name="Bob"]').wait_for()
+        client.act_as("Bob")  # from the members' drawer
         page.wait_for_function("() => !document.body.dataset.drawer")  # it closed
-        page.locator("#show-channels").click()
-        page.locator("#channels .channel", has_text="general").click()
-        page.locator("#channels .channel.active", has_text="general").wait_for()
+        client.channel("general")  # from the channels' drawer
+        page.wait_for_function("() => !document.body.dataset.drawer")
         assert page.locator("#chat").bounding_box() == chat
 
         client.run("tictactoe", difficulty="easy", first="me")
