@@ -55,6 +55,8 @@ class Emulator(World):
     the bot has to acknowledge an interaction (3 s on Discord) and ``token_lifetime`` how long
     an interaction token stays valid for webhook calls (15 minutes), both on :attr:`clock`.
     ``locale`` is the client language of users who have none of their own (``add_user``).
+    ``heartbeat_interval`` is HELLO's (Discord's: 41.25 s) and ``round_trip`` how long a
+    HEARTBEAT_ACK takes to come back (a network's round trip; see gateway.py).
     Every ``wait_*`` helper gives up with :class:`TimeoutError` after ``wait_timeout`` seconds
     (wrap it in ``asyncio.timeout`` for a tighter bound).
 
@@ -73,6 +75,7 @@ class Emulator(World):
         ack_deadline: float = 3.0,
         token_lifetime: float = 15 * 60.0,
         heartbeat_interval: float = 41.25,
+        round_trip: float = 0.04,
         bot_name: str = "TestBot",
         host: str = "127.0.0.1",
         port: int = 0,
@@ -112,6 +115,7 @@ class Emulator(World):
             changed=self._changed,
             heartbeat_interval=heartbeat_interval,
             max_guilds_per_shard=max_guilds_per_shard,
+            round_trip=round_trip,
         )
         router = Router()
         RestApi(self).register(router)

@@ -5,6 +5,13 @@ shards.py for the routing rules). Each numbers its own dispatches and keeps them
 replay what its client missed; while no connection is attached they are only buffered. A new
 IDENTIFY does not end older sessions, as on Discord: a session ends when it is invalidated.
 Frames go out as plain JSON text (discord.py asks for zlib-stream but accepts text).
+
+Heartbeats: HELLO gives the interval (Discord's is 41250 ms); each HEARTBEAT is answered with a
+HEARTBEAT_ACK one network round trip later (``round_trip``), as Discord's ACK crosses the
+internet. An instant ACK over loopback can overtake discord.py's keep-alive thread, which
+records the send time only after the send completes: it then measures the ACK against the
+previous heartbeat and logs "Can't keep up, websocket is 41.3s behind". The gateway may also
+ask for a heartbeat at once with op 1 (:meth:`Gateway.request_heartbeat`).
 """
 
 from __future__ import annotations
@@ -129,6 +136,7 @@ class Gateway:
         changed: Callable[[], None],
         heartbeat_interval: float,
         max_guilds_per_shard: int,
+        round_trip: float = 0.04,
     ) -> None:
         self._check_token = check_token
         self._ready = ready
@@ -137,6 +145,7 @@ class Gateway:
         self._started = started
         self._changed = changed
         self.heartbeat_interval = heartbeat_interval
+        self.round_trip = round_trip
         self.max_guilds_per_shard = max_guilds_per_shard
         self.sessions: dict[str, Session] = {}
         self.session: Session | None = None
@@ -286,6 +295,16 @@ class Gateway:
             assert session.connection is not None
             self._send(session.connection, {"op": GatewayOp.RECONNECT.value, "d": None})
 
+    def request_heartbeat(self, *, shard_id: int | None = None) -> None:
+        """Send op 1 HEARTBEAT to the live sessions (holding ``shard_id``, or all): Discord's
+        way to ask a client for a heartbeat now, without waiting for its interval."""
+        sessions = self.live_sessions(shard_id)
+        if not sessions:
+            raise RuntimeError("the bot is not connected")
+        for session in sessions:
+            assert session.connection is not None
+            self._send(session.connection, {"op": GatewayOp.HEARTBEAT.value, "d": None})
+
     def hold(self) -> None:
         """Accept new sockets but keep them waiting before HELLO until :meth:`release`."""
         self._open.clear()
@@ -360,7 +379,8 @@ class Gateway:
         )
         if op == GatewayOp.HEARTBEAT:
             self.heartbeats += 1
-            self._send(conn, {"op": GatewayOp.HEARTBEAT_ACK.value})
+            ack = {"op": GatewayOp.HEARTBEAT_ACK.value, "d": None}
+            asyncio.get_running_loop().call_later(self.round_trip, self._send, conn, ack)
         elif op == GatewayOp.IDENTIFY:
             self._identify(conn, data if isinstance(data, dict) else {})
         elif op == GatewayOp.RESUME:

@@ -265,7 +265,11 @@ def interaction_metadata(handle: InteractionHandle) -> dict[str, Any]:
         "authorizing_integration_owners": handle.payload.get("authorizing_integration_owners", {}),
     }
     if handle.type == InteractionType.APPLICATION_COMMAND:
-        meta["name"] = handle.payload.get("data", {}).get("name", "")
+        data = handle.payload.get("data", {})
+        meta["name"] = data.get("name", "")
+        target = (data.get("resolved") or {}).get("users", {}).get(data.get("target_id"))
+        if data.get("type") == 2 and target is not None:
+            meta["target_user"] = target  # a user command: the member it was run on
     if handle.source_message is not None:
         meta["interacted_message_id"] = str(handle.source_message.id)
     return meta

@@ -7,6 +7,7 @@ client would refuse) or 404 (an unknown member, channel or message).
     GET  /api/commands?as=ID&channel=CID     the commands offered to them, localized
     POST /api/commands      {as, channel, name, options}       run a slash command
     POST /api/user-commands {as, channel, name, target}        a user context-menu command
+                                                               (target: a member or the bot)
     POST /api/click         {as, message, custom_id}           click a button
     POST /api/read          {as, channel}                      mark a channel read
     POST /api/locale        {as, locale}                       a member's client language
@@ -37,7 +38,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HEARTBEAT = 15.0
 CSP = "default-src 'self'; img-src 'self' data:"
 """Scripts and styles only from the page's own files: no inline script could ever run."""
-STATIC = ("index.html", "app.js", "composer.js", "draw.js", "markdown.js", "style.css")
+STATIC = ("index.html", "app.js", "composer.js", "draw.js", "markdown.js", "texts.js", "style.css")
 
 
 class Events:
@@ -88,10 +89,10 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return _error(404, str(exc).strip("'\""))
 
 
-def _member(world: World, raw: Any, field: str = "as") -> User:
+def _member(world: World, raw: Any, field: str = "as", *, bot: bool = False) -> User:
     if raw is None or not str(raw).isdigit():
         raise BadRequest(f"'{field}' must be a member id (see /api/state)")
-    return world.member(raw)
+    return world.member(raw, bot=bot)
 
 
 def _channel(world: World, raw: Any) -> Channel:
@@ -188,7 +189,7 @@ async def post_user_command(request: web.Request) -> web.Response:
     body = await _body(request)
     user = _member(world, body.get("as"))
     channel = _channel(world, body.get("channel"))
-    target = _member(world, body.get("target"), "target")
+    target = _member(world, body.get("target"), "target", bot=True)
     handle = await run_user_command(world.emu, user, channel, str(body.get("name")), target)
     return await _outcome(world, handle)
 

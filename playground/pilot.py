@@ -130,7 +130,7 @@ class Client:
 
     def open(self) -> Client:
         self.page.goto(self.url)
-        self.page.locator("#member-list .member").first.wait_for()
+        self.page.locator("#member-list .member").first.wait_for(state="attached")
         self.page.locator("#messages .message, #messages .empty").first.wait_for()
         return self
 
@@ -141,16 +141,24 @@ class Client:
             self.page.locator(f'#member-list .member[data-name="{name}"]').get_attribute("data-id")
         )
 
+    def _drawer(self, toggle: str, inside: str) -> None:
+        """At phone width lists are drawers: open the one holding ``inside`` if closed."""
+        if not self.page.locator(inside).first.is_visible():
+            self.page.locator(toggle).click()
+
     def act_as(self, name: str) -> None:
+        self._drawer("#show-members", "#member-list .member")
         self.page.locator(f'#member-list .member[data-name="{name}"]').click()
-        self.page.locator(f'#member-list .member.active[data-name="{name}"]').wait_for()
+        active = f'#member-list .member.active[data-name="{name}"]'
+        self.page.locator(active).wait_for(state="attached")
         self.page.wait_for_function(
             "name => document.getElementById('me-name').textContent === name", arg=name
         )
 
     def channel(self, name: str) -> None:
+        self._drawer("#show-channels", "#channels .channel")
         self.page.locator("#channels .channel", has_text=name).click()
-        self.page.locator("#channels .channel.active", has_text=name).wait_for()
+        self.page.locator("#channels .channel.active", has_text=name).wait_for(state="attached")
 
     def set_client_language(self, locale: str) -> None:
         self.page.select_option("#me-locale", locale)

@@ -90,7 +90,11 @@ def state_view(world: World, viewer: User | None = None) -> dict[str, Any]:
     members = world.members
     return {
         "server": {"id": str(guild.id), "name": guild.name, "locale": guild.locale},
-        "bot": {"id": str(world.emu.bot.id), "name": display_name(world, world.emu.bot)},
+        "bot": {
+            "id": str(world.emu.bot.id),
+            "name": display_name(world, world.emu.bot),
+            "roles": [r.name for r in guild.members[world.emu.bot.id].roles],
+        },
         "locales": list(LOCALES),
         "channels": [
             {

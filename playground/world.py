@@ -24,9 +24,12 @@ SERVER_NAME = "Playground"
 BOT_NAME = "Tic-Tac-Toe"
 CHANNELS = ("general", "games", "tournament")
 MEMBERS = (("Alice", "en-US"), ("Bob", "ja"), ("Carol", "fr"))
-"""Alice owns the server (Manage Server: the settings and erasure commands); Carol is a
-moderator (Manage Messages: she may stop others' games); Bob is a member."""
+"""Alice owns the server (every permission); Carol is a moderator; Bob is a member."""
 MODERATOR = "Carol"
+MODERATOR_ROLE = "Moderator"
+MODERATOR_PERMISSIONS = int(Permission.MANAGE_MESSAGES | Permission.MANAGE_GUILD)
+"""What a server's moderators usually hold, and what this bot asks of them: Manage Messages
+(stop others' games) and Manage Server (/tictactoe-settings, erasing a member's data)."""
 SAVE_DELAY = 1.0
 
 
@@ -50,7 +53,7 @@ def build(emu: Emulator, members: tuple[tuple[str, str], ...] = MEMBERS) -> Guil
     guild = emu.add_guild(SERVER_NAME, owner=people[0], community=True)
     for name in CHANNELS:
         emu.add_text_channel(guild, name)
-    moderators = emu.add_role(guild, "Moderator", permissions=int(Permission.MANAGE_MESSAGES))
+    moderators = emu.add_role(guild, MODERATOR_ROLE, permissions=MODERATOR_PERMISSIONS)
     for person in people[1:]:
         emu.add_member(guild, person, roles=[moderators] if person.name == MODERATOR else [])
     return guild
@@ -71,7 +74,14 @@ class World:
             state = json.loads(self.path.read_text(encoding="utf-8"))
             persist.restore(emu, state["emulator"])
             self.reads = Reads.from_json(state["reads"])
+            self._grant_moderators()
         emu.listeners.append(self.changed)
+
+    def _grant_moderators(self) -> None:
+        """A world saved before the moderators could open the settings gets that right."""
+        for role in self.guild.roles.values():
+            if role.name == MODERATOR_ROLE and not role.managed:
+                role.permissions |= MODERATOR_PERMISSIONS
 
     @property
     def guild(self) -> Guild:
@@ -81,9 +91,10 @@ class World:
     def members(self) -> list[User]:
         return [m.user for m in self.guild.members.values() if not m.user.bot]
 
-    def member(self, user_id: int | str) -> User:
+    def member(self, user_id: int | str, *, bot: bool = False) -> User:
+        """A member the page may act as; with ``bot``, the bot too (a menu's target)."""
         found = self.guild.member(int(user_id))
-        if found is None or found.user.bot:
+        if found is None or (found.user.bot and not (bot and found.user is self.emu.bot)):
             raise LookupError(f"no member {user_id} in {self.guild.name}")
         return found.user
 

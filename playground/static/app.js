@@ -1,6 +1,7 @@
 // The playground's Discord client: the refresh cycle, channels, the member switcher and the
 // languages, all from /api (see docs/playground.md). Messages are drawn by draw.js (with
-// markdown.js), the command box and the member menu are composer.js.
+// markdown.js), the command box and the member menu are composer.js, the page's own words
+// texts.js. Below 900 px the channels and the members are drawers over the chat.
 
 "use strict";
 
@@ -75,7 +76,7 @@ async function refresh() {
       ui.loadFailed = false;
     } catch (error) {
       ui.loadFailed = true; // e.g. the playground is restarting: the next event clears it
-      showError(`Cannot reach the playground: ${error.message || error}`);
+      showError(tr("unreachable", { error: error.message || error }));
     }
   } while (ui.again);
   ui.busy = false;
@@ -114,7 +115,7 @@ function localeOptions(select, chosen) {
 
 function badge(count) {
   const node = el("span", "badge", String(count));
-  node.title = `${count} unread mention${count === 1 ? "" : "s"}`;
+  node.title = tr("unread", { count });
   node.hidden = count === 0;
   return node;
 }
@@ -129,22 +130,30 @@ function avatar(name, id) {
 
 function drawChrome() {
   const { state } = ui;
+  Texts.translatePage();
   $("server-name").textContent = state.server.name;
   localeOptions($("server-locale"), state.server.locale);
   const me = member(ui.me);
   $("me-name").textContent = me.name;
   $("me-avatar").replaceWith(Object.assign(avatar(me.name, me.id), { id: "me-avatar" }));
+  const acting = Object.assign(avatar(me.name, me.id), { id: "acting-avatar" });
+  acting.classList.add("small");
+  $("acting-avatar").replaceWith(acting);
   localeOptions($("me-locale"), me.locale);
   document.documentElement.lang = me.locale;
   const channel = state.channels.find((c) => c.id === ui.channel);
   $("channel-name").textContent = channel.name;
-  $("command-input").placeholder = `Message #${channel.name}: type / for the bot's commands`;
+  $("command-input").placeholder = tr("placeholder", { channel: channel.name });
+  $("command-input").setAttribute("aria-label", $("command-input").placeholder);
   $("channels").replaceChildren(
     ...state.channels.map((c) => {
       const item = el("li", c.id === ui.channel ? "channel active" : "channel");
       item.dataset.id = c.id;
       item.append(el("span", "hash", "#"), el("span", "name", c.name), badge(c.unread_mentions));
-      item.addEventListener("click", () => switchTo(ui.me, c.id));
+      item.addEventListener("click", () => {
+        closeDrawers();
+        switchTo(ui.me, c.id);
+      });
       return item;
     }),
   );
@@ -155,17 +164,74 @@ function drawChrome() {
       item.dataset.name = m.name;
       const text = el("div", "member-text");
       const name = el("div", "member-name", m.name);
-      if (m.owner) name.append(el("span", "owner", " 👑"));
+      if (m.owner) name.append(Object.assign(el("span", "owner", " 👑"), { title: tr("owner") }));
       const facts = [m.locale, ...m.roles].join(" · ");
       text.append(name, el("div", "member-facts", facts));
       item.append(avatar(m.name, m.id), text, badge(m.unread_mentions));
-      item.title = m.permissions.length ? `Permissions: ${m.permissions.join(", ")}` : "";
-      item.addEventListener("click", () => switchTo(m.id, ui.channel));
-      item.addEventListener("contextmenu", (event) => openMemberMenu(event, m));
+      item.title = m.permissions.length ? tr("permissions", { list: m.permissions.join(", ") }) : "";
+      onPress(item, () => {
+        closeDrawers();
+        switchTo(m.id, ui.channel);
+      }, (event) => openMemberMenu(event, m));
       return item;
     }),
   );
+  const bot = { ...state.bot, bot: true };
+  const item = el("li", "member bot");
+  item.dataset.id = bot.id;
+  item.dataset.name = bot.name;
+  const text = el("div", "member-text");
+  const name = el("div", "member-name", bot.name);
+  name.append(" ", el("span", "app-tag", "APP"));
+  text.append(name, el("div", "member-facts", bot.roles.join(" · ")));
+  item.append(avatar(bot.name, bot.id), text);
+  item.title = tr("cannotActAsBot");
+  onPress(item, (event) => openMemberMenu(event, bot), (event) => openMemberMenu(event, bot));
+  $("bot-list").replaceChildren(item);
   if (ui.picked && !findCommand(ui.picked.name)) closeCommand();
+}
+
+// A click (a tap) does `tap`; a right-click, or a touch held for half a second, does `menu`,
+// as Discord's mobile client opens a member's menu on a long press.
+function onPress(node, tap, menu) {
+  let timer = null;
+  let held = false;
+  const cancel = () => clearTimeout(timer);
+  node.addEventListener("pointerdown", (event) => {
+    held = false;
+    if (event.pointerType === "mouse") return;
+    timer = setTimeout(() => {
+      held = true;
+      menu(event);
+    }, 500);
+  });
+  for (const kind of ["pointerup", "pointercancel", "pointerleave"]) node.addEventListener(kind, cancel);
+  node.addEventListener("click", (event) => {
+    event.stopPropagation(); // the page's click closes menus: this one may have opened one
+    if (held) return; // the long press already opened the menu
+    closeMenus();
+    tap(event);
+  });
+  node.addEventListener("contextmenu", (event) => {
+    event.preventDefault();
+    cancel();
+    if (!held) menu(event);
+    held = true;
+  });
+}
+
+// -- the drawers (narrow screens): channels on the left, members on the right -------------
+
+function openDrawer(which) {
+  const open = document.body.dataset.drawer === which ? "" : which;
+  document.body.dataset.drawer = open;
+  $("scrim").hidden = !open;
+  $("show-channels").setAttribute("aria-expanded", String(open === "channels"));
+  $("show-members").setAttribute("aria-expanded", String(open === "members"));
+}
+
+function closeDrawers() {
+  if (document.body.dataset.drawer) openDrawer("");
 }
 
 function switchTo(me, channel) {
@@ -212,9 +278,13 @@ function start() {
   document.addEventListener("click", (event) => {
     if (!$("context-menu").contains(event.target)) closeMenus();
   });
+  $("show-channels").addEventListener("click", () => openDrawer("channels"));
+  $("show-members").addEventListener("click", () => openDrawer("members"));
+  $("scrim").addEventListener("click", closeDrawers);
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     closeMenus();
+    closeDrawers();
     closeCommand();
   });
   document.addEventListener("visibilitychange", () => document.hidden || refresh());

@@ -24,8 +24,8 @@ function openCommandMenu() {
   const offered = ui.commands.chat_input.filter(
     (c) => shownName(c).toLowerCase().includes(typed) || c.name.includes(typed),
   );
-  menu.replaceChildren(el("div", "menu-title", `Commands matching /${typed}`));
-  if (offered.length === 0) menu.append(el("div", "menu-empty", "No commands match."));
+  menu.replaceChildren(el("div", "menu-title", tr("commandsMatching", { typed })));
+  if (offered.length === 0) menu.append(el("div", "menu-empty", tr("noCommands")));
   for (const command of offered) {
     const item = el("button", "command-choice");
     item.type = "button";
@@ -55,10 +55,10 @@ function pickCommand(command) {
   const options = [...(command.options || [])].sort((a, b) => (b.required ? 1 : 0) - (a.required ? 1 : 0));
   for (const option of options) fields.append(optionField(option));
   const actions = el("div", "form-actions");
-  const send = el("button", "btn primary", "Send");
+  const send = el("button", "btn primary", tr("send"));
   send.type = "submit";
   send.id = "command-send";
-  const cancel = el("button", "btn secondary", "Cancel");
+  const cancel = el("button", "btn secondary", tr("cancel"));
   cancel.type = "button";
   cancel.addEventListener("click", closeCommand);
   actions.append(send, cancel);
@@ -74,14 +74,14 @@ function optionField(option) {
   const name = el("span", "option-name", shownName(option) + (option.required ? " *" : ""));
   field.title = option.description_localized || option.description;
   let input;
-  const blank = () => new Option(option.required ? "Choose…" : "—", "");
+  const blank = () => new Option(option.required ? tr("choose") : "—", "");
   if (option.choices) {
     input = el("select");
     input.append(blank());
     for (const choice of option.choices) input.append(new Option(shownName(choice), JSON.stringify(choice.value)));
   } else if (option.type === 5) {
     input = el("select");
-    input.append(blank(), new Option("True", "true"), new Option("False", "false"));
+    input.append(blank(), new Option(tr("yes"), "true"), new Option(tr("no"), "false"));
   } else if (option.type === 6 || option.type === 9) {
     input = el("select");
     input.append(blank());
@@ -107,7 +107,7 @@ function optionField(option) {
     if (option.max_length != null) input.maxLength = option.max_length;
     input.placeholder = option.description_localized || option.description;
   } else {
-    input = el("span", "unknown-component", `Option type ${option.type} is not supported here`);
+    input = el("span", "unknown-component", tr("unsupportedOption", { type: option.type }));
   }
   input.dataset.type = String(option.type);
   field.append(name, input, el("span", "option-description", option.description_localized || option.description));
@@ -137,7 +137,7 @@ async function sendCommand(event) {
     const first = $("command-menu").hidden ? null : $("command-menu").querySelector(".command-choice");
     if (exact) pickCommand(exact);
     else if (first) first.click(); // Enter takes the first command the menu shows
-    else if (input.value.trim()) showError("The bot reads no messages here: type / and pick one of its commands.");
+    else if (input.value.trim()) showError(tr("readsNoMessages"));
     return;
   }
   const body = { as: ui.me, channel: ui.channel, name: ui.picked.name, options: optionValues() };
@@ -145,7 +145,7 @@ async function sendCommand(event) {
   try {
     const outcome = await api("/api/commands", body);
     closeCommand();
-    if (outcome.failed) showError(outcome.failure || "This interaction failed");
+    if (outcome.failed) showError(outcome.failure || tr("interactionFailed"));
   } catch (error) {
     showError(String(error.message || error));
     $("command-send").disabled = false;
@@ -171,20 +171,24 @@ function hideError() {
   $("composer-error").hidden = true;
 }
 
-// -- the member context menu (right-click): Apps lists the bot's user commands --------------
+// -- the member context menu (right-click, long press): Apps lists the bot's user commands --
 
 function openMemberMenu(event, target) {
   event.preventDefault();
   const menu = $("context-menu");
   const items = [el("div", "menu-title", target.name)];
-  const act = el("button", "menu-item", `Act as ${target.name}`);
-  act.addEventListener("click", () => {
-    closeMenus();
-    switchTo(target.id, ui.channel);
-  });
-  items.push(act, el("div", "menu-title", "Apps"));
+  if (!target.bot) {
+    const act = el("button", "menu-item act", tr("actAs", { name: target.name }));
+    act.addEventListener("click", () => {
+      closeMenus();
+      closeDrawers();
+      switchTo(target.id, ui.channel);
+    });
+    items.push(act);
+  }
+  items.push(el("div", "menu-title", tr("apps")));
   if (ui.commands.user.length === 0) {
-    const none = el("button", "menu-item", `${ui.state.bot.name} has no commands for members`);
+    const none = el("button", "menu-item", tr("noUserCommands", { bot: ui.state.bot.name }));
     none.disabled = true;
     items.push(none);
   }
@@ -193,6 +197,7 @@ function openMemberMenu(event, target) {
     item.dataset.name = command.name;
     item.addEventListener("click", async () => {
       closeMenus();
+      closeDrawers();
       try {
         const outcome = await api("/api/user-commands", {
           as: ui.me,
@@ -200,7 +205,7 @@ function openMemberMenu(event, target) {
           name: command.name,
           target: target.id,
         });
-        if (outcome.failed) showError(outcome.failure || "This interaction failed");
+        if (outcome.failed) showError(outcome.failure || tr("interactionFailed"));
       } catch (error) {
         showError(String(error.message || error));
       }
@@ -210,8 +215,8 @@ function openMemberMenu(event, target) {
   }
   for (const item of items) if (item.tagName === "BUTTON") item.type = "button";
   menu.replaceChildren(...items);
-  menu.style.left = `${Math.min(event.clientX, window.innerWidth - 240)}px`;
-  menu.style.top = `${Math.min(event.clientY, window.innerHeight - 200)}px`;
+  menu.style.left = `${Math.max(0, Math.min(event.clientX, window.innerWidth - 240))}px`;
+  menu.style.top = `${Math.max(0, Math.min(event.clientY, window.innerHeight - 200))}px`;
   menu.hidden = false;
 }
 

@@ -28,7 +28,7 @@ function drawMessages(messages) {
   const ids = new Set(messages.map((m) => m.payload.id));
   for (const id of ui.nodes.keys()) if (!ids.has(id)) ui.nodes.delete(id);
   if (shown.length === 0) {
-    shown.push(el("div", "empty", "No messages yet. Type / below to start a game."));
+    shown.push(el("div", "empty", tr("empty")));
   }
   box.replaceChildren(...shown);
   const target = ui.jumpTo && ui.nodes.get(ui.jumpTo);
@@ -52,7 +52,13 @@ function drawMessage(view, ctx) {
   if (meta && meta.name) {
     const line = el("div", "used-command");
     const who = ctx.names.users[meta.user.id] || meta.user.global_name || meta.user.username;
-    line.append(el("span", "who", who), " used ", el("span", "command-name", "/" + meta.name));
+    const shown = (meta.target_user ? "" : "/") + meta.name; // a user command has no slash
+    const parts = { who: el("span", "who", who), command: el("span", "command-name", shown) };
+    for (const piece of tr("used").split(/(\{\w+\})/)) {
+      const slot = piece.match(/^\{(\w+)\}$/);
+      if (slot && parts[slot[1]]) line.append(parts[slot[1]]);
+      else if (piece) line.append(piece);
+    }
     node.append(line);
   }
   const header = el("div", "message-header");
@@ -62,10 +68,10 @@ function drawMessage(view, ctx) {
   const time = el("time", "sent", sent.toLocaleTimeString(ctx.locale, { timeStyle: "short" }));
   time.title = sent.toLocaleString(ctx.locale, { dateStyle: "full", timeStyle: "medium" });
   header.append(time);
-  if (message.edited_timestamp) header.append(el("span", "edited", "(edited)"));
+  if (message.edited_timestamp) header.append(el("span", "edited", tr("edited")));
   node.append(avatar(view.author_name, message.author.id), header);
   const body = el("div", "message-body");
-  if (view.loading) body.append(el("div", "thinking", `${view.author_name} is thinking…`));
+  if (view.loading) body.append(el("div", "thinking", tr("thinking", { name: view.author_name })));
   if (message.content) body.append(markdown(message.content, ctx));
   for (const embed of message.embeds || []) body.append(drawEmbed(embed, ctx));
   if (message.components && message.components.length) {
@@ -77,14 +83,14 @@ function drawMessage(view, ctx) {
   node.append(body);
   if (view.ephemeral) {
     const note = el("div", "ephemeral-note");
-    const dismiss = el("a", "dismiss", "Dismiss message");
+    const dismiss = el("a", "dismiss", tr("dismiss"));
     dismiss.href = "#";
     dismiss.addEventListener("click", (event) => {
       event.preventDefault();
       ui.dismissed.add(message.id);
       node.remove();
     });
-    note.append("👁 Only you can see this • ", dismiss);
+    note.append(`👁 ${tr("onlyYou")} • `, dismiss);
     node.append(note);
   }
   const said = ui.notes.get(message.id);
@@ -167,8 +173,8 @@ function drawComponent(c, ctx, messageId) {
     }
     default:
       if (SELECTS.has(c.type)) {
-        const menu = el("div", "select", c.placeholder || "Make a selection");
-        menu.title = "Select menus cannot be used in the playground";
+        const menu = el("div", "select", c.placeholder || tr("selectMenu"));
+        menu.title = tr("selectMenuHelp");
         return menu;
       }
       return el("div", "unknown-component", `Unknown component (type ${c.type})`);
@@ -207,7 +213,7 @@ async function click(button, messageId, customId) {
   ui.notes.delete(messageId);
   try {
     const outcome = await api("/api/click", { as: ui.me, message: messageId, custom_id: customId });
-    if (outcome.failed) ui.notes.set(messageId, outcome.failure || "This interaction failed");
+    if (outcome.failed) ui.notes.set(messageId, outcome.failure || tr("interactionFailed"));
   } catch (error) {
     ui.notes.set(messageId, String(error.message || error));
   }

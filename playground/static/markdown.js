@@ -70,7 +70,7 @@ function inlineNode(kind, found, ctx) {
       return el("code", "inline-code", found[1]);
     case "spoiler": {
       const node = inline(found[1], ctx, el("span", "spoiler"));
-      node.title = "Spoiler: click to show";
+      node.title = window.Texts ? Texts.tr("spoiler") : "Spoiler: click to show";
       node.addEventListener("click", () => node.classList.add("shown"));
       return node;
     }

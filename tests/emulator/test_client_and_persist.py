@@ -58,6 +58,8 @@ async def test_the_user_context_menu_and_the_offered_commands(emu: Emulator) -> 
         assert answer.type == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and answer.ephemeral
         assert answer.message is not None and answer.message.visible_to == bob.id
         assert bot.targets == [(alice.id, "ja")]
+        meta = answer.message.to_payload(emu.users)["interaction_metadata"]
+        assert meta["name"] == "Wave at" and meta["target_user"]["id"] == str(alice.id)
 
 
 async def test_a_restored_world_keeps_every_id_and_message(emu: Emulator) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from discord_emulator import CallbackType, Emulator, Intent, UserActionError
 
-from .helpers import TIMEOUT, Arena
+from .helpers import TIMEOUT, Arena, running
 
 
 async def test_login_ready_and_sync(arena: Arena) -> None:
@@ -153,3 +153,42 @@ async def test_members_intent_gets_every_member(emu: Emulator) -> None:
         emu.add_member(world["guild"], newcomer)
         await emu.wait_for(lambda: guild.get_member(newcomer.id) is not None)
     assert emu.unrouted == []
+
+
+DISCORD_INTERVAL = 41.25
+"""Discord's heartbeat interval; discord.py warns "Can't keep up, websocket is N s behind"
+when an ACK comes more than 10 s after its heartbeat."""
+BEHIND = 10.0 / DISCORD_INTERVAL
+
+
+async def test_an_hour_of_heartbeats_never_looks_behind(caplog: pytest.LogCaptureFixture) -> None:
+    """An hour of idle play at Discord's interval is 88 heartbeats: here at a 0.2 s interval,
+    with discord.py's warning threshold scaled by the same ratio. An ACK answered at once over
+    loopback overtook discord.py's keep-alive thread about once in twenty heartbeats, which
+    then measured it against the previous heartbeat: a whole interval "behind"."""
+    interval = 0.2
+    beats = round(3600 / DISCORD_INTERVAL)
+    caplog.set_level("WARNING", logger="discord.gateway")
+    async with Emulator(heartbeat_interval=interval, round_trip=0.01) as emu:
+        client = discord.Client(intents=discord.Intents.default())
+        async with running(emu, client):
+            latencies: set[float] = set()
+            async with asyncio.timeout(beats * interval * 3):
+                while emu.gateway.heartbeats < beats:
+                    await asyncio.sleep(interval / 5)
+                    latencies.add(client.latency)
+            assert len(latencies) > beats / 2, latencies
+            assert max(latencies) < BEHIND * interval, sorted(latencies)[-5:]
+
+            # Discord may ask for a heartbeat at once (op 1): just after a regular one, the
+            # client answers well before its next
+            before = emu.gateway.heartbeats
+            for _ in range(200):  # heartbeats wake no waiter: look every 2 ms
+                if emu.gateway.heartbeats > before:
+                    break
+                await asyncio.sleep(0.002)
+            emu.gateway.request_heartbeat()
+            await asyncio.sleep(interval / 4)
+            assert emu.gateway.heartbeats == before + 2
+            assert client.latency < BEHIND * interval
+    assert not [r for r in caplog.records if r.name == "discord.gateway"], caplog.text

@@ -13,12 +13,16 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from bot.errors import NotYourTurn
 from bot.i18n import N_, translator
 from playground.pilot import CELLS, CHROMIUM, Client, Running, chromium, playground
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +31,7 @@ if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
     pytest.skip(f"no {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-EN, JA = translator("en-US"), translator("ja")
+EN, JA, FR = translator("en-US"), translator("ja"), translator("fr")
 QUICK_TURNS = {"TURN_TIMEOUT_SECONDS": "40", "SWEEP_INTERVAL_SECONDS": "1"}
 """A turn's notice goes to a player who let it wait a fifth of the clock: 8 s here."""
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
@@ -41,13 +45,18 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 
 @pytest.fixture(scope="module")
-def client(running: Running) -> Iterator[Client]:
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        yield Client(page, running.url).open()
-        assert not errors, errors
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def client(running: Running, browser: Browser) -> Iterator[Client]:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield Client(page, running.url).open()
+    assert not errors, errors
 
 
 def test_a_game_against_the_bot_to_its_end(client: Client) -> None:
@@ -115,7 +124,8 @@ def test_a_challenge_between_members_in_two_languages(client: Client) -> None:
     board.locator('button[data-custom-id^="ttt:cell:"]').nth(4).click()
     refusal = client.last_message(JA(NotYourTurn.default_message))
     assert "ephemeral" in (refusal.get_attribute("class") or "")
-    assert "Only you can see this" in refusal.locator(".ephemeral-note").inner_text()
+    note = refusal.locator(".ephemeral-note").inner_text()
+    assert page_text(page, "onlyYou", "ja") in note and JAPANESE.search(note), note
 
     client.act_as("Alice")
     assert client.messages().filter(has_text=JA(NotYourTurn.default_message)).count() == 0
@@ -154,6 +164,110 @@ def test_a_challenge_between_members_in_two_languages(client: Client) -> None:
     # the game's end deleted its turn notice, and the page dropped it without a reload
     assert page.locator("#messages .message-link").count() == 0
     assert page.evaluate("() => performance.getEntriesByType('navigation').length") == 1
+
+
+def page_text(page: Page, key: str, locale: str) -> str:
+    """The page's own words (static/texts.js) in ``locale``."""
+    return str(page.evaluate("([key, locale]) => Texts.tr(key, {}, locale)", [key, locale]))
+
+
+def test_the_page_speaks_the_acting_members_language(client: Client) -> None:
+    page = client.page
+    seen = {}
+    for name, locale in (("Bob", "ja"), ("Carol", "fr"), ("Alice", "en-US")):
+        client.act_as(name)
+        assert page.locator("#me-locale").input_value() == locale
+        page.wait_for_function("locale => document.documentElement.lang === locale", arg=locale)
+        heading = page.locator("#members .section-title").first.inner_text()
+        hint = page.locator("#members .hint").inner_text()
+        seen[name] = (heading, hint, page.locator("#command-input").get_attribute("placeholder"))
+        assert heading.casefold() == page_text(page, "membersActAs", locale).casefold()
+        assert hint == page_text(page, "membersHint", locale)
+    assert JAPANESE.search("".join(map(str, seen["Bob"]))), seen["Bob"]
+    assert seen["Carol"][0].casefold() == "membres — agir en tant que", seen["Carol"]
+    assert seen["Alice"][0].casefold() == "members — act as", seen["Alice"]
+    # the client language switches them too, at once
+    client.set_client_language("fr")
+    page.wait_for_function(
+        "() => document.querySelector('#members .hint').textContent.startsWith('Cliquez')"
+    )
+    client.set_client_language("en-US")
+    page.wait_for_function("() => document.documentElement.lang === 'en-US'")
+
+
+def test_the_moderator_opens_the_settings(client: Client) -> None:
+    """Carol's Moderator role holds Manage Messages and Manage Server, as a server's
+    moderators usually do: she may open /tictactoe-settings (Bob may not)."""
+    client.act_as("Carol")
+    client.channel("general")
+    carol = client.page.locator('#member-list .member[data-name="Carol"]')
+    assert "MANAGE_GUILD" in str(carol.get_attribute("title"))
+    client.run("tictactoe-settings")
+    answer = client.last_message(FR(N_("Tic-tac-toe on this server")))
+    assert "ephemeral" in (answer.get_attribute("class") or "")
+    assert client.page.locator("#composer-error").is_hidden()
+
+
+def test_the_bot_is_a_member_with_its_apps_menu(client: Client) -> None:
+    page = client.page
+    client.act_as("Alice")
+    client.channel("tournament")
+    bot = page.locator("#bot-list .member.bot")
+    assert "APP" in bot.inner_text()
+    assert page.locator('#member-list .member[data-name="Tic-Tac-Toe"]').count() == 0
+    bot.click(button="right")
+    menu = page.locator("#context-menu")
+    menu.wait_for()
+    assert menu.locator(".menu-item.act").count() == 0  # nobody acts as the bot
+    app = menu.locator(".menu-item.app")
+    assert app.inner_text() == "Challenge to tic-tac-toe"
+    app.click()
+    board = client.board()  # Apps > Challenge, on the bot: a game against it
+    assert "Alice" in board.inner_text()
+    assert board.locator('button[data-custom-id^="ttt:cell:"]').count() > 0
+
+
+def test_at_phone_width_the_chat_stays_and_a_move_can_be_played(
+    running: Running, browser: Browser
+) -> None:
+    page = browser.new_page(viewport={"width": 375, "height": 740}, has_touch=True)
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        client = Client(page, running.url).open()
+        chat = page.locator("#chat").bounding_box()
+        assert chat is not None and chat["width"] >= 370, chat
+        assert page.locator("#command-input").is_visible()
+        assert not page.locator("#member-list").is_visible()  # a drawer, closed
+
+        client.act_as("Bob")  # from the members' drawer
+        page.wait_for_function("() => !document.body.dataset.drawer")  # it closed
+        client.channel("general")  # from the channels' drawer
+        page.wait_for_function("() => !document.body.dataset.drawer")
+        assert page.locator("#chat").bounding_box() == chat
+
+        client.run("tictactoe", difficulty="easy", first="me")
+        client.play_cell(4)
+        board = client.board()
+        played = board.locator(CELLS).nth(4).get_attribute("data-custom-id")
+        assert not str(played).startswith("ttt:cell:"), played  # no longer a free cell
+        cell = board.locator('button[data-custom-id^="ttt:"]').first.bounding_box()
+        assert cell is not None and cell["height"] >= 40 and cell["width"] >= 40, cell
+        box = board.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 375, box
+
+        # a long press on the bot opens its menu, as on Discord's phone app
+        page.locator("#show-members").click()
+        bot = page.locator("#bot-list .member.bot")
+        bot.dispatch_event("pointerdown", {"pointerType": "touch", "clientX": 200, "clientY": 250})
+        menu = page.locator("#context-menu")
+        menu.wait_for()
+        assert menu.locator(".menu-item.app").inner_text() == JA(N_("Challenge to tic-tac-toe"))
+        bot.dispatch_event("pointerup", {"pointerType": "touch"})
+        page.keyboard.press("Escape")
+        assert not errors, errors
+    finally:
+        page.close()
 
 
 def test_the_member_menu_offers_the_bots_user_commands(client: Client) -> None:
