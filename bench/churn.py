@@ -3,7 +3,7 @@
 Run as ``python -m bench.churn [--games 100000] [--every 10000] [--database ...]``. Plays
 games through the service on a fake clock (two minutes apart, so 100,000 games span
 139 days: past every pruning window) in one server of 200 members: each game is a
-challenge, accepted, a move, a forfeit (rated) and a stored review; every other game a
+challenge, accepted, a move each, a forfeit (rated) and a stored review; every other game a
 declined challenge too, and a bot game stopped at once (an abandoned game: the
 "permanent row every two interactions" of a bot game and /tictactoe-stop); every fifth a
 call-off proposal that the next move makes stale. Cooldowns are claimed as members
@@ -104,6 +104,7 @@ async def play(
             if n % 5 == 0:  # made stale by the move that follows
                 await store.calloffs.propose(game.id, x, 0, clock.now)
             game = await service.play(game.id, x, 4, 0)
+            game = await service.play(game.id, o, 0, 1)  # both moved: the forfeit is rated
             await service.endings.forfeit(game.id, o)
             await store.reviews.put(game.id, REVIEW)
             ended += 1

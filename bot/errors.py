@@ -260,12 +260,14 @@ class ChallengeCooldown(GameError):
 
 
 class RatedStop(GameError):
-    """A player asked to stop a rated game that has begun: it would count as their loss,
-    so they are asked first. ``game`` is the game as it stands."""
+    """A player asked to stop a rated game both players have moved in: it would count as
+    their loss, so they are asked first. ``game`` is the game as it stands; their answer
+    holds at its move until ``until``."""
 
-    def __init__(self, message: str | Message, *, game: Game) -> None:
+    def __init__(self, message: str | Message, *, game: Game, until: float) -> None:
         super().__init__(message)
         self.game = game
+        self.until = until
 
 
 class CallOffUnavailable(GameError):

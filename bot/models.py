@@ -40,6 +40,7 @@ __all__ = [
     "MemberData",
     "PlayerRow",
     "PlayerStats",
+    "RatingChange",
     "Record",
     "Result",
     "Settlement",
@@ -59,7 +60,7 @@ class GameStatus(enum.StrEnum):
     ACTIVE = "active"  # waiting for a human move
     BOT_TO_MOVE = "bot_to_move"  # the bot owes a move; completed as soon as it runs
     FINISHED = "finished"  # won, drawn, forfeited or timed out (rated if between members)
-    ABANDONED = "abandoned"  # stopped by a player or moderator; unrated
+    ABANDONED = "abandoned"  # stopped, called off or aborted (``rules.is_abort``); unrated
 
     @property
     def is_live(self) -> bool:
@@ -90,6 +91,21 @@ class ChallengeStatus(enum.StrEnum):
     WITHDRAWN = "withdrawn"
 
 
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A player's rating before and after a rated game."""
+
+    before: float
+    after: float
+
+    @property
+    def shown(self) -> tuple[int, int]:
+        """The rating after and the change, as whole points: the change is the difference
+        of the two ratings as they are shown, so the numbers add up for the reader."""
+        after = round(self.after)
+        return after, after - round(self.before)
+
+
 @dataclass(frozen=True)  # no slots: ``board`` is a cached_property
 class Game:
     id: int
@@ -113,6 +129,8 @@ class Game:
     rematch_of: int | None = None
     turn_seconds: float | None = None  # this game's turn clock (None: the bot's default)
     locale: str | None = None  # the Discord locale of its shared messages (None: English)
+    x_rating: RatingChange | None = None  # set once a rated game ended (None before 0008)
+    o_rating: RatingChange | None = None
     position: Board | None = field(default=None, repr=False, compare=False)
     """The board after ``moves`` when whoever made this game already had it (``after_move``
     passes it on); None: ``board`` replays ``moves``."""
@@ -346,12 +364,14 @@ class Settlement:
     """What ending a game writes besides the game row, decided by the service's rules.
 
     ``players`` holds each member's new row (absolute values; ``rank`` is ignored);
-    ``bot_record`` is (member, level, record to add) for a finished game against the bot.
+    ``bot_record`` is (member, level, record to add) for a finished game against the bot;
+    ``ratings`` is X's and O's rating change in a rated game, kept with the game.
     """
 
     rated: bool = False
     players: tuple[tuple[int, PlayerRow], ...] = ()
     bot_record: tuple[int, str, Record] | None = None
+    ratings: tuple[RatingChange, RatingChange] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -235,6 +235,12 @@ class Client:
             button = message.locator(f'button[data-custom-id^="{custom_id_prefix}"]')
         button.first.click()
 
+    def forfeit(self) -> None:
+        """Forfeit the newest board: its Forfeit asks privately, the question's first
+        button confirms."""
+        self.click(self.board(), custom_id_prefix="ttt:forfeit:")
+        self.click(self.last_message(with_button="ttt:quit:"), custom_id_prefix="ttt:quit:")
+
     def play_cell(self, index: int) -> None:
         """Click cell ``index`` of the newest board and wait until the board shows it."""
         board = self.board()

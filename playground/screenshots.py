@@ -49,7 +49,7 @@ def take(out: Path) -> list[Path]:
             client.act_as(who)
             client.play_cell(cell)
         client.act_as("Bob")
-        client.click(client.board(), custom_id_prefix="ttt:forfeit:")
+        client.forfeit()
         client.message(challenge_id).locator('button[data-custom-id^="ttt:review:"]').wait_for()
 
         # Alice asks for a review of it: an answer only she sees.

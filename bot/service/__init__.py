@@ -9,11 +9,11 @@ layer imports this package only, never its modules: what it needs of them is her
 """
 
 from bot.service.config import ServiceConfig
-from bot.service.games import TIME_RAN_OUT, GameService, Moved
+from bot.service.games import TIME_RAN_OUT, GameService, Moved, Rematched
 from bot.service.guilds import read_duration
 from bot.service.pings import GRACE, Due, Ping, Recorded
 from bot.service.privacy import CONFIRM_SECONDS
-from bot.service.rules import is_rated, rated_variant
+from bot.service.rules import is_abort, is_rated, loses_rating, rated_variant
 from bot.service.uses import Choices
 from bot.store import Store
 
@@ -27,9 +27,12 @@ __all__ = [
     "Moved",
     "Ping",
     "Recorded",
+    "Rematched",
     "ServiceConfig",
     "Store",
+    "is_abort",
     "is_rated",
+    "loses_rating",
     "rated_variant",
     "read_duration",
 ]

@@ -3,6 +3,9 @@
 A challenge is answered with a conditional write (pending and unexpired), and accepting
 one inserts its game in the same transaction, so two answers, or an answer and the
 expiry sweep, can never both land, in this process or another.
+
+A rematch (``bot.service.rematches``) is a challenge too, unless the other player's is
+waiting: then it is accepted.
 """
 
 from __future__ import annotations
@@ -297,6 +300,12 @@ class Challenges:
     ) -> Game:
         """Start the challenge's game; sides follow ``first`` from the challenger's view.
         ``message_id``: the message clicked (ChallengeNotFound if not the challenge's)."""
+        return (await self.accept_challenge(challenge_id, user_id, guild_id, message_id))[1]
+
+    async def accept_challenge(
+        self, challenge_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> tuple[Challenge, Game]:
+        """``accept``, and the challenge as answered with its game."""
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now, message_id)
         if user_id != challenge.opponent_id:
@@ -349,7 +358,7 @@ class Challenges:
         if accepted is None:  # answered or expired meanwhile (another process)
             await self._open(challenge_id, guild_id, now)
             raise ChallengeNotFound()
-        return accepted[1]
+        return accepted
 
     async def decline(
         self,

@@ -1,11 +1,15 @@
 """Ending a game before it is played out: forfeits, stops and calling a game off.
 
-No escape from a rated loss: a player who stops a rated game (between members) once it
-has begun loses it by forfeit. It ends unrated ("abandoned") only when a moderator who
-is not playing in it stops it, before its first move, or when both players agree: one
-proposes calling it off, the other accepts (``propose_calloff``/``agree``). A proposal
-holds only at the move it was made at, so it cannot be accepted after the position
-changed for the worse.
+No escape from a rated loss: a player who stops a rated game (between members) once both
+players have moved loses it by forfeit. It ends unrated ("abandoned") when a moderator
+who is not playing in it stops it, when both players agree (one proposes calling it off,
+the other accepts: ``propose_calloff``/``agree``), and, however it ends, before both
+players moved (an abort: ``rules.is_abort``). A proposal holds only at the move it was
+made at, so it cannot be accepted after the position changed for the worse.
+
+Forfeit is a private question first (``ask_forfeit``): its answer carries the move it was
+asked at and when it lapses (``FORFEIT_CONFIRM_SECONDS``), and ``forfeit`` refuses it
+after either, changing nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable
 
 from bot.errors import (
     CallOffUnavailable,
+    ConfirmationExpired,
     GameNotFound,
     GameOver,
     NotAPlayer,
@@ -29,19 +34,16 @@ from bot.service.locks import KeyedLocks
 from bot.service.writer import Writer
 from bot.store import Store
 
-__all__ = ["CallOff", "Endings", "is_rated_and_begun", "may_stop"]
+__all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings", "may_stop"]
 
-
-def is_rated_and_begun(game: Game) -> bool:
-    """Whether ending ``game`` now would be rated: a rated variant between members, after
-    the first move."""
-    return rules.is_rated(game) and bool(game.moves)
+FORFEIT_CONFIRM_SECONDS = 60.0
+"""How long the question "Forfeit this game?" may be answered (and only at its move)."""
 
 
 def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
     """Whether ``user_id`` may use /tictactoe-stop on ``game``: its players, and
-    moderators (Manage Messages in the channel). (A player of a rated game that has begun
-    is then asked to forfeit or call it off.)"""
+    moderators (Manage Messages in the channel). (A player of a rated game both players
+    have moved in is then asked to forfeit or call it off.)"""
     return user_id in game.human_ids or is_moderator
 
 
@@ -76,11 +78,27 @@ class Endings:
                 ended = decide(game, now)
                 if move_no is not None and move_no != game.move_no:
                     raise StaleBoard()
-                if await writer.write(ended, game):
-                    return ended
+                written = await writer.write(ended, game)
+                if written is not None:
+                    return written
                 if move_no is not None:
                     break
             raise await writer.conflict(game_id, guild_id)
+
+    async def ask_forfeit(
+        self, game_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> tuple[Game, float]:
+        """The game a player asks to forfeit (Forfeit on its board, ``message_id``), and
+        until when their answer holds; nothing changes. GameOver (with the game, if its
+        clock just ran out) or NotAPlayer as for a move."""
+        now = self._clock()
+        game = await self._writer.get_game(game_id, guild_id, message_id)
+        await self._writer.settle_if_overdue(game, now)
+        if not game.is_live:
+            raise GameOver()
+        if game.mark_of(user_id) is None:
+            raise NotAPlayer()
+        return game, now + FORFEIT_CONFIRM_SECONDS
 
     async def forfeit(
         self,
@@ -88,16 +106,33 @@ class Endings:
         user_id: int,
         *,
         move_no: int | None = None,
+        until: float | None = None,
         guild_id: int | None = None,
         message_id: int | None = None,
     ) -> Game:
-        """The player gives up and loses (rated between members); ``message_id``: the
-        board clicked (GameNotFound if it is not the game's)."""
+        """The player gives up and loses (rated between members; an abort before both
+        players moved). ``message_id``: the board clicked (GameNotFound if it is not the
+        game's). ``move_no`` and ``until``: the question answered (``ask_forfeit``) was
+        asked at that move and lapses then: StaleBoard or ConfirmationExpired after."""
 
         def decide(game: Game, now: float) -> Game:
             mark = game.mark_of(user_id)
             if mark is None:
                 raise NotAPlayer()
+            if until is not None and now > until:
+                raise ConfirmationExpired(
+                    N_(
+                        "This question has expired; nothing changed. Click Forfeit again if"
+                        " you mean it."
+                    )
+                )
+            if move_no is not None and move_no != game.move_no:
+                raise StaleBoard(
+                    N_(
+                        "The game moved on since you were asked; nothing changed. Click Forfeit"
+                        " again if you still mean it."
+                    )
+                )
             return rules.end(game, Result.FORFEIT, mark, now)
 
         return await self._end(game_id, guild_id, move_no, decide, message_id)
@@ -114,9 +149,9 @@ class Endings:
         """``/tictactoe-stop``: end the channel's live game unrated, where the rules allow.
 
         With several live games in the channel, the one ``user_id`` plays in, else the
-        newest. A player of a rated game that has begun gets RatedStop (nothing changes):
-        they may forfeit, or propose calling it off. A moderator who plays in the game
-        is a player here.
+        newest. A player of a rated game both players have moved in gets RatedStop
+        (nothing changes): they may forfeit, or propose calling it off. A moderator who
+        plays in the game is a player here.
         """
         games = await self._store.live_games(guild_id, channel_id)
         if not games:
@@ -127,15 +162,17 @@ class Endings:
             if not may_stop(game, user_id, is_moderator=is_moderator):
                 raise PermissionDenied()
             playing = user_id in game.human_ids
-            if playing and is_rated_and_begun(game):
+            if playing and rules.loses_rating(game):
                 other = game.o_id if user_id == game.x_id else game.x_id
                 raise RatedStop(
                     N_(
-                        "This game is rated and has begun, so stopping it counts as a loss for"
-                        " you. You can forfeit, or ask {member} to call it off (unrated).",
+                        "This game is rated and both players have moved, so stopping it counts"
+                        " as a loss for you. You can forfeit, or ask {member} to call it off"
+                        " (unrated).",
                         member=Member(other),
                     ),
                     game=game,
+                    until=now + FORFEIT_CONFIRM_SECONDS,
                 )
             return rules.end(game, Result.ABANDONED, None, now)
 
@@ -152,9 +189,9 @@ class Endings:
             raise GameOver()
         if user_id not in game.human_ids:
             raise NotAPlayer()
-        if not is_rated_and_begun(game):
+        if not rules.loses_rating(game):
             unrated = N_(
-                "This game isn't rated yet: /{command} ends it.", command=rules.STOP_COMMAND
+                "Ending this game costs no rating: /{command} ends it.", command=rules.STOP_COMMAND
             )
             raise CallOffUnavailable(unrated)
         lapsed = await self._store.calloffs.get(game_id)

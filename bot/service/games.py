@@ -50,6 +50,7 @@ from bot.service.locks import KeyedLocks
 from bot.service.pings import Ping, TurnPings, turn_over
 from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
+from bot.service.rematches import Rematched, Rematches
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
@@ -59,7 +60,7 @@ from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
-__all__ = ["TIME_RAN_OUT", "GameService", "Moved"]
+__all__ = ["TIME_RAN_OUT", "GameService", "Moved", "Rematched"]
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ class GameService(UseCases):
         )
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
+        self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
         self._writer = Writer(store)
         self.endings = Endings(store, self._writer, self._locks, clock)
@@ -252,13 +254,14 @@ class GameService(UseCases):
         locale: str | None = None,
         parent_id: int | None = None,
         on_slow: Callable[[], Awaitable[object]] | None = None,
-    ) -> Game | Challenge:
+    ) -> Game | Challenge | Rematched:
         """Play an ended game again with sides swapped, in the server's ``locale`` (by
         default the old game's); ``parent_id``: the channel of the game's thread, if any;
         ``on_slow``: as for ``start_bot_game``.
 
         Against the bot: the new game at once. Between members: a challenge to the other
-        player, whose acceptance starts the game with sides swapped.
+        player, whose acceptance starts the game with sides swapped, or, if they already
+        asked for this rematch, their challenge accepted (``Rematches.rematch``).
         """
         game = await self.rematchable(game_id, user_id, guild_id)
         if game.is_live:
@@ -284,23 +287,9 @@ class GameService(UseCases):
                     parent_id=parent_id,
                     on_slow=on_slow,
                 )
-            other = game.o_id if user_id == game.x_id else game.x_id
-            assert other is not None
-            if other == DELETED_MEMBER:
+            if DELETED_MEMBER in game.human_ids:
                 raise RematchUnavailable(N_("Your opponent in this game has erased their data."))
-            return await self.challenges.create(
-                game.guild_id,
-                game.channel_id,
-                user_id,
-                other,
-                width=game.width,
-                height=game.height,
-                k=game.k,
-                first=First.OPPONENT if user_id == game.x_id else First.ME,
-                rematch_of=game,
-                locale=locale,
-                parent_id=parent_id,
-            )
+            return await self.rematches.rematch(game, user_id, locale=locale, parent_id=parent_id)
         except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
             raise RematchUnavailable(error.message) from error
 
@@ -363,14 +352,15 @@ class GameService(UseCases):
             owes_reply = new.status is GameStatus.BOT_TO_MOVE
             if owes_reply:
                 self.replies.promise(new)  # Busy if the pool is full, before any write
-            written = False
+            written = None
             try:
                 written = await self._writer.write(new, game)
             finally:
-                if owes_reply and not written:
+                if owes_reply and written is None:
                     self.replies.withdraw(new)
-            if not written:
+            if written is None:
                 raise await self._writer.conflict(game_id, guild_id)
+            new = written
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             new = await self._bot_move(new)
         return Moved(new, turn_over(new, standing))
@@ -399,8 +389,9 @@ class GameService(UseCases):
         cell = await self.replies.compute(game)
         async with self._locks[game.id]:
             new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
-            if await self._writer.write(new, game):
-                return new
+            written = await self._writer.write(new, game)
+            if written is not None:
+                return written
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
 
     async def sweep(self) -> tuple[list[Game], list[Challenge]]:
@@ -420,8 +411,8 @@ class GameService(UseCases):
         shards = self.config.shards
         for game in await self._store.overdue_games(now, shards):
             async with self._locks[game.id]:
-                ended = rules.end(game, Result.TIMEOUT, game.turn, now)
-                if await self._writer.write(ended, game):
+                timeout = rules.end(game, Result.TIMEOUT, game.turn, now)
+                if (ended := await self._writer.write(timeout, game)) is not None:
                     changed.append(ended)
         for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:

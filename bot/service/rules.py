@@ -1,15 +1,14 @@
 """The rules of play as pure functions: checking options, moving, ending, settling results.
 
 Nothing here awaits or touches the database: the service loads a row, asks these
-functions for the next state, and writes it with a guarded statement. ``settle`` is the
-one rule the store runs inside the transaction that ends a game, so a result, the
-ratings and the streaks are written together, exactly once.
+functions for the next state, and writes it with a guarded statement. What an ending
+changes besides the game (ratings, records, streaks) is ``bot.service.settlement``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.errors import (
@@ -27,19 +26,8 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.i18n import N_, Nn_
-from bot.models import (
-    Challenge,
-    First,
-    Game,
-    GameStatus,
-    GuildSettings,
-    PlayerRow,
-    Record,
-    Result,
-    Settlement,
-)
+from bot.models import Challenge, First, Game, GameStatus, GuildSettings, Result
 from bot.refs import Channel, Command, Member, Place, Places
-from bot.service import ratings
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
 from engine.values import is_fair
@@ -48,6 +36,7 @@ if TYPE_CHECKING:
     from bot.store import ChannelView
 
 __all__ = [
+    "ABORT_MOVES",
     "advance",
     "busy",
     "check_allowed_channel",
@@ -55,13 +44,14 @@ __all__ = [
     "check_move",
     "end",
     "first_from",
+    "is_abort",
     "is_overdue",
     "is_rated",
+    "loses_rating",
     "new_game",
     "on_its_message",
     "place_of",
     "rated_variant",
-    "settle",
     "too_many_games",
     "validate_options",
     "win_length",
@@ -301,6 +291,23 @@ def is_rated(game: Game) -> bool:
     return not game.is_bot_game and rated_variant(game.width, game.height, game.k)
 
 
+ABORT_MOVES = 2
+"""A game between members ended before this many moves is aborted: until both players
+have moved once, as chess servers allow (an accept by mistake, an opponent who left)."""
+
+
+def is_abort(game: Game) -> bool:
+    """Whether ending ``game`` now aborts it (unrated, no result, no record or streak
+    changed): a game between members before both players moved. ``end`` applies it, so
+    every way a game ends (forfeit, time-out, stop, call-off, upkeep) reads this rule."""
+    return not game.is_bot_game and game.move_no < ABORT_MOVES
+
+
+def loses_rating(game: Game) -> bool:
+    """Whether a player who gives ``game`` up now loses rating: rated, and no abort."""
+    return is_rated(game) and not is_abort(game)
+
+
 def is_overdue(game: Game, now: float) -> bool:
     """Whether the player on move has run out of time (the sweep may not have run yet)."""
     return (
@@ -357,7 +364,10 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
 
 
 def end(game: Game, result: Result, loser: Mark | None, now: float) -> Game:
-    """The game ended by forfeit, timeout (``loser`` loses) or abandonment (no loser)."""
+    """The game ended by forfeit, timeout (``loser`` loses) or abandonment (no loser);
+    an abort (``is_abort``), whatever ended it, is abandoned."""
+    if is_abort(game):
+        result, loser = Result.ABANDONED, None
     winner = None if loser is None else loser.other
     return dataclasses.replace(
         game,
@@ -367,80 +377,4 @@ def end(game: Game, result: Result, loser: Mark | None, now: float) -> Game:
         winner_id=None if winner is None else game.player_of(winner),
         updated_at=now,
         turn_deadline=None,
-    )
-
-
-def _score(game: Game, user_id: int) -> float:
-    """1 for a win, 0.5 for a draw, 0 for a loss, from ``user_id``'s side."""
-    if game.winner_mark is None:
-        return 0.5
-    return 1.0 if game.player_of(game.winner_mark) == user_id else 0.0
-
-
-def _record(score: float) -> Record:
-    return Record(wins=int(score == 1.0), losses=int(score == 0.0), draws=int(score == 0.5))
-
-
-def _streak(current: int, score: float) -> int:
-    """Wins in a row count up from 1, losses down from -1; a draw resets to 0."""
-    if score == 1.0:
-        return current + 1 if current > 0 else 1
-    if score == 0.0:
-        return current - 1 if current < 0 else -1
-    return 0
-
-
-def _after(row: PlayerRow, score: float, rating: ratings.Rating | None) -> PlayerRow:
-    """A member's row after one game: streaks always; rating and record if it was rated."""
-    streak = _streak(row.current_streak, score)
-    best = max(row.best_streak, streak)
-    if rating is None:
-        return dataclasses.replace(row, current_streak=streak, best_streak=best, rank=None)
-    won = _record(score)
-    return PlayerRow(
-        rating=rating.value,
-        rated_games=rating.games,
-        record=Record(
-            row.record.wins + won.wins, row.record.losses + won.losses, row.record.draws + won.draws
-        ),
-        current_streak=streak,
-        best_streak=best,
-    )
-
-
-def settle(game: Game, rows: Mapping[int, PlayerRow]) -> Settlement:
-    """What ``game``'s ending changes besides its row, given its members' current rows.
-
-    Between members a finished game on a rated variant (``is_rated``) is rated (Elo, see
-    ``ratings``) and counted in both records and streaks; on an unrated variant it
-    changes nothing. Against the bot it counts in the member's record for that level and
-    in their streak, not in their rating. A stopped (abandoned) game changes nothing.
-    """
-    if game.status is not GameStatus.FINISHED:
-        return Settlement()
-    if not game.is_bot_game and not is_rated(game):
-        return Settlement()
-    if game.is_bot_game:
-        (member,) = game.human_ids
-        score = _score(game, member)
-        assert game.bot_level is not None
-        return Settlement(
-            rated=False,
-            players=((member, _after(rows[member], score, None)),),
-            bot_record=(member, game.bot_level, _record(score)),
-        )
-    assert game.x_id is not None and game.o_id is not None
-    x_row, o_row = rows[game.x_id], rows[game.o_id]
-    x_score = _score(game, game.x_id)
-    x_rating, o_rating = ratings.rate(
-        ratings.Rating(x_row.rating, x_row.rated_games),
-        ratings.Rating(o_row.rating, o_row.rated_games),
-        x_score,
-    )
-    return Settlement(
-        rated=True,
-        players=(
-            (game.x_id, _after(x_row, x_score, x_rating)),
-            (game.o_id, _after(o_row, 1.0 - x_score, o_rating)),
-        ),
     )

@@ -117,8 +117,9 @@ class Upkeep:
                     if current is None or not current.is_live:
                         break
                     new = rules.end(current, Result.ABANDONED, None, self._clock())
-                    if await self._writer.write(new, current):
-                        ended.append(new)
+                    written = await self._writer.write(new, current)
+                    if written is not None:
+                        ended.append(written)
                         break
         return ended
 

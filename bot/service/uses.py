@@ -213,11 +213,28 @@ class UseCases:
 
     # -- ending games -----------------------------------------------------------------------
 
+    async def ask_forfeit(
+        self, game_id: int, user_id: int, guild_id: int | None, message_id: int | None
+    ) -> tuple[Game, float]:
+        return await self.endings.ask_forfeit(game_id, user_id, guild_id, message_id)
+
     async def forfeit(
-        self, game_id: int, user_id: int, guild_id: int | None, message_id: int | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        guild_id: int | None,
+        message_id: int | None = None,
+        *,
+        move_no: int | None = None,
+        until: float | None = None,
     ) -> Game:
         return await self.endings.forfeit(
-            game_id, user_id, guild_id=guild_id, message_id=message_id
+            game_id,
+            user_id,
+            move_no=move_no,
+            until=until,
+            guild_id=guild_id,
+            message_id=message_id,
         )
 
     async def stop(

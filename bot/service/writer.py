@@ -7,12 +7,14 @@ sweep, or two processes can never both land; the loser is told why (``conflict``
 
 from __future__ import annotations
 
-import functools
+import dataclasses
+from collections.abc import Mapping
 
 from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
 from bot.i18n import N_
-from bot.models import Game, Result
+from bot.models import Game, PlayerRow, Result, Settlement
 from bot.service import rules
+from bot.service.settlement import settle
 from bot.store import StandingPing, Store
 
 __all__ = ["TIME_RAN_OUT", "Writer"]
@@ -38,12 +40,23 @@ class Writer:
         game, standing = await self._store.pings.with_game(game_id)
         return _checked(game, guild_id, message_id), standing
 
-    async def write(self, new: Game, before: Game) -> bool:
-        """Write ``new`` if the game is still at ``before``; an ending settles the result."""
-        if before.is_live and not new.is_live:
-            settle = functools.partial(rules.settle, new)
-            return await self._store.end_game(new, before, settle)
-        return await self._store.save_game(new, before)
+    async def write(self, new: Game, before: Game) -> Game | None:
+        """Write ``new`` if the game is still at ``before`` (else None); an ending settles
+        the result, and the game comes back with the rating changes it was settled with."""
+        if not (before.is_live and not new.is_live):
+            return new if await self._store.save_game(new, before) else None
+        settled: list[Settlement] = []
+
+        def decide(rows: Mapping[int, PlayerRow]) -> Settlement:
+            settled.append(settle(new, rows))
+            return settled[-1]
+
+        if not await self._store.end_game(new, before, decide):
+            return None
+        changes = settled[-1].ratings
+        if changes is None:
+            return new
+        return dataclasses.replace(new, x_rating=changes[0], o_rating=changes[1])
 
     async def conflict(self, game_id: int, guild_id: int | None) -> GameError:
         """The error for a write that lost a race: the game ended, or it moved on."""
@@ -60,9 +73,10 @@ class Writer:
         """
         if rules.is_overdue(game, now):
             ended = rules.end(game, Result.TIMEOUT, game.turn, now)
-            if not await self.write(ended, game):
-                ended = await self.get_game(game.id)  # settled elsewhere meanwhile
-            raise GameOver(TIME_RAN_OUT, game=ended)
+            written = await self.write(ended, game)
+            if written is None:
+                written = await self.get_game(game.id)  # settled elsewhere meanwhile
+            raise GameOver(TIME_RAN_OUT, game=written)
 
 
 def _checked(game: Game | None, guild_id: int | None, message_id: int | None) -> Game:

@@ -20,6 +20,7 @@ from bot.store.refusals import (
     CoolingDown,
     LimitReached,
     PendingTaken,
+    RematchTaken,
 )
 from bot.store.store import ChannelView, Store
 from bot.store.upkeep import Pruned
@@ -36,6 +37,7 @@ __all__ = [
     "LiveGames",
     "PendingTaken",
     "Pruned",
+    "RematchTaken",
     "StandingPing",
     "Store",
     "TurnState",

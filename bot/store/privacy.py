@@ -72,13 +72,14 @@ ANONYMISE_WINNER = (
 """Before ANONYMISE_X/_O: it finds the member's games by their mark (no index has winner_id;
 by guild it read every ended game of the server)."""
 ANONYMISE_X = (
-    f"UPDATE games SET x_id = {DELETED_MEMBER} WHERE guild_id = ? AND {IS_ENDED} AND x_id = ?"
-    " RETURNING id"
+    f"UPDATE games SET x_id = {DELETED_MEMBER}, x_rating_before = NULL, x_rating_after = NULL"
+    f" WHERE guild_id = ? AND {IS_ENDED} AND x_id = ? RETURNING id"
 )
 ANONYMISE_O = (
-    f"UPDATE games SET o_id = {DELETED_MEMBER} WHERE guild_id = ? AND {IS_ENDED} AND o_id = ?"
-    " RETURNING id"
+    f"UPDATE games SET o_id = {DELETED_MEMBER}, o_rating_before = NULL, o_rating_after = NULL"
+    f" WHERE guild_id = ? AND {IS_ENDED} AND o_id = ? RETURNING id"
 )
+"""Their rating before and after each game goes with their id."""
 DELETE_PLAYER = "DELETE FROM players WHERE guild_id = ? AND user_id = ?"
 DELETE_BOT_RECORDS = "DELETE FROM bot_records WHERE guild_id = ? AND user_id = ? RETURNING level"
 DELETE_COOLDOWNS = "DELETE FROM cooldowns WHERE guild_id = ? AND user_id = ?"

@@ -10,7 +10,14 @@ from __future__ import annotations
 from bot.models import Challenge
 from bot.store.limits import LimitReached
 
-__all__ = ["CHALLENGE_ACTION", "ChannelTaken", "CoolingDown", "LimitReached", "PendingTaken"]
+__all__ = [
+    "CHALLENGE_ACTION",
+    "ChannelTaken",
+    "CoolingDown",
+    "LimitReached",
+    "PendingTaken",
+    "RematchTaken",
+]
 
 CHALLENGE_ACTION = "challenge"
 """The cooldowns row of a challenge: challenger -> opponent (the target)."""
@@ -35,3 +42,8 @@ class PendingTaken(Exception):
     def __init__(self, challenge: Challenge | None) -> None:
         super().__init__("the challenger already has a pending challenge")
         self.challenge = challenge
+
+
+class RematchTaken(Exception):
+    """The game the challenge plays again already has a pending rematch (perhaps the
+    other player's, pressed at the same moment)."""

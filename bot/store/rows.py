@@ -12,8 +12,10 @@ from bot.models import (
     Game,
     GameStatus,
     PlayerRow,
+    RatingChange,
     Record,
     Result,
+    Settlement,
 )
 from engine import Mark
 
@@ -37,6 +39,8 @@ __all__ = [
     "game_state",
     "new_game_values",
     "player_from_row",
+    "player_values",
+    "rated_values",
     "status_is",
 ]
 
@@ -46,7 +50,7 @@ Row = Sequence[Any]
 GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, x_id, o_id, bot_level, width, height, k, moves,"
     " status, result, winner_id, winner_mark, created_at, updated_at, turn_deadline, rematch_of,"
-    " turn_seconds, locale"
+    " turn_seconds, locale, x_rating_before, x_rating_after, o_rating_before, o_rating_after"
 )
 G_GAME_COLUMNS = ", ".join("g." + column.strip() for column in GAME_COLUMNS.split(","))
 """GAME_COLUMNS of a query that names the games table ``g``."""
@@ -117,7 +121,45 @@ def game_from_row(row: Row) -> Game:
         rematch_of=row[18],
         turn_seconds=None if row[19] is None else float(row[19]),
         locale=row[20],
+        x_rating=_rating_change(row[21], row[22]),
+        o_rating=_rating_change(row[23], row[24]),
     )
+
+
+def _rating_change(before: float | None, after: float | None) -> RatingChange | None:
+    if before is None or after is None:
+        return None
+    return RatingChange(float(before), float(after))
+
+
+def rated_values(settlement: Settlement, game_id: int) -> tuple[Any, ...]:
+    """The parameters of sql.SET_RATED: whether the game was rated, and each player's
+    rating before and after it (NULLs when it was not rated)."""
+    changes: tuple[float | None, ...] = (None,) * 4
+    if settlement.ratings is not None:
+        x, o = settlement.ratings
+        changes = (x.before, x.after, o.before, o.after)
+    return (int(settlement.rated), *changes, game_id)
+
+
+def player_values(guild_id: int, players: Sequence[tuple[int, PlayerRow]], now: float) -> list[Any]:
+    """The parameters of sql.write_players for ``players``' new rows."""
+    return [
+        value
+        for user, player in players
+        for value in (
+            guild_id,
+            user,
+            player.rating,
+            player.rated_games,
+            player.record.wins,
+            player.record.losses,
+            player.record.draws,
+            player.current_streak,
+            player.best_streak,
+            now,
+        )
+    ]
 
 
 def game_state(game: Game) -> tuple[Any, ...]:

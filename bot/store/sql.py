@@ -47,7 +47,10 @@ _GUARD = "WHERE id = ? AND move_no = ? AND status = ? RETURNING id"
 SAVE_GAME = f"UPDATE games SET {_GAME_STATE} {_GUARD}"
 """The guarded write of a move: nothing happens unless the game is still where the
 writer read it (parameters: ``rows.game_state(new)``, then id, move_no, status expected)."""
-SET_RATED = "UPDATE games SET rated = ? WHERE id = ?"
+SET_RATED = (
+    "UPDATE games SET rated = ?, x_rating_before = ?, x_rating_after = ?,"
+    " o_rating_before = ?, o_rating_after = ? WHERE id = ?"
+)
 SET_GAME_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ? RETURNING id"
 
 LIVE_GAMES = (
@@ -111,6 +114,10 @@ PENDING_OF = (
     f" AND {IS_PENDING}"
 )
 HAS_REMATCH = "SELECT 1 FROM challenges WHERE rematch_of = ? LIMIT 1"
+PENDING_REMATCH = (
+    f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE rematch_of = ? AND {IS_PENDING}"
+)
+"""A game's pending rematch (at most one: challenges_pending_per_rematch)."""
 """The challenger's pending challenge in a guild (at most one: a unique partial index)."""
 
 

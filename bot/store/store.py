@@ -43,7 +43,13 @@ from bot.store.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
 from bot.store.pings import PingStore
 from bot.store.postgres import PostgresDatabase
 from bot.store.privacy import PrivacyStore
-from bot.store.refusals import CHALLENGE_ACTION, ChannelTaken, CoolingDown, PendingTaken
+from bot.store.refusals import (
+    CHALLENGE_ACTION,
+    ChannelTaken,
+    CoolingDown,
+    PendingTaken,
+    RematchTaken,
+)
 from bot.store.reviews import ReviewStore
 from bot.store.rows import (
     Row,
@@ -52,6 +58,8 @@ from bot.store.rows import (
     game_from_row,
     new_game_values,
     player_from_row,
+    player_values,
+    rated_values,
     save_values,
 )
 from bot.store.shards import owned_values
@@ -226,24 +234,9 @@ class Store:
             for row in opened[1] if members else ():
                 rows[row[0]] = player_from_row(row[1:])
             settlement = settle(rows)
-            writes = [(sql.SET_RATED, (int(settlement.rated), new.id)), (FREE_SEATS, (new.id,))]
+            writes = [(sql.SET_RATED, rated_values(settlement, new.id)), (FREE_SEATS, (new.id,))]
             if settlement.players:
-                values = [
-                    value
-                    for user, player in settlement.players
-                    for value in (
-                        new.guild_id,
-                        user,
-                        player.rating,
-                        player.rated_games,
-                        player.record.wins,
-                        player.record.losses,
-                        player.record.draws,
-                        player.current_streak,
-                        player.best_streak,
-                        new.updated_at,
-                    )
-                ]
+                values = player_values(new.guild_id, settlement.players, new.updated_at)
                 writes.append((sql.write_players(len(settlement.players)), values))
             if settlement.bot_record is not None:
                 user, level, record = settlement.bot_record
@@ -323,7 +316,8 @@ class Store:
         It claims the challenger's cooldown towards the opponent until ``cooldown_until``
         in the same transaction: CoolingDown if one still runs, unless ``exempt`` (then
         stored with ``pinged`` False). PendingTaken if the challenger has a pending
-        challenge in the server (challenges_pending_per_challenger).
+        challenge in the server (challenges_pending_per_challenger), RematchTaken if the
+        game it plays again has one (challenges_pending_per_rematch).
         """
         c = challenge
         claim = (c.guild_id, c.challenger_id, CHALLENGE_ACTION, c.opponent_id, cooldown_until)
@@ -341,10 +335,17 @@ class Store:
         try:
             return await self._db.transaction(body, first=first)
         except UniqueViolation as error:
+            if error.index == "challenges_pending_per_rematch":
+                raise RematchTaken() from error
             if error.index != "challenges_pending_per_challenger":
                 raise
         rows = await self._db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
         raise PendingTaken(challenge_from_row(rows[0]) if rows else None)
+
+    async def pending_rematch(self, game_id: int) -> Challenge | None:
+        """The game's pending rematch, if one is (expired or not)."""
+        rows = await self._db.run_alone(sql.PENDING_REMATCH, (game_id,))
+        return challenge_from_row(rows[0]) if rows else None
 
     async def has_rematch(self, game_id: int) -> bool:
         """Whether a challenge was ever a rematch of the game."""
@@ -440,9 +441,7 @@ class Store:
     async def player(self, guild_id: int, user_id: int) -> PlayerRow:
         """A member's row with their leaderboard rank (defaults if they never played)."""
         rows = await self._db.run_alone(sql.PLAYER, (guild_id, user_id))
-        if not rows:
-            return PlayerRow()
-        return player_from_row(rows[0], rows[0][7])
+        return player_from_row(rows[0], rows[0][7]) if rows else PlayerRow()
 
     async def bot_records(self, guild_id: int, user_id: int) -> list[LevelRecord]:
         """A member's results against each bot level they played, by level name."""

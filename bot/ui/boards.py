@@ -6,6 +6,11 @@ challenge (``post``), and the redraws nobody clicked for (the sweep, start-up re
 ``bot.ui.views`` and send through discord.py. Boards and their edits ping nobody (an
 edit notifies nobody in Discord anyway); a new challenge pings the challenged member.
 
+A click on another message than the board (the private question Forfeit asks) redraws
+the board through the click on the board that asked it, if this process still holds it
+(``asked``, ``redraw_for``): an interaction answer, which works where the bot may not
+edit the channel's messages (a private thread it is not in); else through the channel.
+
 Every path calls ``notify`` once it has answered or redrawn a game: a member game's turn
 notification whose turn is over is deleted (``bot.ui.notices``; the sweep sends them).
 Redraws and deletes are not interaction answers: they go through the outbox's pace
@@ -16,6 +21,7 @@ Redraws and deletes are not interaction answers: they go through the outbox's pa
 from __future__ import annotations
 
 import logging
+import time
 
 import discord
 
@@ -31,6 +37,8 @@ __all__ = ["Boards"]
 log = logging.getLogger(__name__)
 
 _QUIET = discord.AllowedMentions.none()
+TOKEN_SECONDS = 14 * 60.0
+"""How long a click's token is used to edit its board: Discord's last 15 minutes."""
 
 
 def _view_and_mentions(
@@ -49,6 +57,7 @@ class Boards:
         self._outbox = outbox
         self.outbox = outbox  # the pace of whatever else the bot sends on its own
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
+        self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self.notices = Notices(client, service, outbox, self.queue_redraw)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
@@ -66,6 +75,25 @@ class Boards:
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
         await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+
+    def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
+        """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
+        (its token edits the board), for ``redraw_for``; drop the ones too old to use."""
+        now = time.monotonic()
+        self._asked = {k: v for k, v in self._asked.items() if now - v[1] < TOKEN_SECONDS}
+        self._asked[(game.id, user_id)] = (click, now)
+
+    async def redraw_for(self, game: Game, user_id: int) -> None:
+        """Redraw ``game``'s board after ``user_id`` answered the question their click on
+        it asked: through that click if held (``asked``), else through the channel."""
+        held = self._asked.pop((game.id, user_id), None)
+        if held is not None and time.monotonic() - held[1] < TOKEN_SECONDS:
+            try:
+                await held[0].edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+                return
+            except discord.HTTPException as exc:
+                log.warning("Redrawing game %s through its click failed: %s", game.id, exc)
+        await self.redraw(game)
 
     async def post(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
         """Post a new board or challenge as this interaction's answer, and record its

@@ -22,8 +22,8 @@ import discord
 from bot.errors import CellTaken, GameError, GameOver, StaleBoard
 from bot.i18n import N_, translator
 from bot.models import Challenge, ChallengeStatus, GameStatus
-from bot.service import GameService
-from bot.ui import ids, render
+from bot.service import GameService, Rematched
+from bot.ui import ids, render, render_end
 from bot.ui.boards import Boards
 from bot.ui.gate import (
     Gate,
@@ -38,7 +38,7 @@ from bot.ui.preferences import PreferenceButtons
 from bot.ui.privacy_buttons import ForgetButtons
 from bot.ui.render_review import review_text
 from bot.ui.threads import Threads
-from bot.ui.views import calloff_view, leaderboard_view
+from bot.ui.views import calloff_view, forfeit_view, leaderboard_view
 
 __all__ = ["QUICK_REPLY_SECONDS", "Buttons"]
 
@@ -48,6 +48,7 @@ level) before answering with "My move…" anyway: such a reply can still queue b
 searches in the pool, and Discord allows 3 seconds for the answer."""
 
 _QUIET = discord.AllowedMentions.none()
+NO_LONGER_IN_USE = N_("This button is no longer in use.")
 _Handler = Callable[[discord.Interaction, Any], Awaitable[None]]
 
 
@@ -55,6 +56,14 @@ def _clicked(interaction: discord.Interaction) -> int | None:
     """The id of the message whose button was clicked: the service refuses a click on a
     message that is not the one recorded for the game or challenge in the custom_id."""
     return interaction.message.id if interaction.message is not None else None
+
+
+def _on_a_question(interaction: discord.Interaction) -> None:
+    """Refuse an answer to a private question clicked anywhere else (a forged custom_id
+    on a board would replace the board with the answer)."""
+    message = interaction.message
+    if message is None or not message.flags.ephemeral:
+        raise GameError(NO_LONGER_IN_USE)
 
 
 class Buttons:
@@ -78,6 +87,8 @@ class Buttons:
             ids.Withdraw: self.withdraw,
             ids.LeaderboardPage: self.leaderboard_page,
             ids.Quit: self.quit,
+            ids.OldQuit: self.old_quit,
+            ids.KeepPlaying: self.keep_playing,
             ids.Calloff: self.propose_calloff,
             ids.CalloffAnswer: self.answer_calloff,
             ids.ThreadBot: self.threads.open,
@@ -97,7 +108,7 @@ class Buttons:
             return
         try:
             if click is None:
-                raise GameError(N_("This button is no longer in use."))
+                raise GameError(NO_LONGER_IN_USE)
             await self._routes[type(click)](interaction, click)
         except Exception as error:
             await answer_error(interaction, error)
@@ -163,9 +174,11 @@ class Buttons:
         raise GameOver()
 
     async def forfeit(self, interaction: discord.Interaction, click: ids.Forfeit) -> None:
+        """Forfeit on the board asks first, privately: nothing changes until the player
+        confirms (``quit``), at this move and within ``FORFEIT_CONFIRM_SECONDS``."""
         game_id = click.game
         try:
-            game = await self._service.forfeit(
+            game, until = await self._service.ask_forfeit(
                 game_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameOver as error:
@@ -173,8 +186,17 @@ class Buttons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
-        await self._boards.answer(interaction, game)
-        await self._boards.notify(game)
+        # The board stays as it is (a deferred update, whose token can redraw it once the
+        # player answers), and the question goes to the player alone.
+        await interaction.response.defer()
+        self._boards.asked(game, interaction.user.id, interaction)
+        t = user_translator(interaction)
+        await interaction.followup.send(
+            render_end.forfeit_question_text(game, until, t),
+            view=forfeit_view(game, until, t),
+            ephemeral=True,
+            allowed_mentions=_QUIET,
+        )
 
     async def rematch(self, interaction: discord.Interaction, click: ids.Rematch) -> None:
         async def defer() -> None:
@@ -188,6 +210,11 @@ class Buttons:
             parent_id=thread_parent(interaction),
             on_slow=defer,
         )
+        if isinstance(new, Rematched):  # the other player's rematch, accepted: play
+            await self._boards.post(interaction, new.game)
+            await self._boards.redraw(new.challenge)
+            await self._boards.notify(new.game, interaction)
+            return
         await self._boards.post(interaction, new)
 
     async def review(self, interaction: discord.Interaction, click: ids.Review) -> None:
@@ -209,15 +236,42 @@ class Buttons:
         else:
             await send_ephemeral(interaction, text)
 
-    # -- stopping a rated game (after /tictactoe-stop) ----------------------------------
+    # -- the question before a forfeit (Forfeit, or /tictactoe-stop) -------------------
 
     async def quit(self, interaction: discord.Interaction, click: ids.Quit) -> None:
-        """The player chose to forfeit rather than stop (the ephemeral choice's button)."""
-        game = await self._service.forfeit(click.game, interaction.user.id, interaction.guild_id)
-        done = "🏳️ " + user_translator(interaction)(N_("You forfeited the game."))
-        await interaction.response.edit_message(content=done, view=None)
-        await self._boards.redraw(game)
+        """The player confirmed: the game ends (a forfeit, or an abort before both moved),
+        said in place of the question; the board, another message, is redrawn after."""
+        _on_a_question(interaction)
+        try:
+            game = await self._service.forfeit(
+                click.game,
+                interaction.user.id,
+                interaction.guild_id,
+                move_no=click.move,
+                until=click.until,
+            )
+        except GameOver as error:
+            await answer_error(interaction, error)
+            if error.game is not None:  # its clock ran out just now: show how it ended
+                await self._boards.redraw_for(error.game, interaction.user.id)
+                await self._boards.notify(error.game)
+            return
+        done = render_end.forfeit_done_text(game, user_translator(interaction))
+        await interaction.response.edit_message(content=done, view=None, allowed_mentions=_QUIET)
+        await self._boards.redraw_for(game, interaction.user.id)
         await self._boards.notify(game)
+
+    async def old_quit(self, interaction: discord.Interaction, click: ids.OldQuit) -> None:
+        """An older version's question, which carries no expiry: as if expired, so only a
+        fresh question ends a game."""
+        user = interaction.user.id
+        await self._service.forfeit(click.game, user, interaction.guild_id, until=0.0)
+
+    async def keep_playing(self, interaction: discord.Interaction, click: ids.KeepPlaying) -> None:
+        """Cancel: said in place of the question; nothing changes."""
+        _on_a_question(interaction)
+        kept = user_translator(interaction)(N_("Cancelled: the game goes on."))
+        await interaction.response.edit_message(content=kept, view=None, allowed_mentions=_QUIET)
 
     async def propose_calloff(self, interaction: discord.Interaction, click: ids.Calloff) -> None:
         """Ask the other player, by a new message that pings only them, to call it off."""

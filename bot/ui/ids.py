@@ -34,7 +34,9 @@ __all__ = [
     "Forfeit",
     "Forget",
     "ForgetCancel",
+    "KeepPlaying",
     "LeaderboardPage",
+    "OldQuit",
     "Over",
     "Preference",
     "Quit",
@@ -55,6 +57,7 @@ _FIELDS: dict[str, tuple[str, type[int] | type[str]]] = {
     "cell": (r"[0-9]{1,2}", int),
     "move": (r"[0-9]{1,2}", int),
     "page": (r"[0-9]{1,6}", int),
+    "until": (r"[0-9]{1,12}", int),
     "user": (_USER, int),
     "scope": (r"me|server", str),
     "answer": (r"yes|no", str),
@@ -144,6 +147,8 @@ class Over(CustomId):
 
 @dataclass(frozen=True, slots=True)
 class Forfeit(CustomId):
+    """Forfeit on a live board: it asks first, privately (``Quit`` confirms)."""
+
     TEMPLATE = "ttt:forfeit:{game}"
     game: int
 
@@ -174,13 +179,39 @@ class Review(CustomId):
 
 @dataclass(frozen=True, slots=True)
 class Quit(CustomId):
-    """Forfeit, chosen in the ephemeral answer to /tictactoe-stop."""
+    """Forfeit, confirmed in the private question that Forfeit or /tictactoe-stop asks:
+    it holds at move ``move`` until ``until`` (Unix seconds) only."""
+
+    TEMPLATE = "ttt:quit:{game}:{move}:{until}"
+    game: int
+    move: int
+    until: int
+
+    def format(self) -> str:
+        return f"ttt:quit:{self.game}:{self.move}:{self.until}"
+
+
+@dataclass(frozen=True, slots=True)
+class OldQuit(CustomId):
+    """An older version's Forfeit in the answer to /tictactoe-stop, without a move or an
+    expiry: answered as expired, so that only a fresh question ends a game."""
 
     TEMPLATE = "ttt:quit:{game}"
     game: int
 
     def format(self) -> str:
         return f"ttt:quit:{self.game}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeepPlaying(CustomId):
+    """Cancel, in the question before a forfeit."""
+
+    TEMPLATE = "ttt:keep:{game}"
+    game: int
+
+    def format(self) -> str:
+        return f"ttt:keep:{self.game}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +377,8 @@ KINDS: tuple[type[CustomId], ...] = (
     Rematch,
     Review,
     Quit,
+    OldQuit,
+    KeepPlaying,
     Calloff,
     CalloffAnswer,
     Accept,

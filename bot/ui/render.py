@@ -29,9 +29,10 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service import is_rated, rated_variant
+from bot.service import is_abort, is_rated, rated_variant
 from bot.ui.first_player import first_player_lines
 from bot.ui.refs import game_link
+from bot.ui.render_end import aborted_text, rating_line
 from engine import Mark
 from engine.levels import UnknownLevelError, get_level
 
@@ -162,6 +163,7 @@ def game_text(game: Game, t: Translator) -> str:
     if not game.is_bot_game and not is_rated(game):
         title += " · " + t(N_("unrated"))
     lines = [title, t(N_("{x}  vs  {o}", x=x, o=o)), _status_line(game, t)]
+    lines.extend(filter(None, [rating_line(game, lambda user: mention(user, t))]))
     lines += first_player_lines(game, player_text(game, Mark.X, t), t)
     if last_move_cell(game) is not None:
         lines.append("-# " + t(N_("The mark on a grey button is the last move.")))
@@ -193,6 +195,8 @@ def _status_line(game: Game, t: Translator) -> str:
             ran_out = N_("{player} ran out of time.", player=_loser(game, t))
             return f"⌛ {_sentence(t(ran_out))} {_won(game, t)}"
         case _:
+            if is_abort(game):
+                return aborted_text(t)
             if game.status is GameStatus.ABANDONED or game.result is Result.ABANDONED:
                 stopped = N_("The game was stopped; it doesn't count.")
                 return f"⏹️ {t(stopped)}"
@@ -349,6 +353,8 @@ def _recent_line(game: Game, user_id: int, t: Translator) -> str:
     other = player_text(game, mark.other if mark is not None else Mark.O, t)
     if game.result in (Result.ABANDONED, None) or game.status is GameStatus.ABANDONED:
         outcome = N_("stopped, against {opponent}", opponent=other)
+        if is_abort(game):
+            outcome = N_("aborted, against {opponent}", opponent=other)
     elif game.winner_mark is None:
         outcome = N_("drew with {opponent}", opponent=other)
     elif game.winner_mark is mark:

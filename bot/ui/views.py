@@ -24,6 +24,7 @@ from discord import ButtonStyle, ui
 
 from bot.i18n import N_, Message, Translator, translator
 from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
+from bot.service import is_abort, loses_rating
 from bot.ui import ids, render
 from engine import Mark
 
@@ -37,9 +38,9 @@ __all__ = [
     "challenge_mentions",
     "challenge_view",
     "confirm_view",
+    "forfeit_view",
     "leaderboard_view",
     "sections_view",
-    "stop_choice_view",
     "text_view",
 ]
 
@@ -184,25 +185,21 @@ def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
     return _drawing(text, ui.ActionRow(previous, following))
 
 
-def stop_choice_view(game: Game, t: Translator) -> ui.View:
-    """The choices of a player who asked to stop a rated game: forfeit, or propose calling
-    it off. Sent ephemerally to them alone (in their language, ``t``), so its buttons carry
-    no user id."""
+def forfeit_view(game: Game, until: float, t: Translator) -> ui.View:
+    """The private question before a forfeit, asked by Forfeit on the board and by
+    /tictactoe-stop in a game that would count: confirm (danger; it holds at this move
+    until ``until``), propose calling it off where a forfeit would cost rating, or keep
+    playing. In the asker's language (``t``); ephemeral, so its buttons carry no user id."""
     view = ui.View(timeout=None)
-    view.add_item(
-        ui.Button(
-            label=t(N_("Forfeit (counts as a loss)")),
-            style=ButtonStyle.danger,
-            custom_id=ids.Quit(game.id).format(),
-        )
-    )
-    view.add_item(
-        ui.Button(
-            label=t(N_("Propose calling it off")),
-            style=ButtonStyle.secondary,
-            custom_id=ids.Calloff(game.id).format(),
-        )
-    )
+    confirm = N_("End it (doesn't count)") if is_abort(game) else N_("Forfeit (counts as a loss)")
+    quit_ = ids.Quit(game.id, game.move_no, int(until))
+    view.add_item(ui.Button(label=t(confirm), style=ButtonStyle.danger, custom_id=quit_.format()))
+    if loses_rating(game):
+        calloff = ids.Calloff(game.id).format()
+        label = t(N_("Propose calling it off"))
+        view.add_item(ui.Button(label=label, style=ButtonStyle.secondary, custom_id=calloff))
+    keep = ids.KeepPlaying(game.id).format()
+    view.add_item(ui.Button(label=t(N_("Keep playing")), custom_id=keep))
     view.stop()
     return view
 

@@ -15,6 +15,7 @@ from bot.models import (
     First,
     Game,
     GameStatus,
+    RatingChange,
     Result,
 )
 from engine import Mark
@@ -52,6 +53,8 @@ ENDINGS = (
 """Every way a game ends, with the winner's mark."""
 
 REVIEW_KINDS = ("unknown", "missed", "threw", "mistake", "lost", "none", "partial", "slips")
+RISE, FALL = RatingChange(1.0, 99_999.0), RatingChange(99_999.0, 1.0)
+"""Rating changes longer than any Elo rating makes."""
 
 
 def game(
@@ -102,8 +105,12 @@ def every_game(locale: str, levels: Iterable[str | None]) -> Iterator[Game]:
         yield game(locale, level=level, status=GameStatus.BOT_TO_MOVE, moves=23)
         for result, winner in ENDINGS:
             status = GameStatus.ABANDONED if result is Result.ABANDONED else GameStatus.FINISHED
-            yield game(locale, level=level, status=status, result=result, winner=winner, moves=25)
+            ended = game(locale, level=level, status=status, result=result, winner=winner, moves=25)
+            yield ended
+            if level is None and status is GameStatus.FINISHED:  # rated: the changes shown
+                yield dataclasses.replace(ended, x_rating=RISE, o_rating=FALL)
     yield game(locale, status=GameStatus.FINISHED, result=Result.FORFEIT, winner=Mark.O, x_id=0)
+    yield game(locale, status=GameStatus.ABANDONED, result=Result.ABANDONED, moves=1)  # aborted
 
 
 def every_challenge(locale: str) -> Iterator[Challenge]:

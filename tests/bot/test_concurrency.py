@@ -115,11 +115,10 @@ async def test_moves_racing_forfeit_and_stop(service: GameService, seed: int) ->
 
 
 async def test_moves_racing_a_sweep_at_the_deadline(service: GameService, clock: FakeClock) -> None:
-    game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)
+    game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0, 1])
     clock.advance(300)  # exactly at Bob's deadline
     calls: list[Awaitable[Any]] = [
-        service.play(game.id, BOB, c, 1) for c in range(4) for _ in range(5)
+        service.play(game.id, BOB, c, 3) for c in (2, 3, 5, 6) for _ in range(5)
     ]
     calls += [service.sweep() for _ in range(3)]
     random.Random(3).shuffle(calls)
@@ -130,7 +129,7 @@ async def test_moves_racing_a_sweep_at_the_deadline(service: GameService, clock:
     settled = [g for changed, _ in sweeps for g in changed]
     assert len(settled) <= 1  # by a sweep, or by the first late click
     stored = await service.get_game(game.id)
-    assert (stored.result, stored.winner_id, stored.move_no) == (Result.TIMEOUT, ALICE, 1)
+    assert (stored.result, stored.winner_id, stored.move_no) == (Result.TIMEOUT, ALICE, 3)
     assert (await service.stats.player_stats(GUILD, BOB)).versus_members.losses == 1  # once
     assert (await service.stats.player_stats(GUILD, ALICE)).versus_members.wins == 1
 

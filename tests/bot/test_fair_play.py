@@ -25,7 +25,7 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.models import GameStatus, Result
-from bot.service import Choices, GameService
+from bot.service import Choices, GameService, rules
 from bot.store import Store
 
 from .helpers import (
@@ -266,6 +266,9 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
     clock.advance(60)  # alice's cooldown towards bob
     game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
     game = await fair.play(game.id, ALICE, 4, 0)
+    # After one move too: not both players have moved.
+    assert not rules.loses_rating(game)
+    game = await fair.play(game.id, BOB, 0, 1)
     for user, moderator in ((BOB, False), (ALICE, False), (ALICE, True)):  # a playing mod too
         with pytest.raises(RatedStop, match="counts as a loss") as refused:
             await fair.endings.stop(GUILD, CHANNEL + 1, user, is_moderator=moderator)
@@ -278,7 +281,7 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
 
 
 async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -> None:
-    game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
+    game = await play_out(fair, await member_game(fair, ALICE, BOB), [4, 0])
     ended = await fair.endings.forfeit(game.id, BOB)
     assert (ended.result, ended.winner_id) == (Result.FORFEIT, ALICE)
     bob = await fair.stats.player_stats(GUILD, BOB)
@@ -288,6 +291,9 @@ async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -
 async def test_calling_off_needs_both_players(fair: GameService) -> None:
     game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
     endings = fair.endings
+    with pytest.raises(CallOffUnavailable, match="costs no rating"):  # an abort, still
+        await endings.propose_calloff(game.id, BOB, GUILD)
+    game = await fair.play(game.id, BOB, 0, 1)
     with pytest.raises(NotAPlayer):
         await endings.propose_calloff(game.id, CAROL, GUILD)
     with pytest.raises(CallOffUnavailable, match="no proposal"):
@@ -302,7 +308,7 @@ async def test_calling_off_needs_both_players(fair: GameService) -> None:
     with pytest.raises(CallOffUnavailable, match="no proposal"):
         await endings.answer_calloff(game.id, ALICE, True, GUILD)
     await endings.propose_calloff(game.id, ALICE, GUILD)
-    game = await fair.play(game.id, BOB, 0, 1)
+    game = await fair.play(game.id, ALICE, 1, 2)
     with pytest.raises(CallOffUnavailable, match="moved on"):
         await endings.answer_calloff(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live

@@ -43,7 +43,7 @@ from bot.models import (
 )
 from bot.service import Choices
 from bot.service.guilds import BOUNDS
-from bot.ui import render
+from bot.ui import render, render_end
 from bot.ui.cogs.help import Help, help_text
 from bot.ui.cogs.settings import settings_text
 from bot.ui.commands_i18n import CommandTranslator
@@ -56,8 +56,8 @@ from bot.ui.views import (
     calloff_view,
     challenge_view,
     confirm_view,
+    forfeit_view,
     leaderboard_view,
-    stop_choice_view,
     text_view,
 )
 from engine import Mark
@@ -190,7 +190,12 @@ def test_reviews(kind: str, t: Translator) -> None:
 
 def test_stopping_and_calling_off(t: Translator) -> None:
     live = game(PSEUDO)
-    check_view(stop_choice_view(live, t))
+    aborted = dataclasses.replace(live, moves=())
+    bot = game(PSEUDO, level="easy")
+    for asked in (live, aborted, bot):
+        check_view(forfeit_view(asked, NOW, t))
+        check(render_end.forfeit_question_text(asked, NOW, t))
+    check(render_end.forfeit_done_text(aborted, t), render_end.lapses_text(NOW, t))
     check_view(calloff_view(live))
     check_view(calloff_view(live, closed=True))
     check(render.stopped_text(ALICE, t), render.calloff_text(live, ALICE, BOB, t))

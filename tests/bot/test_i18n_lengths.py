@@ -38,7 +38,7 @@ from bot.models import (
 from bot.service import Choices
 from bot.service.guilds import BOUNDS, MAX_CHANNELS
 from bot.service.stats import RECENT_GAMES
-from bot.ui import render
+from bot.ui import render, render_end
 from bot.ui.cogs.settings import settings_text
 from bot.ui.preferences import choices_title, preferences_view
 from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
@@ -48,8 +48,8 @@ from bot.ui.views import (
     calloff_view,
     challenge_view,
     confirm_view,
+    forfeit_view,
     leaderboard_view,
-    stop_choice_view,
     text_view,
 )
 from engine import Mark
@@ -60,6 +60,7 @@ from tests.bot.samples import (
     BIG,
     BOB,
     MANY,
+    NOW,
     REVIEW_KINDS,
     every_challenge,
     game,
@@ -172,7 +173,13 @@ def test_reviews_of_a_full_5x5_board(kind: str, locale: str, t: Translator) -> N
 
 def test_stopping_and_calling_off(locale: str, t: Translator) -> None:
     live = game(locale)
-    check_labels(stop_choice_view(live, t))
+    aborted = dataclasses.replace(live, moves=())
+    bot = game(locale, level="easy")
+    for asked in (live, aborted, bot):
+        check_labels(forfeit_view(asked, NOW, t))
+        check_content(render_end.forfeit_question_text(asked, NOW, t))
+    check_content(render_end.forfeit_done_text(aborted, t))
+    check_content(render_end.lapses_text(NOW, t))
     check_labels(calloff_view(live))
     check_labels(calloff_view(live, closed=True))
     check_content(render.stopped_text(ALICE, t))

@@ -17,7 +17,9 @@ WIRE: dict[str, ids.CustomId] = {
     "ttt:forfeit:812": ids.Forfeit(game=812),
     "ttt:rematch:812": ids.Rematch(game=812),
     "ttt:review:812": ids.Review(game=812),
-    "ttt:quit:812": ids.Quit(game=812),
+    "ttt:quit:812:2:1764320000": ids.Quit(game=812, move=2, until=1764320000),
+    "ttt:quit:812": ids.OldQuit(game=812),
+    "ttt:keep:812": ids.KeepPlaying(game=812),
     "ttt:calloff:812": ids.Calloff(game=812),
     "ttt:calloff-yes:812": ids.CalloffAnswer(answer="yes", game=812),
     "ttt:calloff-no:812": ids.CalloffAnswer(answer="no", game=812),
@@ -42,6 +44,7 @@ click them by these shapes), and what each means."""
 LARGEST: dict[type[ids.CustomId], ids.CustomId] = {
     ids.Cell: ids.Cell(10**18 - 1, 24, 25),
     ids.Forget: ids.Forget("server", 10**20 - 1),
+    ids.Quit: ids.Quit(10**18 - 1, 25, 10**12 - 1),
     ids.Preference: ids.Preference("challenges", "off", 10**20 - 1),
     ids.ThreadBot: ids.ThreadBot("a" * 16, 99, 99, "b" * 16),
     ids.ThreadChallenge: ids.ThreadChallenge(10**20 - 1, 99, 99, "b" * 16),

@@ -196,6 +196,7 @@ async def test_a_live_game_refuses_the_erasure_and_links_the_game(
     assert counts(db_path, GUILD) == before
     assert (await store.player(GUILD, ALICE)).rated_games == 1
     # Once the game is over, the erasure goes ahead; Carol's game stays hers.
+    live = await play_out(service, live, [4, 0])  # both moved: a forfeit, not an abort
     ended = await service.endings.forfeit(live.id, ALICE)
     await service.privacy.erase_member(GUILD, ALICE)
     assert (await service.get_game(ended.id)).winner_id == CAROL

@@ -13,6 +13,7 @@ from discord import ButtonStyle, ui
 
 from bot.i18n import translator
 from bot.models import (
+    DELETED_MEMBER,
     Challenge,
     ChallengeStatus,
     First,
@@ -22,6 +23,7 @@ from bot.models import (
     LeaderboardPage,
     LevelRecord,
     PlayerStats,
+    RatingChange,
     Record,
     Result,
 )
@@ -276,7 +278,34 @@ def test_stopped_board_has_rematch_but_no_review_without_moves() -> None:
     view = board_view(game)
     check_limits(view)
     assert [b["custom_id"] for b in rows(view)[-1]] == [f"ttt:rematch:{game.id}"]
-    assert "stopped" in view.to_components()[0]["content"]
+    # Before both players moved, however it ended, it was an abort.
+    text = view.to_components()[0]["content"]
+    assert "Aborted before both players moved: it doesn't count." in text
+    assert "stopped" not in text
+    stopped = dataclasses.replace(game, moves=(4, 0))
+    assert "The game was stopped; it doesn't count." in render.game_text(stopped, EN)
+
+
+def test_a_rated_boards_end_shows_each_rating_change() -> None:
+    won = make_game(
+        (0, 3, 1, 4, 2),
+        status=GameStatus.FINISHED,
+        result=Result.WIN,
+        winner_id=ALICE,
+        winner_mark=Mark.X,
+        turn_deadline=None,
+    )
+    rated = dataclasses.replace(
+        won, x_rating=RatingChange(1500.0, 1520.0), o_rating=RatingChange(1500.4, 1479.6)
+    )
+    lines = render.game_text(rated, EN).splitlines()
+    # Right under the result; the change is the difference of the ratings as shown.
+    assert lines[3] == f"📊 <@{ALICE}> 1520 (+20) · <@{BOB}> 1480 (\u221220)"
+    assert "📊" not in render.game_text(won, EN)  # unrated, or ended before changes were kept
+    even = dataclasses.replace(rated, x_rating=RatingChange(1500.2, 1499.9))
+    assert f"<@{ALICE}> 1500 (±0)" in render.game_text(even, EN)
+    gone = dataclasses.replace(rated, x_id=DELETED_MEMBER, x_rating=None)  # erased with the id
+    assert render.game_text(gone, EN).splitlines()[3] == f"📊 <@{BOB}> 1480 (\u221220)"
 
 
 def test_bot_to_move_board_is_not_clickable() -> None:

@@ -485,8 +485,7 @@ async def test_is_slow_search(service: GameService) -> None:
 
 
 async def test_sweep_settles_overdue_turns(service: GameService, clock: FakeClock) -> None:
-    game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)  # Bob's turn now
+    game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0, 1])  # Bob's turn
     bot_game = await service.start_bot_game(GUILD, CHANNEL + 1, CAROL, level="easy", first=First.ME)
     clock.advance(299)
     assert await service.sweep() == ([], [])
@@ -507,10 +506,10 @@ async def test_sweep_settles_overdue_turns(service: GameService, clock: FakeCloc
 
 
 async def test_a_late_click_settles_the_timeout(service: GameService, clock: FakeClock) -> None:
-    game = await member_game(service, ALICE, BOB)
+    game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0])
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out"):
-        await service.play(game.id, ALICE, 4, 0)
+        await service.play(game.id, ALICE, 1, 2)
     stored = await service.get_game(game.id)
     assert (stored.result, stored.winner_id) == (Result.TIMEOUT, BOB)
     assert await service.sweep() == ([], [])
@@ -521,16 +520,14 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
 ) -> None:
     # Alice forfeiting once Bob's time is up must not hand Bob the win, and Bob stopping
     # the game after his own time ran out must not spare him the loss.
-    first = await member_game(service, ALICE, BOB)
-    await service.play(first.id, ALICE, 4, 0)
+    first = await play_out(service, await member_game(service, ALICE, BOB), [4, 0, 1])
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out") as caught:
         await service.endings.forfeit(first.id, ALICE)
     assert caught.value.game is not None
     assert (caught.value.game.result, caught.value.game.winner_id) == (Result.TIMEOUT, ALICE)
 
-    second = await member_game(service, ALICE, BOB)
-    await service.play(second.id, ALICE, 0, 0)
+    second = await play_out(service, await member_game(service, ALICE, BOB), [0, 1, 2])
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out"):
         await service.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
@@ -544,14 +541,14 @@ async def test_forfeit_and_stop_after_the_clock_ran_out_find_a_timeout(
 
 
 async def test_forfeit(service: GameService) -> None:
-    game = await member_game(service, ALICE, BOB)
+    game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0])
     with pytest.raises(NotAPlayer):
         await service.endings.forfeit(game.id, CAROL)
     with pytest.raises(GameNotFound):
         await service.endings.forfeit(99_999, ALICE)
     with pytest.raises(StaleBoard):
         await service.endings.forfeit(game.id, ALICE, move_no=3)
-    ended = await service.endings.forfeit(game.id, ALICE, move_no=0)
+    ended = await service.endings.forfeit(game.id, ALICE, move_no=2)
     assert (ended.status, ended.result, ended.winner_id, ended.winner_mark) == (
         GameStatus.FINISHED,
         Result.FORFEIT,

@@ -27,6 +27,7 @@ from bot.models import (
     Shards,
 )
 from bot.service.pings import outranks
+from bot.service.rules import is_abort
 from bot.store import StandingPing, Store
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
@@ -218,7 +219,10 @@ async def test_two_processes_sweep_each_game_once(
             assert all(g.status is not GameStatus.BOT_TO_MOVE for g in completed)
             games, challenges = await service.sweep()
             assert {g.id for g in games} == ids_in(world.overdue, mine), name
-            assert all(g.result is Result.TIMEOUT for g in games)
+            # A time-out, or an abort where not both players had moved (rules.is_abort).
+            assert all(
+                g.result is (Result.ABANDONED if is_abort(g) else Result.TIMEOUT) for g in games
+            )
             assert {c.id for c in challenges} == ids_in(world.challenge, mine), name
             due = await service.pings.due()
             assert {item.game.id for item in due} == ids_in(world.reminder, mine), name

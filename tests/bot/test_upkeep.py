@@ -21,7 +21,17 @@ from bot.store import StandingPing, Store
 from bot.store import upkeep as upkeep_sql
 from tests.pgtools import read_rows
 
-from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, member_game
+from .helpers import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    FakeClock,
+    make_service,
+    member_game,
+    play_out,
+)
 
 DAVE = 44
 
@@ -221,6 +231,7 @@ async def test_pruning_in_batches(
     old = await member_game(service)  # rated, with a review and a ping left behind
     standing = StandingPing(old.id, CHANNEL, 800, ALICE, 0, False)
     assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
+    await play_out(service, old, [4, 0])  # both moved: rated
     await service.endings.forfeit(old.id, BOB)
     await store.reviews.put(old.id, "{}")
     declined = await service.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
@@ -231,7 +242,9 @@ async def test_pruning_in_batches(
     assert await count(db_target, "cooldowns") == 3
 
     clock.advance(61 * DAY)
-    recent = await member_game(service, ALICE, BOB, channel=CHANNEL + 2)
+    recent = await play_out(
+        service, await member_game(service, ALICE, BOB, channel=CHANNEL + 2), [4, 0]
+    )
     await service.endings.forfeit(recent.id, ALICE)
     await store.reviews.put(recent.id, "{}")
     fresh = await service.challenges.create(GUILD, CHANNEL + 3, ALICE, CAROL)

@@ -586,17 +586,44 @@ class Arena:
         )
         return ping
 
+    async def ask_forfeit(self, user: User, board: Message) -> Message:
+        """Forfeit on the board: a private question (confirm, [call off], keep playing),
+        and nothing changes yet. The question's message."""
+        before = self.current(board).text
+        controls = self.current(board).button_grid()[-1]
+        (forfeit,) = [b.custom_id for b in controls if (b.custom_id or "").startswith("ttt:forf")]
+        asked = await self.click(user, self.current(board), custom_id=forfeit)
+        # A deferred update: the board stays as it is, and the click's token redraws it
+        # once the player answers the question, which is a follow-up for them alone.
+        assert asked.type is CallbackType.DEFERRED_UPDATE_MESSAGE, (asked, self.bot.log())
+        (question,) = await asked.handle.wait_followups(1)
+        assert question.ephemeral and question.pings.nobody, question
+        kinds = [(b.custom_id or "").split(":")[1] for b in question.buttons()]
+        assert kinds[0] == "quit" and kinds[-1] == "keep", kinds
+        assert self.current(board).text == before, "asking changes nothing"
+        return question
+
     async def forfeit(self, user: User, board: Message, side: int = 3) -> BoardState:
-        answer = await self.click(user, self.current(board), label="Forfeit")
-        assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, self.bot.log())
+        """Forfeit as a player does: the board's Forfeit asks privately, its danger
+        button confirms (the question becomes the answer, the board is redrawn): a
+        forfeit, or an abort if not both players had moved."""
+        question = await self.ask_forfeit(user, board)
+        confirm = question.buttons()[0]
+        assert confirm.style == ButtonStyle.DANGER, confirm
+        done = await self.click(user, question, custom_id=confirm.custom_id)
+        assert done.type is CallbackType.UPDATE_MESSAGE, (done, self.bot.log())
+        await self.emu.wait_for(lambda: not self.board(board, side).live)
         state = self.board(board, side)
-        assert not state.live and "forfeited" in state.text, state.text
+        assert "forfeited" in state.text or "Aborted" in state.text, state.text
         return state
 
     async def quick_game(self, winner: User, loser: User, channel: Channel) -> None:
-        """A rated member game the loser forfeits at once (recorded in ``elo``)."""
+        """A rated member game the loser forfeits once both moved (recorded in ``elo``)."""
         board = await self.member_game(winner, loser, channel)
-        await self.forfeit(loser, board)
+        await self.move(winner, board, 4)
+        await self.move(loser, board, 0)
+        state = await self.forfeit(loser, board)
+        assert "forfeited" in state.text, state.text
         self.elo.add(winner.id, loser.id, 1.0)
 
 

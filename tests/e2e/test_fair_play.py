@@ -193,7 +193,9 @@ async def test_a_stopped_rated_game_is_forfeited_after_a_choice(arena: Arena) ->
     alice, bob = arena.member("alice"), arena.member("bob")
     channel = arena.channel()
     board = await arena.member_game(alice, bob, channel)
-    await arena.click(alice, arena.current(board), row=1, col=1)
+    await arena.move(alice, board, 4)
+    # Before both players moved, a player's stop aborts it; now it would cost a rating.
+    await arena.move(bob, board, 0)
     stop = await arena.command(bob, channel, "tictactoe-stop")
     assert stop.ephemeral and "counts as a loss" in stop.message.text
     assert arena.board(board).live  # nothing changed yet

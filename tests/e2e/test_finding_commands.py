@@ -94,9 +94,16 @@ def member(arena: Arena, name: str, locale: str, *, permissions: int = 0) -> Use
 
 
 async def forfeit(arena: Arena, user: User, board: Posted) -> None:
-    answer = await arena.click(user, arena.current(board), label=said(JA, N_("Forfeit")))
+    """Forfeit on the board (in the server's Japanese), then its private question's
+    danger button (in the member's own language)."""
+    asked = await arena.click(user, arena.current(board), label=said(JA, N_("Forfeit")))
+    assert asked.type is CallbackType.DEFERRED_UPDATE_MESSAGE
+    (question,) = await asked.handle.wait_followups(1)
+    assert question.ephemeral
+    confirm = question.buttons()[0]
+    answer = await arena.click(user, question, custom_id=confirm.custom_id)
     assert answer.type is CallbackType.UPDATE_MESSAGE
-    assert not arena.board(board).live
+    await arena.emu.wait_for(lambda: not arena.board(board).live)
 
 
 # -- the names ---------------------------------------------------------------------------------

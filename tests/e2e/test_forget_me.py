@@ -138,6 +138,8 @@ async def test_only_a_server_manager_erases_the_server(arena: Arena) -> None:
     alice, bob = arena.member("alice"), arena.member("bob")
     channel = arena.channel()
     board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    await arena.move(bob, board, 0)
     await arena.forfeit(bob, board)
 
     # Discord doesn't offer the command to a member without Manage Server; nor does a

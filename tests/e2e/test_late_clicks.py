@@ -29,10 +29,11 @@ SETTLE = 3.0  # how long the message may take to show the result after the click
 async def test_a_move_after_the_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
-    await arena.move(alice, board, 4)
+    for user, cell in ((alice, 4), (bob, 0), (alice, 8)):  # both moved: the result counts
+        await arena.move(user, board, cell)
     await run_out(arena.database, board.id)  # Bob's turn runs out; no sweep is due
     state = arena.board(board)
-    text = await refusal(await arena.click(bob, state.message, custom_id=state.cell_id(0)))
+    text = await refusal(await arena.click(bob, state.message, custom_id=state.cell_id(1)))
     assert "over" in text or "time" in text.lower(), text
 
     await eventually(
@@ -65,10 +66,12 @@ async def test_an_answer_after_the_challenge_expired(arena: Arena) -> None:
 async def test_a_forfeit_after_the_opponents_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
-    await arena.move(alice, board, 4)
-    # Bob's turn runs out: Alice has won, whatever she clicks now.
+    for user, cell in ((alice, 4), (bob, 0), (alice, 8)):  # both moved: the result counts
+        await arena.move(user, board, cell)
+    # Bob's turn runs out: Alice has won, whatever she clicks now (Forfeit asks nothing).
     await run_out(arena.database, board.id)
-    await arena.click(alice, arena.current(board), label="Forfeit")
+    text = await refusal(await arena.click(alice, arena.current(board), label="Forfeit"))
+    assert "Time ran out" in text, text
     await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
     state = arena.board(board)
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text
@@ -79,7 +82,8 @@ async def test_a_forfeit_after_the_opponents_turn_ran_out(arena: Arena) -> None:
 async def test_stopping_after_ones_own_turn_ran_out(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
-    await arena.move(alice, board, 4)
+    for user, cell in ((alice, 4), (bob, 0), (alice, 8)):  # both moved: the result counts
+        await arena.move(user, board, cell)
     # Bob's turn runs out: stopping the game now can't save him.
     await run_out(arena.database, board.id)
     await arena.command(bob, channel, "tictactoe-stop")
@@ -88,3 +92,17 @@ async def test_stopping_after_ones_own_turn_ran_out(arena: Arena) -> None:
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text
     stats = await arena.command(alice, channel, "tictactoe-stats", member=bob)
     assert "Versus members: 0W 1L 0D" in stats.message.text, stats.message.text
+
+
+async def test_running_out_before_both_players_moved_is_an_abort(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    await run_out(arena.database, board.id)  # Bob never moved: nobody loses rating
+    text = await refusal(await arena.click(bob, arena.current(board), label="Forfeit"))
+    assert "Time ran out" in text, text
+    await eventually(arena.emu, lambda: not arena.board(board).live, "the game ends", SETTLE)
+    state = arena.board(board)
+    assert "Aborted before both players moved: it doesn't count." in state.text, state.text
+    stats = await arena.command(alice, channel, "tictactoe-stats", member=bob)
+    assert "Versus members: 0W 0L 0D" in stats.message.text, stats.message.text

@@ -6,7 +6,7 @@ import pytest
 
 from discord_emulator import CallbackType, Channel, Permission, User
 
-from .helpers import Arena, check_final, refusal, snapshot
+from .helpers import Arena, check_final, edited_through_channel, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -168,11 +168,55 @@ async def test_forfeit_between_members(arena: Arena) -> None:
     channel = arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await arena.move(bob, board, 0)
+    # Forfeit asks first, privately; Keep playing leaves the game as it was.
+    question = await arena.ask_forfeit(bob, board)
+    assert "It counts as a loss, and your rating goes down." in question.text, question.text
+    labels = [b.label for b in question.buttons()]
+    assert labels == ["Forfeit (counts as a loss)", "Propose calling it off", "Keep playing"]
+    kept = await arena.click(bob, question, label="Keep playing")
+    assert kept.type is CallbackType.UPDATE_MESSAGE
+    assert "the game goes on" in arena.current(question).text
+    assert not arena.current(question).buttons() and arena.board(board).live
+    # An answer after a move is refused, and changes nothing.
+    stale = await arena.ask_forfeit(bob, board)
+    await arena.move(alice, board, 8)
+    text = await refusal(await arena.click(bob, stale, label="Forfeit (counts as a loss)"))
+    assert "moved on since you were asked; nothing changed" in text, text
+    assert arena.board(board).live and arena.board(board).move_no == 3
     ended = await arena.forfeit(bob, board)
     assert f"<@{bob.id}> forfeited" in ended.text and f"<@{alice.id}> won" in ended.text
+    # Redrawn through the Forfeit click's token, not the channel: it works where the bot
+    # may not edit messages (a private thread it isn't in).
+    assert not edited_through_channel(arena.emu, board)
+    # The finished board shows each player's rating and its change.
+    assert f"<@{alice.id}> 1520 (+20) · <@{bob.id}> 1480 (\u221220)" in ended.text, ended.text
     assert ended.controls == ("Rematch", "Review") and not ended.success_cells()
     text = await stats_text(arena, carol, channel, bob)
     assert "1480" in text and "Versus members: 0W 1L 0D" in text, text
+
+
+async def test_a_forfeit_before_both_players_moved_is_an_abort(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    question = await arena.ask_forfeit(bob, board)
+    assert "Not both players have moved yet, so it doesn't count." in question.text
+    assert [b.label for b in question.buttons()] == ["End it (doesn't count)", "Keep playing"]
+    # An older version's Forfeit in the answer to /tictactoe-stop has no expiry: expired.
+    game_id = arena.board(board).game_id
+    text = await refusal(await arena.raw_click(bob, board, f"ttt:quit:{game_id}"))
+    assert "This question has expired; nothing changed." in text and arena.board(board).live
+    done = await arena.click(bob, question, label="End it (doesn't count)")
+    assert done.type is CallbackType.UPDATE_MESSAGE  # the answer, in place of the question
+    assert "Aborted before both players moved" in arena.current(question).text
+    await arena.emu.wait_for(lambda: not arena.board(board).live)
+    ended = arena.board(board)
+    assert "Aborted before both players moved: it doesn't count." in ended.text, ended.text
+    assert "forfeited" not in ended.text and "(+" not in ended.text
+    text = await stats_text(arena, alice, channel, bob)
+    assert "1500" in text and "Versus members: 0W 0L 0D" in text, text
+    assert f"aborted, against <@{alice.id}>" in text, text
 
 
 async def test_rematch_between_members(arena: Arena) -> None:
@@ -199,6 +243,25 @@ async def test_rematch_between_members(arena: Arena) -> None:
     await arena.move(bob, challenge, 0)
     assert arena.board(challenge).marks[0] == "X"
     await arena.forfeit(alice, challenge)
+
+
+async def test_both_pressing_rematch_start_the_game(arena: Arena) -> None:
+    """Bob presses Rematch, then Alice does too (not Accept): her press accepts his
+    challenge, and the new board is her press's answer."""
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.forfeit(alice, board)
+    asked = await arena.click(bob, arena.current(board), label="Rematch")
+    assert asked.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not asked.ephemeral
+    started = await arena.click(alice, arena.current(board), label="Rematch")
+    assert started.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE, started
+    assert not started.ephemeral and started.message.pings.nobody
+    state = arena.board(started.message)
+    assert state.live and f"🟦 **X** <@{bob.id}>" in state.text  # sides swapped, Bob first
+    await arena.emu.wait_for(lambda: "accepted" in arena.current(asked.message).text)
+    assert all(b.disabled for b in arena.current(asked.message).buttons())
+    await arena.move(bob, started.message, 4)
+    await arena.forfeit(alice, started.message)
 
 
 async def test_stop_by_a_moderator_and_refusal_for_others(arena: Arena) -> None:
@@ -240,7 +303,8 @@ async def test_a_player_may_stop_their_own_game(arena: Arena) -> None:
     board = await arena.member_game(alice, bob, channel)
     answer = await arena.command(bob, channel, "tictactoe-stop")
     assert not answer.ephemeral and "stopped" in answer.message.text
-    await arena.emu.wait_for(lambda: "stopped" in arena.current(board).text)
+    # Before both players moved, the board calls it what it is: an abort.
+    await arena.emu.wait_for(lambda: "Aborted" in arena.current(board).text)
     assert not arena.board(board).live
 
 

@@ -225,15 +225,16 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
             late = ServiceConfig().turn_timeout + 60
             service = GameService(store, clock=lambda: time.time() + late)
             settled, _ = await service.sweep()
-            assert [game.result for game in settled] == [Result.TIMEOUT]
+            # Bob never moved: his time-out is an abort (unrated, no result).
+            assert [game.result for game in settled] == [Result.ABANDONED]
         finally:
             await store.close()
         assert arena.board(board).live, "the message still shows the game going on"
 
         async with launch() as bot:
             arena.bot = bot
-            await emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
-            assert f"<@{bob.id}> ran out of time" in arena.board(board).text
+            await emu.wait_for(lambda: "Aborted" in arena.current(board).text)
+            assert "Aborted before both players moved" in arena.board(board).text
             await emu.wait_for(lambda: arena.current(ping).deleted)
             assert await bot.stop() == 0
         assert_log_clean(bot.log())

@@ -100,7 +100,8 @@ async def test_each_process_sweeps_its_own_shards_server(tmp_path: Path) -> None
                         arena = Arena(emu, guild, bot, tmp_path)
                         alice, bob, channel = arena.member("a"), arena.member("b"), arena.channel()
                         board = await arena.member_game(alice, bob, channel)
-                        await arena.move(alice, board, 4)  # Bob's turn; he will run out of time
+                        for user, cell in ((alice, 4), (bob, 0), (alice, 8)):  # both moved
+                            await arena.move(user, board, cell)  # Bob will run out of time
                         games.append((arena, bob, board))
                     assert emu.command_syncs == 1, "only the process of shard 0 syncs"
                     code = await one.stop(signal.SIGKILL, within=WAIT)

@@ -108,11 +108,13 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             handle = await emu.run_command(
                 alice, channel, "tictactoe", opponent=bob, first="me", difficulty="hard"
             )
+            difficult = (await handle.response()).message
+            assert difficult is not None and difficult.ephemeral
+            assert "A difficulty is for games against me" in difficult.text, difficult.text
+            handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob, first="me")
             challenge = (await handle.response()).message
             assert challenge is not None and not challenge.ephemeral
             assert [int(u) for u in (challenge.allowed_mentions or {}).get("users", [])] == [bob.id]
-            (note,) = await handle.wait_followups(1)
-            assert note.ephemeral and "ignored" in note.text
 
             refused = await (await emu.click(alice, challenge, label="Accept")).response()
             assert refused.ephemeral and "Only the challenged member" in refused.message.text
@@ -137,13 +139,16 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
                 )
             ).response()
             assert stale.ephemeral and "board changed" in stale.message.text
+            replied = await (await emu.click(bob, emu.message(board.id), row=0, col=0)).response()
+            assert replied.type == CallbackType.UPDATE_MESSAGE
 
-            # A rated game that has begun: stopping it would be a loss, so bob is asked.
+            # Both moved in a rated game: stopping it would be a loss, so bob is asked.
             stop = await (await emu.run_command(bob, channel, "tictactoe-stop")).response()
             assert stop.ephemeral and "counts as a loss" in stop.message.text
             assert [b.label for b in stop.message.buttons()] == [
                 "Forfeit (counts as a loss)",
                 "Propose calling it off",
+                "Keep playing",
             ]
             assert "stopped" not in emu.message(board.id).text
             asked = await emu.click(bob, stop.message, label="Propose calling it off")
@@ -226,9 +231,13 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
             marks = [shown(c) for c in board_cells(emu.message(board.id), side=5)]
             assert sum(mark != EMPTY for mark in marks) == 3, bot.log()
 
-            forfeit = await (await emu.click(alice, board, label="Forfeit")).response()
-            assert forfeit.type == CallbackType.UPDATE_MESSAGE
-            assert "forfeited" in emu.message(board.id).text
+            asked = await emu.click(alice, board, label="Forfeit")
+            assert (await asked.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE
+            (question,) = await asked.wait_followups(1)
+            assert question.ephemeral and "It counts as a loss." in question.text
+            confirm = await emu.click(alice, question, label="Forfeit (counts as a loss)")
+            assert (await confirm.response()).type == CallbackType.UPDATE_MESSAGE
+            await emu.wait_for(lambda: "forfeited" in emu.message(board.id).text)
             assert not emu.failed_interactions and not emu.unrouted
             assert await bot.stop() == 0
 

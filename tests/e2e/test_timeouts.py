@@ -63,7 +63,8 @@ async def test_the_player_on_move_loses_against_the_bot(arena: Arena) -> None:
 async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
-    await arena.move(alice, board, 0)
+    for user, cell in ((alice, 0), (bob, 4), (alice, 8)):  # both moved: the time-out counts
+        await arena.move(user, board, cell)
     await run_out(arena.database, board.id)
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)

@@ -113,7 +113,8 @@ async def test_an_idle_player_gets_one_ping_after_the_grace_then_one_reminder(
 
     await run_out(arena.database, board.id)
     await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
-    assert "ran out of time" in arena.board(board).text
+    # Bob never moved: his time-out is an abort, and counts for nobody.
+    assert "Aborted before both players moved" in arena.board(board).text
     await none_standing(arena, channel, "the timeout deletes it")
     sent = arena.turn_pings(channel, deleted=True)
     assert [m.pings.users for m in sent] == [{bob.id}, {bob.id}], "Alice moved at once"
@@ -206,6 +207,7 @@ async def test_one_call_off_proposal_at_a_time_and_it_goes_when_it_lapses(arena:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await arena.move(bob, board, 0)  # both moved: only now would a stop cost a rating
 
     async def propose(user: User) -> Message | str:
         stop = await arena.command(user, channel, "tictactoe-stop")
@@ -222,7 +224,7 @@ async def test_one_call_off_proposal_at_a_time_and_it_goes_when_it_lapses(arena:
         assert isinstance(again, str) and "already waiting" in again, again
     standing = [m for m in arena.emu.messages(channel) if not m.ephemeral and m.id != board.id]
     assert standing == [arena.current(proposal)], "one proposal stands"
-    await arena.move(bob, board, 0)  # the proposal lapses: its message goes
+    await arena.move(alice, board, 8)  # the proposal lapses: its message goes
     await eventually(arena.emu, lambda: arena.current(proposal).deleted, "the lapse", WAIT)
     await arena.forfeit(alice, board)
 

@@ -188,9 +188,10 @@ async def play_games(arena: Arena) -> None:
 
 
 async def leave_to_time_out(url: str, arena: Arena, *, x_moves: bool) -> TimedOut:
-    """A member game left alone: the challenger (X) will run out of time, or with
-    ``x_moves`` his opponent, after X's first move."""
-    board, x, o = await play_member_game(arena, (4,) if x_moves else ())
+    """A member game left alone once both players moved (so that the time-out counts):
+    the challenger (X) will run out of time, or with ``x_moves`` his opponent, after X's
+    second move."""
+    board, x, o = await play_member_game(arena, (4, 0, 8) if x_moves else (4, 0))
     loser, winner = (o, x) if x_moves else (x, o)
     await elapse(url, board.id, GRACE)
     # Its turn notification is sent after the click's answer, and then recorded: wait
@@ -380,7 +381,7 @@ async def scenario(
     saved = await slow.command(
         mod, slow.channel(), "tictactoe-settings", turn_clock=f"{SLOW_TURN}s"
     )
-    assert saved.ephemeral and "Turn clock: 1 min 30 s" in saved.message.text
+    assert saved.ephemeral and "Turn clock: 30 s → **1 min 30 s**" in saved.message.text
     half, half_x, half_o = await play_member_game(slow, X_WINS[:3])  # O to move
 
     # Games in both servers at once; each click reaches only its own shard's session.

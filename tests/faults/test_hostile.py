@@ -69,6 +69,9 @@ async def test_forged_and_invalid_input_changes_nothing(arena: Arena) -> None:
             "ttt:cell:" + "9" * 80,  # too long a number
             "x" * 100,
             "ttt:forfeit:" + "1" * 19,
+            f"ttt:quit:{game_id}:0:99999999999",  # an answer to a question, on the board
+            f"ttt:quit:{game_id}",  # an older version's, without an expiry
+            f"ttt:keep:{game_id}",
             "ttt:accept:0",
             "ttt:lb:-1",
         ]
@@ -128,8 +131,14 @@ async def test_names_cannot_ping_and_servers_stay_apart(arena: Arena) -> None:
             challenge = (await handle.response()).message
             assert challenge is not None
             await (await emu.click(second, challenge, label="Accept")).response()
+            for user, row in ((first, 1), (second, 0)):  # both moved: the forfeit is rated
+                moved = await emu.click(user, emu.message(challenge.id), row=row, col=row)  # type: ignore[arg-type]
+                assert (await moved.response()).type == CallbackType.UPDATE_MESSAGE
             forfeit = await emu.click(second, emu.message(challenge.id), label="Forfeit")  # type: ignore[arg-type]
-            assert (await forfeit.response()).type == CallbackType.UPDATE_MESSAGE
+            assert (await forfeit.response()).type == CallbackType.DEFERRED_UPDATE_MESSAGE
+            (question,) = await forfeit.wait_followups(1)
+            confirm = await emu.click(second, question, index=0)
+            assert (await confirm.response()).type == CallbackType.UPDATE_MESSAGE
 
         for user, where, mine, theirs in (
             (loud, arena.channel(), (loud, quiet), (eve, zed)),

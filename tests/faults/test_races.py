@@ -1,7 +1,8 @@
 """Races against one bot process: over 1,000 moments where several actions hit one game at once.
 
 Kinds: the player on move double-clicks (the same or another cell), both players click at
-once, a click races a forfeit, a click races /tictactoe-stop, and a click races the turn
+once, a click races a forfeit (the answer to Forfeit's question), a click races
+/tictactoe-stop, and a click races the turn
 running out (the shortest turn clock a server may choose, 30 s, whose deadline the test
 moves to within a moment of now, and a 1 s sweep). After all of them: at most one click
 was accepted per game and move number, every accepted click is in the database, every
@@ -74,6 +75,7 @@ class RaceTable:
         if board is None or not free:
             await self.new_game()
             return
+        edits = board.edits
         mover = next((p for p in self.players if p.id == player_on_move(board)), None)
         forfeit = next((b for b in board.buttons() if b.label == "Forfeit"), None)
         assert mover is not None and forfeit is not None, (board.text, board.buttons())
@@ -92,13 +94,23 @@ class RaceTable:
             data = {"custom_id": custom_id, "component_type": 2}
             return emu.send_raw_interaction(user, self.channel, type=3, data=data, message=board)
 
+        question, answer_at = None, 0
+        if kind == "forfeit":  # Forfeit asks first; its answer is what races the click
+            asking = await press(other, forfeit.custom_id)
+            if (await self.answered(asking)).type != CallbackType.DEFERRED_UPDATE_MESSAGE:
+                self.races += 1  # refused (the game ended meanwhile): nothing to race
+                self.stale += 1
+                await emu.wait_for(lambda: emu.message(board.id).edits > edits)  # type: ignore[union-attr]
+                return
+            (question,) = await asking.wait_followups(1)
         actions.append(press(mover, first.custom_id))
         if kind == "double" or kind == "timeout":
             actions.append(press(mover, second.custom_id))
         elif kind == "both":
             actions.append(press(other, second.custom_id))
-        elif kind == "forfeit":
-            actions.append(press(other, forfeit.custom_id))
+        elif question is not None:  # sent first or second: either may land first
+            answer_at = self.rng.randrange(2)
+            actions.insert(answer_at, emu.click(other, question, index=0))
         else:
             actions.append(emu.run_command(other, self.channel, "tictactoe-stop"))
         handles = await asyncio.gather(*actions)
@@ -108,6 +120,12 @@ class RaceTable:
             if response.type != CallbackType.UPDATE_MESSAGE:
                 assert response.message is not None
                 assert response.ephemeral or kind == "stop", (kind, response.message.text)
+        if question is not None and responses[answer_at].type == CallbackType.UPDATE_MESSAGE:
+            # The game ended by the answer, which the board shows after it (redrawn
+            # through the Forfeit click's token): the next race starts from there.
+            await emu.wait_for(
+                lambda: not any(b.label == "Forfeit" for b in emu.message(board.id).buttons())
+            )  # type: ignore[union-attr]
         texts = [r.message.text for r in responses if r.message is not None]
         assert len(updates) <= 1 or kind == "forfeit", (kind, texts)
         if kind in ("double", "both") and not updates:
@@ -115,6 +133,9 @@ class RaceTable:
             # (the clicker is then told, and the board redrawn).
             assert all("over" in t or "board changed" in t for t in texts), (kind, texts)
             self.stale += 1
+            # As a player would, look again once the board is brought up to date (the
+            # bot redraws it after such a refusal) rather than click the stale one again.
+            await emu.wait_for(lambda: emu.message(board.id).edits > edits)  # type: ignore[union-attr]
         self.races += 1
 
 
@@ -148,11 +169,11 @@ async def run_races(arena: Arena, *, races: int, tables: int) -> None:
         await asyncio.gather(*(run(table) for table in playing))
         # Stale races (the board was already out of date, mostly because its turn had
         # just run out) are answered correctly but race nothing: they do not count, and
-        # they must stay a minority (about 9% on a quiet machine when every redraw went
-        # out at once; the bot's own edits are now paced to its share of the global
-        # limit, 40 a second, while these races ask for some 90 refreshes a second: 431
-        # and 488 stale for 1,000 real races in two runs of the whole suite). Stale races
-        # must not outnumber the real ones.
+        # they must stay a minority. After one, a table waits for the bot's redraw (paced
+        # to its share of the global limit, 40 a second) before it clicks again, as a
+        # player would: clicking a stale board again and again made hundreds of them
+        # (431 and 488 for 1,000 real races; some 130 since). Stale races must not
+        # outnumber the real ones.
         assert sum(t.races - t.stale for t in playing) >= races
         assert sum(t.stale for t in playing) < races
         await asyncio.sleep(0.3)

@@ -143,7 +143,7 @@ def test_a_challenge_between_members_in_two_languages(client: Client) -> None:
 
     client.act_as("Bob")
     board = client.board()
-    client.click(board, custom_id_prefix="ttt:forfeit:")
+    client.forfeit()
     page.wait_for_function(
         """id => {
             const b = document.querySelector(`article.message[data-id="${id}"]`);

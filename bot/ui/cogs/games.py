@@ -17,8 +17,9 @@ from bot.ui.boards import Boards
 from bot.ui.commands_i18n import LABEL_SEPARATOR
 from bot.ui.gate import answer_error, server_locale, thread_parent, user_translator
 from bot.ui.refs import for_discord
+from bot.ui.render_end import lapses_text
 from bot.ui.threads import Threads, offer
-from bot.ui.views import stop_choice_view
+from bot.ui.views import forfeit_view
 from engine.levels import LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
@@ -208,8 +209,8 @@ class Games(commands.Cog):
             # Nothing changed: the player chooses between losing and asking.
             t = user_translator(interaction)
             await interaction.response.send_message(
-                t(for_discord(refusal.message)),
-                view=stop_choice_view(refusal.game, t),
+                t(for_discord(refusal.message)) + "\n" + lapses_text(refusal.until, t),
+                view=forfeit_view(refusal.game, refusal.until, t),
                 ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none(),
             )

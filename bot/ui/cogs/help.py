@@ -77,6 +77,14 @@ def help_text(
             )
         ),
     ]
+    lines.append(
+        t(
+            N_(
+                "Forfeit asks you first. A game between members that ends before both"
+                " players have moved is aborted: it doesn't count, however it ends."
+            )
+        )
+    )
     return "\n".join(lines)
 
 
