@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.i18n import N_, Message, Translator
-from bot.models import Game
+from bot.models import Game, Result
 from bot.ui.render import MARK_EMOJI, cell_name, player_text
 from engine import Mark
 from engine.analysis import (
@@ -73,7 +73,10 @@ def review_text(game: Game, review: ReviewLike, t: Translator) -> str:
         date=f"<t:{int(game.updated_at)}:D>",
     )
     lines = ["### " + t(players), _grid(game, review.decider)]
-    lines.extend(t(message) for message in _verdict(review))
+    played_out = game.board.outcome() is not None
+    lines.extend(t(message) for message in _verdict(review, played_out))
+    if not played_out:
+        lines.append(t(_ending(game, t)))
     lines.extend(_move_lines(review, t))
     return "\n".join(lines)
 
@@ -99,8 +102,21 @@ def _grid(game: Game, decider: int | None) -> str:
     return "```\n" + "\n".join(rows) + "\n```"
 
 
-def _verdict(review: ReviewLike) -> list[Message]:
-    """The verdict's sentences: ``Review.summary``'s, as catalog entries."""
+def _ending(game: Game, t: Translator) -> Message:
+    """How a game that the board did not decide ended: the verdict speaks only of the
+    moves, so a forfeit or a time-out must not read as the board's result."""
+    loser = game.winner_mark.other if game.winner_mark is not None else None
+    player = player_text(game, loser, t) if loser is not None else ""
+    if game.result is Result.FORFEIT and loser is not None:
+        return N_("Then {player} forfeited, before the game was played out.", player=player)
+    if game.result is Result.TIMEOUT and loser is not None:
+        return N_("Then {player} ran out of time, before the game was played out.", player=player)
+    return N_("Then the game was stopped, before it was played out.")
+
+
+def _verdict(review: ReviewLike, played_out: bool = True) -> list[Message]:
+    """The verdict's sentences: ``Review.summary``'s, as catalog entries. A game the
+    board did not decide (``played_out`` False) is spoken of by its position's value."""
     if review.decider is not None:
         return _decided(review, review.decider)
     start = review.settled_from
@@ -114,6 +130,11 @@ def _verdict(review: ReviewLike) -> list[Message]:
             )
         ]
     value = review.values[start]
+    if start == 0 and not played_out:
+        if value == DRAWN:
+            return [N_("No move changed the position's value: a draw with best play.")]
+        mark = value.split()[0]
+        return [N_("No move changed the position's value: {mark} had a forced win.", mark=mark)]
     if start == 0:
         if value == DRAWN:
             return [N_("No move changed the result: a draw with best play, and a draw it stayed.")]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot.models import GameStatus, Result
 from bot.ui import render
 from bot.ui.render_review import review_text
+from engine import Mark
 from engine.reviewing import review
 
 from .test_render import ALICE, BOB, EN, make_game
@@ -92,3 +94,24 @@ def test_a_5x5_review_says_how_far_it_could_see() -> None:
         "Beyond the review's reach (about a second of search): moves 1–10.",
     ]
     assert render.cell_name(12, 5) == "c3"
+
+
+def test_a_forfeit_is_not_read_as_the_boards_result() -> None:
+    """The screenshot's game: five moves that kept the draw, then O forfeited. The
+    verdict speaks of the position's value and says how the game really ended."""
+    moves = (4, 0, 2, 6, 3)
+    game = make_game(moves, status=GameStatus.FINISHED, result=Result.FORFEIT, winner_mark=Mark.X)
+    _, _, after = parts(review_text(game, review(moves), EN))
+    assert after[:2] == [
+        "No move changed the position's value: a draw with best play.",
+        f"Then <@{BOB}> forfeited, before the game was played out.",
+    ]
+    assert not any("a draw it stayed" in line for line in after)
+
+
+def test_a_time_out_after_a_decisive_mistake_says_both() -> None:
+    moves = (4, 1, 0)  # O's edge reply b1 loses; then O runs out of time
+    game = make_game(moves, status=GameStatus.FINISHED, result=Result.TIMEOUT, winner_mark=Mark.X)
+    _, _, after = parts(review_text(game, review(moves), EN))
+    assert after[0] == "Move 2 (O b1) decided the game: the draw became a loss."
+    assert f"Then <@{BOB}> ran out of time, before the game was played out." in after
