@@ -33,8 +33,6 @@ __all__ = [
 ]
 
 
-
-
 def _default_migrations_dir() -> Path:
     """The project's migrations/: in an installed wheel, which carries them inside the
     package as bot/migrations (setup.py copies them there, so site-packages gets no
