@@ -16,10 +16,12 @@ COPY requirements/bot.txt ./requirements/bot.txt
 RUN pip install --require-hashes -r requirements/bot.txt
 
 # The bot itself, installed as a package from a throwaway copy: its build compiles the
-# translations (setup.py, the one place they are compiled) and carries bot/migrations.
+# translations (setup.py, the one place they are compiled) and copies migrations/ into
+# the installed package as bot/migrations/.
 COPY pyproject.toml setup.py README.md /src/
 COPY engine /src/engine
 COPY bot /src/bot
+COPY migrations /src/migrations
 RUN pip install --no-deps /src && rm -rf /src
 
 # An unprivileged user owning only the data folder; the database lives on a volume.

@@ -3,7 +3,7 @@
 Run as ``python -m bench.erase [server games] [other games]``. Fills a database with
 two servers of ended games (each game with its accepted challenge, members 100 to a
 server), then times ``erase_guild`` on the first and ``erase_member`` of a member with
-1/100 of the second's games. ``--no-fk-indexes`` drops bot/migrations/0004_privacy.sql's
+1/100 of the second's games. ``--no-fk-indexes`` drops migrations/0004_privacy.sql's
 indexes first, to show what they are for.
 """
 

@@ -6,8 +6,8 @@ statement it runs, as constants), ``rows`` (column lists and row mapping), ``bac
 (what the store needs from an engine), ``sqlite`` (one aiosqlite connection, who may use it
 when, and the transaction runner), ``postgres`` (an asyncpg pool), ``dialect`` (the
 statements' placeholders as PostgreSQL takes them), ``migrate`` and ``pg_migrate``
-(numbered migrations of each engine), ``shards`` (the servers a process looks after),
-``upkeep`` (liveness, servers left, pruning).
+(each engine's numbered files, in the top-level migrations/), ``shards`` (the servers a
+process looks after), ``upkeep`` (liveness, servers left, pruning).
 """
 
 from bot.store.calloffs import CallOff

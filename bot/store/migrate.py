@@ -33,9 +33,17 @@ __all__ = [
 ]
 
 
-DEFAULT_MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
-"""bot/migrations: SQLite's files, PostgreSQL's in its postgresql/ folder; a checkout, an
-editable install and a wheel all have them there."""
+def _default_migrations_dir() -> Path:
+    """The project's migrations/: in an installed wheel, which carries them inside the
+    package as bot/migrations (setup.py copies them there, so site-packages gets no
+    top-level ``migrations`` package); else a checkout's or editable install's own."""
+    bot = Path(__file__).resolve().parent.parent
+    installed = bot / "migrations"
+    return installed if installed.is_dir() else bot.parent / "migrations"
+
+
+DEFAULT_MIGRATIONS_DIR = _default_migrations_dir()
+"""migrations/: SQLite's files, PostgreSQL's in its postgresql/ folder, the same numbers."""
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[\w\-]+\.sql$")
 
 

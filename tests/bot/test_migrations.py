@@ -197,9 +197,11 @@ async def test_bad_migration_directories(
 
 
 def test_the_default_migrations_dir_holds_the_migrations() -> None:
-    """bot/migrations, next to bot/store/, in a checkout as in an installed package."""
+    """A checkout's top-level migrations/ (a wheel carries it as bot/migrations/: setup.py)."""
+    checkout = Path(__file__).resolve().parents[2]
+    assert checkout / "migrations" == DEFAULT_MIGRATIONS_DIR
     assert (DEFAULT_MIGRATIONS_DIR / "0001_init.sql").is_file()
-    assert DEFAULT_MIGRATIONS_DIR.name == "migrations"
+    assert (DEFAULT_MIGRATIONS_DIR / "postgresql" / "0001_init.sql").is_file()
 
 
 def test_split_statements() -> None:
