@@ -190,7 +190,8 @@ def _passfile_passwords(path: Path) -> list[str]:
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        fields, field, escaped = [], "", False
+        fields: list[str] = []
+        field, escaped = "", False
         for char in line:
             if escaped:
                 field, escaped = field + char, False

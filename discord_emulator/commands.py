@@ -7,6 +7,7 @@ Discord client: it refuses what the client would not send and fills ``resolved``
 
 from __future__ import annotations
 
+import builtins
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +54,8 @@ class CommandRegistry:
     def list(self, guild_id: int | None) -> list[dict[str, Any]]:
         return copy.deepcopy(self.scopes.get(guild_id, []))
 
-    def overwrite(self, guild_id: int | None, payload: Any) -> list[dict[str, Any]]:
+    # ``builtins.list``: in the class body ``list`` is the method above.
+    def overwrite(self, guild_id: int | None, payload: Any) -> builtins.list[dict[str, Any]]:
         """Replace every command of a scope (``PUT .../commands``); raises 50035 on bad input."""
         errors = FormErrors()
         if not isinstance(payload, list):

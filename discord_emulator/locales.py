@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import FormErrors, Path
 
@@ -86,7 +86,7 @@ def _name_char(char: str) -> bool:
     return any(low <= ord(char) <= high for low, high in _SCRIPT_RANGES)
 
 
-def is_valid_name(name: Any) -> bool:
+def is_valid_name(name: Any) -> TypeGuard[str]:
     """A CHAT_INPUT command or option name: ``^[-_'\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``,
     lowercase wherever a letter has a lowercase form."""
     return (

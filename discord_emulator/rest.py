@@ -260,6 +260,7 @@ class RestApi:
                 "int value should be between 0 and 21600.",
             )
         errors.raise_if_any()
+        assert isinstance(name, str)  # raise_if_any raised otherwise
         private = kind == ChannelType.PRIVATE_THREAD
         need = Permission.CREATE_PRIVATE_THREADS if private else Permission.CREATE_PUBLIC_THREADS
         parent = self._channel(call, Permission.VIEW_CHANNEL | need)

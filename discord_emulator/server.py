@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .components import decode_json, encode_json
 from .errors import APIError
@@ -362,6 +362,7 @@ async def _read_body(request: web.Request) -> tuple[Any, list[dict[str, Any]]]:
         files: list[dict[str, Any]] = []
         reader = await request.multipart()
         while (part := await reader.next()) is not None:
+            assert isinstance(part, BodyPartReader), "a nested multipart"  # discord.py sends none
             if part.name == "payload_json":
                 payload = _parse_json(await part.read())
             elif part.filename is not None:

@@ -278,7 +278,7 @@ def deepen(
 
     def iterate(
         search: Callable[..., int], depth: int, ties: bool
-    ) -> tuple[int, list[tuple[int, list[int]]]]:
+    ) -> tuple[int, list[tuple[int, tuple[int, list[int]]]]]:
         """The root's value at ``depth`` and its move classes, best first.
 
         With ``ties`` every move class that equals the best gets an exact value;

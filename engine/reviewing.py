@@ -31,7 +31,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
 from engine.analysis import (
     DRAWN,
@@ -104,7 +104,8 @@ cell 7 would have held the draw.'
     search.settle(boards, values, lambda: narrow(values, kept, not_lost))
     possible = narrow(values, kept, not_lost)
     decider = last_change(values, possible)
-    kind, better = None, ()
+    kind: str | None = None
+    better: tuple[int, ...] = ()
     if decider is not None:
         before = values[decider]
         kind = change_of(mover_of(decider), before, values[decider + 1]) or LOST_GAME
@@ -141,7 +142,7 @@ def _rank(mark: Mark, value: str) -> int:
 
 
 def narrow(
-    values: list[str], kept: set[int] = frozenset(), not_lost: dict[int, set[Mark]] | None = None
+    values: list[str], kept: Set[int] = frozenset(), not_lost: dict[int, set[Mark]] | None = None
 ) -> list[set[str]]:
     """Fill in the UNKNOWN ``values`` that the known ones force (in place), and return
     what each value may still be.
@@ -268,6 +269,7 @@ class _Search:
         """The position's value, or None if ``cap`` nodes (and the budget) do not settle it."""
         if board.is_over:
             return _free_value(board)
+        score: int | None
         if self.exact:
             score = solve(board)
         else:

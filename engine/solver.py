@@ -173,8 +173,8 @@ def move_values(board: Board, *, max_nodes: int | None = None) -> list[MoveValue
             if winning >> cell & 1:
                 score = size - ply
             else:
-                child = solver.child_keys(keys, cell, ply)
-                score = -solver.exact(opp, me | 1 << cell, child, ply + 1)
+                child_keys = solver.child_keys(keys, cell, ply)
+                score = -solver.exact(opp, me | 1 << cell, child_keys, ply + 1)
             for member in orbit:
                 values[member] = _move_value(member, score, ply, size)
     return [values[cell] for cell in sorted(values)]

@@ -13,9 +13,11 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from playwright.sync_api import ViewportSize
+
 from .pilot import Client, chromium, playground
 
-VIEWPORT = {"width": 1200, "height": 760}
+VIEWPORT: ViewportSize = {"width": 1200, "height": 760}
 
 
 def shoot(client: Client, folder: Path, name: str) -> Path:

@@ -164,6 +164,7 @@ class Endings:
             playing = user_id in game.human_ids
             if playing and rules.loses_rating(game):
                 other = game.o_id if user_id == game.x_id else game.x_id
+                assert other is not None  # a rated game is between two members
                 raise RatedStop(
                     N_(
                         "This game is rated and both players have moved, so stopping it counts"

@@ -45,7 +45,9 @@ class Rating:
 
 def expected_score(rating: float, opponent: float) -> float:
     """The score (1 win, 0.5 draw, 0 loss) Elo predicts for ``rating`` against ``opponent``."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    # float ** float is typed Any (a negative base gives a complex); this one is a float.
+    scale: float = 10.0 ** ((opponent - rating) / 400.0)
+    return 1.0 / (1.0 + scale)
 
 
 def k_factor(games: int) -> int:

@@ -13,7 +13,7 @@ two ``BEGIN IMMEDIATE`` transactions, so it sees the place taken and is told why
 from __future__ import annotations
 
 from bot.models import Game
-from bot.store.backend import Database
+from bot.store.backend import Database, Statement
 from bot.store.rows import G_GAME_COLUMNS, IS_LIVE
 
 __all__ = [
@@ -74,7 +74,7 @@ async def check_places(
 ) -> tuple[int, list[tuple[int, int]]]:
     """The places a new live game of ``members`` would take (claimed by the caller's
     transaction, if any); LimitReached if there is none."""
-    reads = [(GUILD_SLOTS, (guild_id,))]
+    reads: list[Statement] = [(GUILD_SLOTS, (guild_id,))]
     reads += [(MEMBER_SEATS, (guild_id, member)) for member in members]
     slots, *taken = await db.batch(reads)  # one round trip: the transaction holds the lock
     slot = _lowest_free({row[0] for row in slots if row[0] is not None}, per_server)

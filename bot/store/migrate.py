@@ -143,7 +143,7 @@ async def _apply_unchecked(
             return False
         for statement in statements:
             await db.execute_fetchall(statement)
-        broken = await db.execute_fetchall("PRAGMA foreign_key_check")
+        broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
         if broken:
             table, rowid, parent, _ = broken[0]
             raise sqlite3.IntegrityError(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextvars import ContextVar
@@ -93,7 +94,7 @@ class PostgresDatabase:
     async def open(
         cls,
         url: str,
-        migrations_dir: str | Path | None,
+        migrations_dir: str | os.PathLike[str] | None,
         *,
         synchronous: str = "NORMAL",
         lock_timeout_ms: int = 10_000,

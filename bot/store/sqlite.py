@@ -230,7 +230,9 @@ class SqliteDatabase:
 
     async def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
         async with self.access.exclusive():
-            await self._db.set_trace_callback(callback)
+            # aiosqlite annotates the handler as a plain Callable, but sqlite3 takes None
+            # to stop tracing, and aiosqlite passes it through.
+            await self._db.set_trace_callback(callback)  # type: ignore[arg-type]
 
     async def diagnostics(self) -> dict[str, int | str]:
         """The PRAGMAs the store manages (journal_mode, synchronous by name, busy_timeout,

@@ -36,7 +36,7 @@ from bot.models import (
     Shards,
 )
 from bot.store import sql
-from bot.store.backend import POSTGRES_SCHEMES, Database, Unchanged, UniqueViolation
+from bot.store.backend import POSTGRES_SCHEMES, Database, Statement, Unchanged, UniqueViolation
 from bot.store.calloffs import CallOffStore
 from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL, GuildStore
 from bot.store.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
@@ -234,7 +234,8 @@ class Store:
             for row in opened[1] if members else ():
                 rows[row[0]] = player_from_row(row[1:])
             settlement = settle(rows)
-            writes = [(sql.SET_RATED, rated_values(settlement, new.id)), (FREE_SEATS, (new.id,))]
+            writes: list[Statement] = [(sql.SET_RATED, rated_values(settlement, new.id))]
+            writes.append((FREE_SEATS, (new.id,)))
             if settlement.players:
                 values = player_values(new.guild_id, settlement.players, new.updated_at)
                 writes.append((sql.write_players(len(settlement.players)), values))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.models import Challenge, Game, Shards
-from bot.store.backend import Database
+from bot.store.backend import Database, Statement
 from bot.store.rows import (
     CHALLENGE_COLUMNS,
     GAME_COLUMNS,
@@ -181,7 +181,7 @@ class UpkeepStore:
             else:
                 last = None if latest is None else float(latest)
             shift = decide(last)
-            writes = [(BEAT, (key, now)) for key in keys]
+            writes: list[Statement] = [(BEAT, (key, now)) for key in keys]
             if shift > 0:
                 owned_ = owned_values(shards)
                 writes.append((shift_deadlines(shards), (shift, *owned_)))

@@ -142,7 +142,8 @@ class TicTacToeBot(commands.AutoShardedBot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=GameTree,
             shard_count=settings.shard_count,
-            shard_ids=None if settings.shard_ids is None else list(settings.shard_ids),
+            # None is discord.py's default (every shard), but its options type says list[int].
+            shard_ids=None if settings.shard_ids is None else list(settings.shard_ids),  # type: ignore[arg-type]
         )
         self.settings = settings
         self.store = store

@@ -166,7 +166,7 @@ def _texts(
         about_at = Where.group_description if group else Where.command_description
         found.append((path, name_at, locale_str(command.name), command))
         found.append((f"{path}:about", about_at, locale_str(command.description), command))
-        if group:
+        if isinstance(command, app_commands.Group):
             continue
         for parameter in command.parameters:
             where = f"{path} {parameter.name}"
@@ -190,7 +190,9 @@ async def localizations(
     for locale in discord.Locale:
         answers: dict[str, str] = {}
         for where, location, string, data in texts:
-            context: Any = TranslationContext(location=location, data=data)
+            # The overloads pair each literal location with its data's type; _texts pairs
+            # them at run time, which no overload can take.
+            context: Any = TranslationContext(location=location, data=data)  # type: ignore[call-overload]
             translated = await translator.translate(string, locale, context)
             if translated is not None:
                 answers[where] = translated

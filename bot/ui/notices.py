@@ -129,7 +129,8 @@ class Notices:
         """Delete what is stale, then send the pings due."""
         service = self._service
         self._forget_expired()
-        self._deleted = deleted = set()
+        deleted: set[int] = set()
+        self._deleted = deleted
         try:
             await self._tidy_stale(await service.stale_pings(), deleted)
         finally:

@@ -141,7 +141,7 @@ def challenge_view(challenge: Challenge) -> ui.LayoutView:
     Withdraw for the challenger; all disabled once it is no longer pending."""
     t = translator(challenge.locale)
     closed = challenge.status is not ChallengeStatus.PENDING
-    buttons = [
+    buttons: list[ui.Button[ui.LayoutView]] = [
         ui.Button(label=t(label), style=style, disabled=closed, custom_id=custom_id.format())
         for label, style, custom_id in (
             (N_("Accept"), ButtonStyle.success, ids.Accept(challenge.id)),
@@ -149,7 +149,7 @@ def challenge_view(challenge: Challenge) -> ui.LayoutView:
             (N_("Withdraw"), ButtonStyle.secondary, ids.Withdraw(challenge.id)),
         )
     ]
-    text = ui.TextDisplay(render.challenge_text(challenge, t))
+    text: ui.TextDisplay[ui.LayoutView] = ui.TextDisplay(render.challenge_text(challenge, t))
     return _drawing(text, ui.ActionRow(*buttons))
 
 
@@ -169,19 +169,19 @@ def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
 def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
     """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1),
     in ``t``'s language (the server's)."""
-    previous = ui.Button(
+    previous: ui.Button[ui.LayoutView] = ui.Button(
         label="◀ " + t(N_("Previous")),
         style=ButtonStyle.secondary,
         disabled=page.page <= 1,
         custom_id=ids.LeaderboardPage(page.page - 1).format(),
     )
-    following = ui.Button(
+    following: ui.Button[ui.LayoutView] = ui.Button(
         label=t(N_("Next")) + " ▶",
         style=ButtonStyle.secondary,
         disabled=page.page >= page.pages,
         custom_id=ids.LeaderboardPage(page.page + 1).format(),
     )
-    text = ui.TextDisplay(render.leaderboard_text(page, t))
+    text: ui.TextDisplay[ui.LayoutView] = ui.TextDisplay(render.leaderboard_text(page, t))
     return _drawing(text, ui.ActionRow(previous, following))
 
 
@@ -221,12 +221,12 @@ def calloff_view(game: Game, *, closed: bool = False) -> ui.View:
 def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.LayoutView:
     """An erasure's question (``scope`` ``ids.ME`` or ``ids.SERVER``), with [Erase]
     (danger) and [Cancel], which only ``asker_id`` may click; in the asker's language."""
-    erase = ui.Button(
+    erase: ui.Button[ui.LayoutView] = ui.Button(
         label=t(N_("Erase my data") if scope == ids.ME else N_("Erase this server's data")),
         style=ButtonStyle.danger,
         custom_id=ids.Forget(scope, asker_id).format(),
     )
-    cancel = ui.Button(
+    cancel: ui.Button[ui.LayoutView] = ui.Button(
         label=t(N_("Cancel")),
         style=ButtonStyle.secondary,
         custom_id=ids.ForgetCancel(asker_id).format(),

@@ -5,7 +5,7 @@ them, on or off in that server)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -30,9 +30,14 @@ def _range(setting: Tunable[int]) -> Any:
     return app_commands.Range[int, int(setting.low), int(setting.high)]
 
 
-GamesPerMember = _range(GAMES_PER_MEMBER)
-ServerGames = _range(SERVER_GAMES)
-ChallengeReach = _range(CHALLENGE_REACH)
+if TYPE_CHECKING:  # a Range is its base type to a checker; these bounds are known at run time
+    GamesPerMember = int
+    ServerGames = int
+    ChallengeReach = int
+else:
+    GamesPerMember = _range(GAMES_PER_MEMBER)
+    ServerGames = _range(SERVER_GAMES)
+    ChallengeReach = _range(CHALLENGE_REACH)
 Time = app_commands.Range[str, 1, 20]
 """A length of time as typed: 90s, 5m, 1h30m, 1d (``bot.durations``)."""
 
