@@ -52,27 +52,6 @@ class Guilds:
             chosen[switch] = bool(chosen[switch])
         return replace(self.defaults(), channels=channels, **chosen)
 
-    async def update(
-        self,
-        guild_id: int,
-        changes: Mapping[str, Any],
-        *,
-        allow_channel: int | None = None,
-        remove_channel: int | None = None,
-        all_channels: bool = False,
-        reset: bool = False,
-    ) -> GuildSettings:
-        """Apply a moderator's changes and return the settings now in force (``change``)."""
-        change = await self.change(
-            guild_id,
-            changes,
-            allow_channel=allow_channel,
-            remove_channel=remove_channel,
-            all_channels=all_channels,
-            reset=reset,
-        )
-        return change.after
-
     async def change(
         self,
         guild_id: int,
@@ -187,7 +166,7 @@ def _check(name: str, value: Any) -> None:
 
 def read_duration(name: str, text: str) -> float:
     """The seconds a moderator typed for the setting ``name``: ``90s``, ``5m``, ``1h30m``,
-    ``1d`` or a number of seconds; InvalidSettings if it is none of those (``update``
+    ``1d`` or a number of seconds; InvalidSettings if it is none of those (``change``
     checks the bounds)."""
     try:
         return parse_duration(text)

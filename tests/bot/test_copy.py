@@ -77,9 +77,9 @@ async def fill(service: GameService, store: Store) -> Played:
     a declined and an accepted challenge, settings with game channels, a cooldown, a
     blocked member, a stored review, a second server, a server the bot left, and the
     command fingerprint (the start recorded the bot alive)."""
-    await service.guilds.update(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    await service.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     for channel in (CHANNEL + 1, CHANNEL + 2, CHANNEL + 3):
-        await service.guilds.update(GUILD, {}, allow_channel=channel)
+        await service.guilds.change(GUILD, {}, allow_channel=channel)
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.ME)
     won = await play_out(service, await service.challenges.accept(challenge.id, BOB), X_WINS)
     again = await service.rematch(won.id, BOB)  # exempt from the cooldown

@@ -89,13 +89,13 @@ async def test_accepting_while_busy_elsewhere_is_refused(fair: GameService) -> N
 
 
 async def test_the_server_cap_and_a_higher_member_limit(fair: GameService) -> None:
-    settings = await fair.guilds.update(GUILD, {"server_games": 2, "games_per_member": 2})
+    settings = (await fair.guilds.change(GUILD, {"server_games": 2, "games_per_member": 2})).after
     assert (settings.server_games, settings.games_per_member) == (2, 2)
     await fair.start_bot_game(GUILD, 1, ALICE, level="easy", first="me")
     await fair.start_bot_game(GUILD, 2, ALICE, level="easy", first="me")
     with pytest.raises(TooManyGames, match="already has 2 live games"):
         await fair.start_bot_game(GUILD, 3, BOB, level="easy", first="me")
-    await fair.guilds.update(GUILD, {"server_games": 5})
+    await fair.guilds.change(GUILD, {"server_games": 5})
     with pytest.raises(TooManyGames, match="2 games on this server, the most it allows"):
         await fair.start_bot_game(GUILD, 3, ALICE, level="easy", first="me")
     await fair.start_bot_game(GUILD, 3, BOB, level="easy", first="me")
@@ -174,7 +174,7 @@ async def test_preferences_answer_before_and_after(fair: GameService) -> None:
     again = await fair.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
     assert again.before == again.after == Choices(True, False) and not again.changed
     # A member who never chose follows the server; their choice then stands.
-    await fair.guilds.update(GUILD, {"turn_pings": False})
+    await fair.guilds.change(GUILD, {"turn_pings": False})
     assert (await fair.choices(GUILD, CAROL)).after.turn_pings is False
     pings = await fair.choices(GUILD, CAROL, turn_pings=True)
     assert (pings.before.turn_pings, pings.after.turn_pings) == (False, True)
@@ -216,9 +216,9 @@ async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(
     ]
     for changes in bad:
         with pytest.raises(InvalidSettings):
-            await fair.guilds.update(GUILD, changes)
+            await fair.guilds.change(GUILD, changes)
     with pytest.raises(InvalidSettings, match="isn't in the list"):
-        await fair.guilds.update(GUILD, {}, remove_channel=CHANNEL)
+        await fair.guilds.change(GUILD, {}, remove_channel=CHANNEL)
     assert await fair.guilds.get(GUILD) == before
 
 
@@ -227,15 +227,15 @@ async def test_the_servers_bounds_are_the_hosts(fair: GameService) -> None:
     tests/bot/test_settings.py): each bound itself is accepted, one past it refused."""
     for setting in tunables.SERVER:
         for inside in setting.bounds:
-            settings = await fair.guilds.update(GUILD, {setting.name: inside})
+            settings = (await fair.guilds.change(GUILD, {setting.name: inside})).after
             assert getattr(settings, setting.name) == inside
         for outside in (setting.low - 1, setting.high + 1):
             with pytest.raises(InvalidSettings, match="must be from"):
-                await fair.guilds.update(GUILD, {setting.name: outside})
+                await fair.guilds.change(GUILD, {setting.name: outside})
 
 
 async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> None:
-    settings = await fair.guilds.update(GUILD, {"turn_timeout": 45}, allow_channel=CHANNEL)
+    settings = (await fair.guilds.change(GUILD, {"turn_timeout": 45}, allow_channel=CHANNEL)).after
     assert settings.channels == (CHANNEL,) and settings.turn_timeout == 45
     with pytest.raises(ChannelNotAllowed) as caught:
         await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
@@ -245,13 +245,13 @@ async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> N
     game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
     assert game.turn_deadline == clock.now + 45
     # The game keeps its clock when the setting changes; new games get the new one.
-    await fair.guilds.update(GUILD, {"turn_timeout": 600})
+    await fair.guilds.change(GUILD, {"turn_timeout": 600})
     moved = await fair.play(game.id, ALICE, 0, 0)
     assert moved.turn_deadline == clock.now + 45
     with pytest.raises(InvalidSettings, match="last game channel"):
-        await fair.guilds.update(GUILD, {}, remove_channel=CHANNEL)
-    assert (await fair.guilds.update(GUILD, {}, all_channels=True)).channels == ()
-    reset = await fair.guilds.update(GUILD, {}, reset=True)
+        await fair.guilds.change(GUILD, {}, remove_channel=CHANNEL)
+    assert (await fair.guilds.change(GUILD, {}, all_channels=True)).after.channels == ()
+    reset = (await fair.guilds.change(GUILD, {}, reset=True)).after
     assert reset == fair.guilds.defaults()
 
 

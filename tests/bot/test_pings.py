@@ -228,9 +228,9 @@ async def test_choices_are_kept_per_member_and_server(
     assert await pings.due() == []
     await pings.set_choice(GUILD, ALICE, True)
     assert len(await pings.due()) == 1
-    await service.guilds.update(GUILD, {"turn_pings": False})
+    await service.guilds.change(GUILD, {"turn_pings": False})
     assert len(await pings.due()) == 1, "her own choice beats the server's"
-    await service.guilds.update(GUILD, {"ping_grace": 3600.0, "turn_pings": True})
+    await service.guilds.change(GUILD, {"ping_grace": 3600.0, "turn_pings": True})
     assert await pings.due() == [], "the server's longer grace applies"
 
 
