@@ -15,7 +15,7 @@ before them. Other commits survive the bot being killed, even with SIGKILL, but 
 cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreSQL:
 ``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
-Newer tables have stores of their own on the same database (``guilds``, ``pings``,
+Other tables have stores of their own on the same database (``guilds``, ``pings``,
 ``reviews``, ``privacy``, ``calloffs``, ``upkeep``); refusals are in bot/store/refusals.py.
 """
 
@@ -89,7 +89,7 @@ class Store:
         self.engine: str = db.engine  # "sqlite" or "postgresql"
         self.location: str = db.location
         self.schema_version: int = db.schema_version
-        # The newer tables, each behind a store of its own on the same connection.
+        # The other tables, each behind a store of its own on the same connection.
         self.guilds = GuildStore(db)  # settings, allowed channels, cooldowns, consent
         self.pings = PingStore(db)  # turn notifications
         self.reviews = ReviewStore(db)  # reviews of ended games
