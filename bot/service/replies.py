@@ -1,8 +1,8 @@
 """The bot's replies: how each is made, decided once per owed move (``plan_reply``), and
 made (``BotReplies``).
 
-A reply is either instant, made on the event loop in the write of the move that owes it,
-or computed in the search pool at a ``Cost``:
+A reply is either instant, made on the event loop (after a click, in the same write as
+the player's move), or computed in the search pool at a ``Cost``:
 
 - Instant: on boards of at most ``ServiceConfig.inline_cells`` cells (3 x 3: table
   lookups of microseconds, which in the pool could queue behind 5 x 5 searches and miss
@@ -17,7 +17,8 @@ or computed in the search pool at a ``Cost``:
   (``ServiceConfig.reply_seconds`` from when the reply is asked for).
 
 A bounded or budgeted reply may outlast Discord's 3 seconds: a click is answered first,
-with the player's move and "My move…", and the reply is edited in.
+with the player's move and "My move…", and the reply is edited in. A new game whose first
+move comes from the pool defers its answer, as even a quick one may queue.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class ReplyPlan:
 
     @property
     def instant(self) -> bool:
-        """Made on the event loop, with the move that owes it."""
+        """Made on the event loop, with no place in the pool."""
         return self.cost is None
 
     @property
