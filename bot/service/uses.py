@@ -31,11 +31,12 @@ from bot.models import (
 from bot.refs import Member
 from bot.service import rules
 from bot.service.challenges import Challenges
+from bot.service.config import ServiceConfig
 from bot.service.endings import Endings, may_stop
 from bot.service.guilds import Guilds
 from bot.service.pings import Due, Ping, Recorded, TurnPings
 from bot.service.privacy import Privacy
-from bot.service.replies import BotReplies
+from bot.service.replies import BotReplies, plan_reply
 from bot.service.reviews import Reviews
 from bot.service.rules import win_length
 from bot.service.stats import Stats
@@ -77,6 +78,7 @@ class UseCases:
     """Mixed into ``GameService``, which sets these parts up."""
 
     _store: Store
+    config: ServiceConfig
     challenges: Challenges
     endings: Endings
     guilds: Guilds
@@ -182,7 +184,7 @@ class UseCases:
                 now=0.0,
                 turn_timeout=settings.turn_timeout,
             )
-            self.replies.check_room(probe)
+            self.replies.check_room(plan_reply(probe, self.config))
 
     def may_stop(self, game: Game, user_id: int, *, is_moderator: bool) -> bool:
         """Whether ``user_id`` may use /tictactoe-stop on ``game`` (``endings.may_stop``)."""
