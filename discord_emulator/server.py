@@ -169,9 +169,8 @@ class ApiServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        # AppRunner.addresses: the bound sockets' getsockname() (the port, when 0 was asked).
+        self.port = int(self._runner.addresses[0][1])
 
     async def stop(self) -> None:
         if self._runner is not None:
