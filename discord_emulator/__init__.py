@@ -17,11 +17,12 @@ buttons), and inspect what the bot did::
 """
 
 from .commands import OptionType
-from .components import Button, ButtonStyle, ComponentType
+from .components import ButtonStyle, ComponentType
 from .emulator import Emulator
 from .errors import APIError, UserActionError
 from .gateway import GatewayFrame, Intent, Session
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
+from .layout import Button
 from .locales import DEFAULT_LOCALE, LOCALES
 from .ratelimits import BucketRule, Limits, RateLimiter
 from .server import Fault, RecordedRequest

@@ -10,13 +10,15 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Self
 
-from .commands import (
-    CommandRegistry,
+from .client import (
     build_command_data,
     build_user_command_data,
+    check_can_act,
     check_command_access,
+    choose_button,
 )
-from .components import Button, assign_ids, copy_json, find_button
+from .commands import CommandRegistry
+from .components import assign_ids
 from .errors import APIError, UserActionError
 from .gateway import Gateway, GatewayFrame, Intent, Session
 from .interactions import InteractionHandle, InteractionType, envelope, interaction_metadata
@@ -31,6 +33,7 @@ from .shards import (
     SessionStartLimit,
     shard_for,
 )
+from .wire import copy_json
 from .world import (
     Channel,
     Guild,
@@ -366,7 +369,7 @@ class Emulator(World):
         if not current.visible_for(user):
             raise UserActionError(f"{user.name} cannot see that ephemeral message")
         self._check_can_act(user, current.channel)
-        button = self._find_button(
+        button = choose_button(
             current, custom_id=custom_id, row=row, col=col, index=index, label=label
         )
         if button.disabled:
@@ -452,48 +455,7 @@ class Emulator(World):
         return bool(sessions)
 
     def _check_can_act(self, user: User, channel: Channel) -> None:
-        if not self.can_view(user, channel):
-            raise UserActionError(f"{user.name} cannot see #{channel.name}")
-        if channel.guild is not None and self.bot.id not in channel.guild.members:
-            raise UserActionError(f"the bot is not in {channel.guild.name}")
-
-    def _find_button(
-        self,
-        message: Message,
-        *,
-        custom_id: str | None,
-        row: int | None,
-        col: int | None,
-        index: int | None,
-        label: str | None,
-    ) -> Button:
-        chosen = [
-            custom_id is not None,
-            row is not None or col is not None,
-            index is not None,
-            label is not None,
-        ]
-        if sum(chosen) != 1:
-            raise TypeError("choose the button by exactly one of custom_id, row+col, index, label")
-        if message.loading:
-            raise UserActionError("the message is still loading")
-        if custom_id is not None:
-            button = find_button(message.components, custom_id)
-            if button is None:
-                raise UserActionError(f"no such button on message {message.id}")
-            return button
-        all_buttons = message.buttons()
-        if label is not None:
-            found = [b for b in all_buttons if b.label == label]
-        elif index is not None:
-            found = [b for b in all_buttons if b.index == index]
-        else:
-            if row is None or col is None:
-                raise TypeError("row and col go together")
-            found = [b for b in all_buttons if b.row == row and b.col == col]
-        if not found:
-            raise UserActionError(f"no such button on message {message.id}")
-        return found[0]
+        check_can_act(self, user, channel)
 
     def _new_interaction(
         self,

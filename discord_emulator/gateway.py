@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from aiohttp import WSMsgType, web
 
-from .components import decode_json, encode_json
 from .shards import parse_shard, shard_for
+from .wire import decode_json, encode_json
 
 __all__ = ["Gateway", "GatewayFrame", "GatewayOp", "Intent", "Session"]
 

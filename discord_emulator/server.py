@@ -18,9 +18,9 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from .components import decode_json, encode_json
 from .errors import APIError
 from .ratelimits import RateLimiter
+from .wire import decode_json, encode_json
 
 __all__ = ["NO_CONTENT", "ApiCall", "ApiServer", "Fault", "RecordedRequest", "Router"]
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from typing import Any
 
-from . import components as _components
-from .components import Button
+from . import layout
 from .errors import UserActionError
+from .layout import Button
 from .locales import DEFAULT_LOCALE, check_locale
 
 __all__ = [
@@ -546,15 +546,15 @@ class Message:
     @property
     def text(self) -> str:
         """Content, embed texts and Components V2 text displays, one per line."""
-        return _components.flatten_text(self.content, self.embeds, self.components)
+        return layout.flatten_text(self.content, self.embeds, self.components)
 
     def buttons(self) -> list[Button]:
         """Every button, in document order."""
-        return _components.buttons(self.components)
+        return layout.buttons(self.components)
 
     def button_grid(self) -> list[list[Button]]:
         """Buttons by action row (a section's accessory button forms a row of its own)."""
-        return _components.button_grid(self.components)
+        return layout.button_grid(self.components)
 
     def to_payload(self, users: dict[int, User]) -> dict[str, Any]:
         payload: dict[str, Any] = {
