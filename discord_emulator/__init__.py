@@ -19,29 +19,24 @@ buttons), and inspect what the bot did::
 from .commands import OptionType
 from .components import ButtonStyle, ComponentType
 from .emulator import Emulator
+from .entities import Channel, Guild, Member, Message, Pings, Role, User
 from .errors import APIError, UserActionError
-from .gateway import GatewayFrame, Intent, Session
-from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
-from .layout import Button
-from .locales import DEFAULT_LOCALE, LOCALES
-from .ratelimits import BucketRule, Limits, RateLimiter
-from .server import Fault, RecordedRequest
-from .shards import shard_for
-from .world import (
+from .flags import (
     ALL_PERMISSIONS,
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
-    Channel,
     ChannelType,
-    Guild,
-    Member,
-    Message,
     MessageFlag,
     Permission,
-    Pings,
-    Role,
-    User,
 )
+from .gateway import Session
+from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
+from .layout import Button
+from .locales import DEFAULT_LOCALE, LOCALES
+from .protocol import GatewayFrame, Intent
+from .ratelimits import BucketRule, Limits, RateLimiter
+from .server import Fault, RecordedRequest
+from .shards import shard_for
 
 __all__ = [
     "ALL_PERMISSIONS",

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .commands import MAX_SAFE_INT, CommandRegistry, OptionType
+from .entities import Channel, Guild, Member, Message, Role, User
 from .errors import UserActionError
+from .flags import ALL_PERMISSIONS, Permission
 from .interactions import InteractionHandle, InteractionType
 from .layout import Button, find_button
 from .locales import localized_view
-from .world import ALL_PERMISSIONS, Channel, Guild, Member, Message, Permission, Role, User
 
 __all__ = [
     "CHAT_INPUT",
@@ -29,9 +30,14 @@ __all__ = [
     "build_user_command_data",
     "check_can_act",
     "check_command_access",
+    "check_delete",
+    "check_post",
     "choose_button",
+    "click_data",
+    "command_data",
     "offered_commands",
     "run_user_command",
+    "user_command_data",
 ]
 
 
@@ -44,6 +50,8 @@ class Discord(Protocol):
     def can_view(self, user: User, channel: Channel) -> bool: ...
 
     def locale_of(self, user: User) -> str: ...
+
+    def message(self, message_id: int | str) -> Message | None: ...
 
     async def send_raw_interaction(
         self, user: User, channel: Channel, *, type: int, data: dict[str, Any]
@@ -337,3 +345,95 @@ def choose_button(
     if not found:
         raise UserActionError(f"no such button on message {message.id}")
     return found[0]
+
+
+def command_data(
+    discord: Discord, user: User, channel: Channel, name: str, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``data`` of ``user`` running ``/name`` (default names) with ``options`` in
+    ``channel``, checked against what the bot synced, as the client does."""
+    check_can_act(discord, user, channel)
+    parts = name.strip().removeprefix("/").split()
+    if not parts:
+        raise UserActionError("empty command name")
+    guild = channel.guild
+    command = discord.commands.find(parts[0], guild.id if guild else None)
+    if command is None:
+        default = discord.commands.default_name_of(
+            parts[0], guild.id if guild else None, discord.locale_of(user)
+        )
+        if default is not None:
+            raise UserActionError(
+                f"/{parts[0]} is how {user.name} reads /{default}; interactions carry"
+                f" default names, so run it as {default!r}"
+            )
+        raise UserActionError(
+            f"/{parts[0]} is not a command {user.name} can see in #{channel.name}"
+        )
+    check_command_access(command, guild=guild, user=user)
+    return build_command_data(command, parts[1:], options, guild=guild)
+
+
+def user_command_data(
+    discord: Discord, user: User, channel: Channel, name: str, target: User
+) -> dict[str, Any]:
+    """The ``data`` of ``user`` picking Apps > ``name`` on ``target`` in ``channel``: only
+    what was synced for user commands (type 2), and in a server only on its members."""
+    check_can_act(discord, user, channel)
+    guild = channel.guild
+    command = discord.commands.find(name, guild.id if guild else None, kind=2)
+    if command is None:
+        raise UserActionError(f"Apps > {name!r} is not a user command {user.name} can see")
+    if guild is not None and guild.member(target) is None:
+        raise UserActionError(f"{target.name} is not a member of {guild.name}")
+    check_command_access(command, guild=guild, user=user)
+    return build_user_command_data(command, target, guild=guild)
+
+
+def click_data(
+    discord: Discord,
+    user: User,
+    message: Message | int,
+    *,
+    custom_id: str | None,
+    row: int | None,
+    col: int | None,
+    index: int | None,
+    label: str | None,
+) -> tuple[dict[str, Any], Message]:
+    """The ``data`` of ``user`` clicking a button of ``message``, and that message. Refuses
+    disabled, link and missing buttons, and messages the user cannot see."""
+    current = message if isinstance(message, Message) else discord.message(message)
+    if current is None or current.deleted:
+        raise UserActionError("that message does not exist (any more)")
+    if not current.visible_for(user):
+        raise UserActionError(f"{user.name} cannot see that ephemeral message")
+    check_can_act(discord, user, current.channel)
+    button = choose_button(current, custom_id=custom_id, row=row, col=col, index=index, label=label)
+    if button.disabled:
+        raise UserActionError(f"button {button.label or button.custom_id!r} is disabled")
+    if not button.clickable:
+        raise UserActionError(
+            f"button {button.label!r} does not send interactions (link or premium)"
+        )
+    return {"custom_id": button.custom_id, "component_type": 2}, current
+
+
+def check_post(discord: Discord, user: User, channel: Channel) -> None:
+    """Refuse ``user`` posting in ``channel`` without seeing it or the right to send."""
+    if not discord.can_view(user, channel):
+        raise UserActionError(f"{user.name} cannot see #{channel.name}")
+    guild = channel.guild
+    if guild is not None and not guild.permissions_of(user) & channel.send_permission:
+        raise UserActionError(f"{user.name} may not send messages in #{channel.name}")
+
+
+def check_delete(user: User, message: Message) -> None:
+    """Refuse ``user`` deleting ``message`` unless it is theirs or they have Manage Messages."""
+    guild = message.channel.guild
+    if message.deleted or message.ephemeral:
+        raise UserActionError(f"{message!r} cannot be deleted")
+    if message.author is not user and (
+        guild is None or not guild.permissions_of(user) & Permission.MANAGE_MESSAGES
+    ):
+        raise UserActionError(f"{user.name} may not delete others' messages here")

@@ -22,7 +22,16 @@ from .errors import APIError
 from .ratelimits import RateLimiter
 from .wire import decode_json, encode_json
 
-__all__ = ["NO_CONTENT", "ApiCall", "ApiServer", "Fault", "RecordedRequest", "Router"]
+__all__ = [
+    "NO_CONTENT",
+    "ApiCall",
+    "ApiServer",
+    "Fault",
+    "RecordedRequest",
+    "Router",
+    "snowflake",
+    "truthy",
+]
 
 NO_CONTENT: Any = object()
 """Return this from a handler to answer 204 No Content."""
@@ -130,6 +139,20 @@ class Router:
             if found:
                 return route, found.groupdict()
         return None
+
+
+def truthy(value: str | None) -> bool:
+    """A query flag such as ``?wait=true``."""
+    return (value or "").lower() in ("true", "1")
+
+
+def snowflake(value: str, field: str) -> int:
+    """``value`` as an id, or 400 50035 on ``field`` as Discord answers a malformed one."""
+    if not value.isdigit():
+        raise APIError.invalid_field(
+            (field,), "NUMBER_TYPE_COERCE", f'Value "{value}" is not snowflake.'
+        )
+    return int(value)
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
