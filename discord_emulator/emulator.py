@@ -4,9 +4,7 @@ world, acting as users, waiting for the bot, injecting faults, moving the clock.
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any, Self
 
@@ -16,6 +14,7 @@ from .dispatch import Dispatcher
 from .entities import Channel, Guild, Message, User
 from .errors import UserActionError
 from .events import Event
+from .faults import Faults
 from .gateway import Gateway
 from .interactions import InteractionHandle, Interactions, InteractionType
 from .messages import Draft, parse_message_payload
@@ -23,7 +22,7 @@ from .posting import Poster
 from .protocol import GatewayFrame
 from .ratelimits import Limits, RateLimiter
 from .rest import RestApi
-from .server import ApiServer, Fault, RecordedRequest, Router
+from .server import ApiServer, RecordedRequest, Router
 from .shards import (
     DEFAULT_MAX_GUILDS_PER_SHARD,
     GUILDS_PER_RECOMMENDED_SHARD,
@@ -37,7 +36,7 @@ from .world import World
 __all__ = ["Emulator"]
 
 
-class Emulator(World):
+class Emulator(World, Faults):
     """A small Discord: REST API v10 and gateway on 127.0.0.1, plus the test-side actions.
 
     Build the world (guilds, channels, users) before or after :meth:`start`; point the bot at
@@ -390,13 +389,6 @@ class Emulator(World):
         """What tests/emulator/test_rules.py calls: :meth:`Poster.post`."""
         return self.poster.post(channel, author, draft)
 
-    def dispatch_event(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> bool:
-        """Send an arbitrary gateway dispatch to the sessions that own ``data["guild_id"]``
-        (shard 0 without one), or to those holding ``shard`` when given."""
-        if shard is not None:
-            return self.gateway.deliver(event, data, shard_id=shard)
-        return self.gateway.dispatch(event, data)
-
     def forge_guild_create(self, guild: Guild, *, shard: int) -> bool:
         """Send ``guild``'s GUILD_CREATE, as a new session would get it, to the sessions
         holding ``shard`` whatever shard the guild is on. Discord never does this: it makes
@@ -429,72 +421,7 @@ class Emulator(World):
         self._changed()
         return handle
 
-    # -- faults ------------------------------------------------------------------------------
-
-    def fail_requests(
-        self, method: str, path: str | re.Pattern[str], *, status: int = 500, times: int = 1
-    ) -> Fault:
-        """Answer the next ``times`` matching requests with ``status`` (see :class:`Fault`)."""
-        return self._add_fault(Fault(method, path, times=times, status=status))
-
-    def rate_limit_requests(
-        self,
-        method: str,
-        path: str | re.Pattern[str],
-        *,
-        retry_after: float = 0.1,
-        times: int = 1,
-        is_global: bool = False,
-        scope: str = "user",
-    ) -> Fault:
-        """Answer the next ``times`` matching requests with a well-formed 429 of ``scope``
-        (``user`` or ``shared``; ``is_global`` makes it a global one)."""
-        return self._add_fault(
-            Fault(
-                method,
-                path,
-                times=times,
-                status=429,
-                retry_after=retry_after,
-                is_global=is_global,
-                scope=scope,
-            )
-        )
-
-    def delay_requests(
-        self, method: str, path: str | re.Pattern[str], seconds: float, *, times: int = 1
-    ) -> Fault:
-        """Hold the next ``times`` matching requests ``seconds`` before handling them."""
-        return self._add_fault(Fault(method, path, times=times, delay=seconds))
-
-    def _add_fault(self, fault: Fault) -> Fault:
-        self.server.faults.append(fault)
-        return fault
-
-    def drop_connection(
-        self, *, resumable: bool = True, code: int = 4000, shard: int | None = None
-    ) -> None:
-        """Close the bot's gateway sockets (those of sessions holding ``shard``, or all) with
-        ``code``. A resumable drop keeps the session: the client RESUMEs and gets what it missed
-        replayed. Otherwise the session is invalidated, its RESUME is answered with
-        INVALID_SESSION and it identifies afresh."""
-        self.gateway.drop(resumable=resumable, code=code, shard_id=shard)
-
-    @asynccontextmanager
-    async def disconnected(
-        self, *, resumable: bool = True, shard: int | None = None
-    ) -> AsyncIterator[None]:
-        """Drop the bot's connections (``shard``'s, or all) and keep new ones out for the block:
-        events dispatched inside are buffered (replayed on RESUME) or lost (``resumable=False``).
-        On exit the bot is let back in and this waits until it is connected again."""
-        self.gateway.hold()
-        try:
-            self.drop_connection(resumable=resumable, shard=shard)
-            await self.wait_for(lambda: not self.gateway.live_sessions(shard))
-            yield
-        finally:
-            self.gateway.release()
-        await self.wait_for(lambda: bool(self.gateway.live_sessions(shard)))
+    # -- the clock ------------------------------------------------------------------------------
 
     def advance(self, seconds: float) -> None:
         """Move the emulator clock forward (interaction deadlines and token lifetimes)."""
