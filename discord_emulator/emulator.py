@@ -12,7 +12,6 @@ from . import client
 from .commands import CommandRegistry
 from .dispatch import Dispatcher
 from .entities import Channel, Guild, Message, User
-from .errors import UserActionError
 from .events import Event
 from .faults import Faults
 from .gateway import Gateway
@@ -56,6 +55,9 @@ class Emulator(World, Faults):
 
     Rate limits (``limits``, on unless ``Limits.off()``): per-route buckets, the global limit,
     the invalid-request ban, all on :attr:`clock`; :attr:`rate_limits` holds their counts.
+
+    The world-building methods (``add_guild``, ``add_user``...) are :class:`World`'s, the
+    fault injection (``fail_requests``, ``disconnected``...) is :class:`Faults`'.
     """
 
     def __init__(
@@ -385,26 +387,25 @@ class Emulator(World, Faults):
         client.check_delete(user, message)
         self.poster.delete(message)
 
-    def _post(self, channel: Channel, author: User, draft: Draft) -> Message:
-        """What tests/emulator/test_rules.py calls: :meth:`Poster.post`."""
-        return self.poster.post(channel, author, draft)
-
-    def forge_guild_create(self, guild: Guild, *, shard: int) -> bool:
-        """Send ``guild``'s GUILD_CREATE, as a new session would get it, to the sessions
-        holding ``shard`` whatever shard the guild is on. Discord never does this: it makes
-        a process believe it is in a server of another shard, so that a click forged to it
-        (``send_raw_interaction(..., shard=)``) gets past its membership check. Returns
-        False when no session holds ``shard``."""
-        if self.bot.id not in guild.members:
-            raise UserActionError(f"the bot is not in {guild.name}")
-        sessions = [
-            s for s in self.gateway.sessions.values() if s.resumable and s.shard_id == shard
-        ]
-        for session in sessions:
-            data = self.dispatcher.guild_create(guild, session.intents)
-            self.gateway.emit(session, "GUILD_CREATE", data)
-        self._changed()
-        return bool(sessions)
+    def _post(
+        self,
+        channel: Channel,
+        author: User,
+        draft: Draft,
+        *,
+        ephemeral_for: User | None = None,
+        interaction: InteractionHandle | None = None,
+        message_type: int = 0,
+    ) -> Message:
+        """:meth:`Poster.post`, kept under its old name for tests/emulator/test_rules.py."""
+        return self.poster.post(
+            channel,
+            author,
+            draft,
+            ephemeral_for=ephemeral_for,
+            interaction=interaction,
+            message_type=message_type,
+        )
 
     def _new_interaction(
         self,

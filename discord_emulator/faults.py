@@ -1,14 +1,19 @@
 """Trouble a test makes on purpose: failing, rate-limited and slow requests, dropped
-gateway connections, and dispatches Discord would not send. A part of the
-:class:`~discord_emulator.Emulator`, kept apart for its size."""
+gateway connections, and dispatches Discord would not send.
+
+What goes wrong on the network side is apart from what users do (emulator.py); both are
+methods of the :class:`~discord_emulator.Emulator`, which has :class:`Faults` as a base."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from .dispatch import Dispatcher
+from .entities import Guild, User
+from .errors import UserActionError
 from .gateway import Gateway
 from .server import ApiServer, Fault
 from .waiting import Changes
@@ -17,12 +22,15 @@ __all__ = ["Faults"]
 
 
 class Faults:
-    """The fault injection of the :class:`~discord_emulator.Emulator` (a base class of it),
-    on its ``server`` and ``gateway``."""
+    """The fault injection of the :class:`~discord_emulator.Emulator`, on its ``server`` and
+    ``gateway``. The attributes annotated here are the Emulator's: it sets them."""
 
     server: ApiServer
     gateway: Gateway
     changes: Changes
+    dispatcher: Dispatcher
+    bot: User
+    _changed: Callable[[], None]
 
     def fail_requests(
         self, method: str, path: str | re.Pattern[str], *, status: int = 500, times: int = 1
@@ -79,6 +87,23 @@ class Faults:
         if shard is not None:
             return self.gateway.deliver(event, data, shard_id=shard)
         return self.gateway.dispatch(event, data)
+
+    def forge_guild_create(self, guild: Guild, *, shard: int) -> bool:
+        """Send ``guild``'s GUILD_CREATE, as a new session would get it, to the sessions
+        holding ``shard`` whatever shard the guild is on. Discord never does this: it makes
+        a process believe it is in a server of another shard, so that a click forged to it
+        (``send_raw_interaction(..., shard=)``) gets past its membership check. Returns
+        False when no session holds ``shard``."""
+        if self.bot.id not in guild.members:
+            raise UserActionError(f"the bot is not in {guild.name}")
+        sessions = [
+            s for s in self.gateway.sessions.values() if s.resumable and s.shard_id == shard
+        ]
+        for session in sessions:
+            data = self.dispatcher.guild_create(guild, session.intents)
+            self.gateway.emit(session, "GUILD_CREATE", data)
+        self._changed()
+        return bool(sessions)
 
     @asynccontextmanager
     async def disconnected(
