@@ -144,34 +144,28 @@ class InteractionHandle:
         self.followups.append(message)
         self._registry.changed()
 
-    def arm_deadline(self, seconds: float) -> None:
-        """Fail the interaction unless it is acknowledged within ``seconds`` (on the clock)."""
-        self._arm_deadline(seconds)
-
-    def expire_if_late(self) -> None:
-        """Fail it now if the clock passed its deadline unanswered."""
-        self._expire_if_late()
-
     def cancel_deadline(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
 
-    # bench/ wraps _acknowledge and _fail on the class to time clicks: keep them the only
-    # ways a handle settles.
-
-    def _arm_deadline(self, seconds: float) -> None:
+    def arm_deadline(self, seconds: float) -> None:
+        """Fail the interaction unless it is acknowledged within ``seconds`` (on the clock)."""
         loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(seconds, self._expire_if_late)
+        self._timer = loop.call_later(seconds, self.expire_if_late)
 
-    def _expire_if_late(self) -> None:
+    def expire_if_late(self) -> None:
+        """Fail it now if the clock passed its deadline unanswered."""
         if not self.pending:
             return
         registry = self._registry
         remaining = self.created_at + registry.ack_deadline - registry.clock.now()
         if remaining > 0:
-            self._arm_deadline(remaining)
+            self.arm_deadline(remaining)
             return
         self._fail()
+
+    # bench/ wraps _acknowledge and _fail on the class to time clicks: keep them the only
+    # ways a handle settles.
 
     def _fail(self) -> None:
         self.failed = True

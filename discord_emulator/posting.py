@@ -33,25 +33,6 @@ class Poster:
         self.world = world
         self._files_base = files_base
 
-    def _pings_for(
-        self,
-        channel: Channel,
-        author: User,
-        message: Message,
-        allowed: dict[str, Any] | None,
-        replied: int | None,
-    ) -> Pings:
-        """Who ``message``'s content and Text Displays mention (highlight), by the rules."""
-        guild = channel.guild
-        return resolve_pings(
-            mention_text(message.content, message.components),
-            allowed,
-            guild=guild,
-            author_permissions=guild.permissions_of(author) if guild else 0,
-            user_exists=lambda uid: uid in self.world.users,
-            replied_author=replied,
-        )
-
     def post(
         self,
         channel: Channel,
@@ -165,3 +146,22 @@ class Poster:
         """Mark ``message`` deleted."""
         message.deleted = True
         self.world.emit(MessageDeleted(message))
+
+    def _pings_for(
+        self,
+        channel: Channel,
+        author: User,
+        message: Message,
+        allowed: dict[str, Any] | None,
+        replied: int | None,
+    ) -> Pings:
+        """Who ``message``'s content and Text Displays mention (highlight), by the rules."""
+        guild = channel.guild
+        return resolve_pings(
+            mention_text(message.content, message.components),
+            allowed,
+            guild=guild,
+            author_permissions=guild.permissions_of(author) if guild else 0,
+            user_exists=lambda uid: uid in self.world.users,
+            replied_author=replied,
+        )
