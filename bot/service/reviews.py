@@ -29,6 +29,7 @@ from bot.service import ai
 from bot.service.config import ServiceConfig
 from bot.service.pool import Cost, SearchPool
 from bot.store import Store
+from bot.tunables import REVIEW_COOLDOWN
 from engine.analysis import Review, Slip
 
 __all__ = ["REVIEW_VERSION", "Reviews", "decode", "encode"]
@@ -175,7 +176,7 @@ class Reviews:
 
     async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
         """Start the member's cooldown; ReviewCooldown if one is running. Returns its end."""
-        seconds = self._config.review_cooldown if seconds is None else seconds
+        seconds = self._config[REVIEW_COOLDOWN] if seconds is None else seconds
         now = self._clock()
         until = now + max(0.0, seconds)
         running = await self._store.reviews.claim_cooldown(guild_id, user_id, now, until)
