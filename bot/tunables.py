@@ -1,14 +1,21 @@
-"""Every number a host or a server may set: its name, host variable, default and bounds.
+"""Every number a host or a server may set: its name, host variable, default, bounds and
+(for a server's) the name moderators read.
 
-Each setting is written here once. The host's environment (``bot.settings``), the
-service's defaults (``bot.service.config``) and checks (``bot.service.guilds``), a
-server's settings as they apply (``bot.models.GuildSettings``) and the options of
-``/tictactoe-settings`` (``bot.ui.cogs.settings``) all read these definitions, so a host
-can never choose a value a server could not (tests/bot/test_settings.py checks that both
-use the same bounds).
+Each setting is written here once, and nowhere else is it listed. The host's settings
+(``bot.settings.Settings``), the service's configuration (``bot.service.config``) and a
+server's settings as they apply (``bot.models.GuildSettings``) each hold a ``Values``,
+read by the tunable: ``settings[TURN_TIMEOUT]``. The host's environment is parsed by
+walking ``HOST``; the service's checks and refusals (``bot.service.guilds``) and the
+store's columns (``bot.store.guilds``) walk ``SERVER``. So a host can never choose a
+value a server could not (tests/bot/test_settings.py checks both sides, and README's
+table of variables). What stays elsewhere is what must: each server setting's column
+(migrations/), its option of ``/tictactoe-settings`` with that option's translated name
+and description (``bot.ui.cogs.settings``, a parameter of the setting's own name), and
+its line in the settings' answer.
 
 The ``SERVER`` settings are defaults a server's moderators may change; the others are
-the host's alone.
+the host's alone. ``SWITCHES`` are the servers' on/off settings, which the host does not
+set.
 """
 
 from __future__ import annotations
@@ -61,8 +68,8 @@ class Kind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Tunable(Generic[T]):
-    """One setting. ``name`` is its attribute on ``Settings``, ``ServiceConfig`` and (for
-    the server settings) ``GuildSettings``; ``variable`` is the host's environment
+    """One setting. ``name`` names it in ``Values``, in a server's stored settings (its
+    column) and as the parameter of its option; ``variable`` is the host's environment
     variable. The bounds are inclusive. A default of None means off (or, for
     ``ping_grace``, the rule's own timing): the host turns it off by leaving the variable
     unset or writing 0."""
@@ -291,7 +298,7 @@ class Values:
         return tuple(BY_NAME[name] for name in self._values)
 
     def items(self) -> Iterable[tuple[str, Value]]:
-        """(name, value) of each, in the order of ``HOST``."""
+        """(name, value) of each, in the order of the tunables."""
         return self._values.items()
 
     def __eq__(self, other: object) -> bool:

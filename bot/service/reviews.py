@@ -110,7 +110,7 @@ class Reviews:
         """The ended game and the engine's review of it, for ``user_id``.
 
         ``cooldown`` (seconds; the server's setting) overrides the config's
-        ``review_cooldown``; ``enabled`` False (the server turned Review off) refuses.
+        ``REVIEW_COOLDOWN``; ``enabled`` False (the server turned Review off) refuses.
         Raises ReviewsOff, GameNotFound, GameInProgress, then for a review that needs a
         search Busy (the pool's reviews queue is full) or ReviewCooldown. Once those
         checks passed and the review must wait for a search, ``on_search`` is awaited
