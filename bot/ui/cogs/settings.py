@@ -204,6 +204,8 @@ class ServerSettings(commands.Cog):
         add_channel: discord.TextChannel | None = None,
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool = False,
+        # Each setting's parameter has its name in bot.tunables (SWITCHES for on/off), so
+        # that what arrives is the service's change as it is; @rename gives the option's.
         turn_timeout: Time | None = None,
         challenge_timeout: Time | None = None,
         games_per_member: GamesPerMember | None = None,
