@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.procs import children_cpu_seconds, cpu_seconds, tree_cpu_seconds
-from bot.service.config import ServiceConfig
+from bot.tunables import SERVER_GAMES
 from tests.e2e.processes import BotProcess
 
 __all__ = ["COMPARED", "Cpu", "Setup", "compare", "launch_bots", "server_of", "servers_needed"]
 
-PER_SERVER = ServiceConfig.server_games
+PER_SERVER = SERVER_GAMES.default
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ from bot.service.upkeep import Upkeep, monotonic_for
 from bot.service.uses import UseCases
 from bot.service.writer import TIME_RAN_OUT, Writer
 from bot.store import ChannelTaken, LimitReached, Store
+from bot.tunables import AI_WORKERS, GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["TIME_RAN_OUT", "GameService", "Moved", "Rematched"]
@@ -99,7 +100,7 @@ class GameService(UseCases):
         self._clock = clock
         self._rng = rng if rng is not None else random.Random()
         self._locks = KeyedLocks()
-        self._pool = SearchPool(config.ai_workers, executor)
+        self._pool = SearchPool(config[AI_WORKERS], executor)
         self.replies = BotReplies(self._pool, reply_seconds=config.reply_seconds)
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
@@ -211,7 +212,7 @@ class GameService(UseCases):
                 height=height,
                 k=k,
                 now=now,
-                turn_timeout=settings.turn_timeout,
+                turn_timeout=settings[TURN_TIMEOUT],
                 rematch_of=rematch_of,
                 locale=locale,
             )
@@ -223,8 +224,8 @@ class GameService(UseCases):
                 game = await self._store.insert_game(
                     new,
                     exclusive=exclusive,
-                    per_member=settings.games_per_member,
-                    per_server=settings.server_games,
+                    per_member=settings[GAMES_PER_MEMBER],
+                    per_server=settings[SERVER_GAMES],
                 )
             except ChannelTaken:  # a game started meanwhile (another process): link it
                 games = await self._store.live_games(guild_id, channel_id)
@@ -346,13 +347,13 @@ class GameService(UseCases):
             game, standing = await self._writer.get_game_and_ping(game_id, guild_id, message_id)
             await self._writer.settle_if_overdue(game, now)
             rules.check_move(game, user_id, cell, move_no)
-            new = rules.advance(game, cell, now, self.config.turn_timeout)
+            new = rules.advance(game, cell, now, self.config[TURN_TIMEOUT])
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
                 plan = plan_reply(new, self.config)
                 if plan.instant:
                     reply = self.replies.instant(new, plan)
-                    new = rules.advance(new, reply, now, self.config.turn_timeout)
+                    new = rules.advance(new, reply, now, self.config[TURN_TIMEOUT])
                     plan = None
                 else:
                     self.replies.promise(new, plan)  # Busy if the pool is full, before any write
@@ -396,7 +397,7 @@ class GameService(UseCases):
     async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
         cell = await self.replies.compute(game, plan)
         async with self._locks[game.id]:
-            new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
+            new = rules.advance(game, cell, self._clock(), self.config[TURN_TIMEOUT])
             written = await self._writer.write(new, game)
             if written is not None:
                 return written

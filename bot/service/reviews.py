@@ -29,6 +29,7 @@ from bot.service import ai
 from bot.service.config import ServiceConfig
 from bot.service.pool import Cost, SearchPool
 from bot.store import Store
+from bot.tunables import REVIEW_COOLDOWN
 from engine.analysis import Review, Slip
 
 __all__ = ["REVIEW_VERSION", "Reviews", "decode", "encode"]
@@ -109,7 +110,7 @@ class Reviews:
         """The ended game and the engine's review of it, for ``user_id``.
 
         ``cooldown`` (seconds; the server's setting) overrides the config's
-        ``review_cooldown``; ``enabled`` False (the server turned Review off) refuses.
+        ``REVIEW_COOLDOWN``; ``enabled`` False (the server turned Review off) refuses.
         Raises ReviewsOff, GameNotFound, GameInProgress, then for a review that needs a
         search Busy (the pool's reviews queue is full) or ReviewCooldown. Once those
         checks passed and the review must wait for a search, ``on_search`` is awaited
@@ -175,7 +176,7 @@ class Reviews:
 
     async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
         """Start the member's cooldown; ReviewCooldown if one is running. Returns its end."""
-        seconds = self._config.review_cooldown if seconds is None else seconds
+        seconds = self._config[REVIEW_COOLDOWN] if seconds is None else seconds
         now = self._clock()
         until = now + max(0.0, seconds)
         running = await self._store.reviews.claim_cooldown(guild_id, user_id, now, until)

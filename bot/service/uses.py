@@ -42,6 +42,7 @@ from bot.service.rules import win_length
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep
 from bot.store import LimitReached, Store
+from bot.tunables import GAMES_PER_MEMBER, REVIEW_COOLDOWN, SERVER_GAMES, TURN_TIMEOUT
 from engine.analysis import Review
 from engine.levels import DEFAULT_LEVEL
 
@@ -166,8 +167,8 @@ class UseCases:
             await self._store.guilds.check_places(
                 guild_id,
                 (user_id,),
-                per_member=settings.games_per_member,
-                per_server=settings.server_games,
+                per_member=settings[GAMES_PER_MEMBER],
+                per_server=settings[SERVER_GAMES],
             )
         except LimitReached as error:
             raise await self.guilds.too_many(error, user_id, settings) from None
@@ -182,7 +183,7 @@ class UseCases:
                 height=height,
                 k=k,
                 now=0.0,
-                turn_timeout=settings.turn_timeout,
+                turn_timeout=settings[TURN_TIMEOUT],
             )
             self.replies.check_room(plan_reply(probe, self.config))
 
@@ -279,7 +280,7 @@ class UseCases:
             game_id,
             user_id,
             guild_id,
-            cooldown=settings.review_cooldown,
+            cooldown=settings[REVIEW_COOLDOWN],
             enabled=settings.reviews,
             on_search=on_search,
         )
