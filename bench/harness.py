@@ -49,6 +49,7 @@ __all__ = [
 
 K = TypeVar("K")
 F = TypeVar("F")
+F_co = TypeVar("F_co", covariant=True)
 READY_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
 
@@ -60,12 +61,12 @@ class RunError(RuntimeError):
 # -- the scenario ---------------------------------------------------------------------------
 
 
-class Scenario(Protocol[K, F]):
+class Scenario(Protocol[K, F_co]):
     def kinds(self) -> Sequence[K]:
         """What is measured in turns, the baseline first."""
         ...
 
-    async def run_once(self, kind: K, number: int) -> F:
+    async def run_once(self, kind: K, number: int) -> F_co:
         """Run number ``number`` (from 1) of ``kind``: prints what it prints, returns its
         figures."""
         ...
@@ -258,8 +259,8 @@ class Answers:
             settled(handle)
 
         emu._changed = changed  # type: ignore[method-assign]  # handles look it up each time
-        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
-        handle_class._fail = fail  # type: ignore[method-assign]
+        handle_class._acknowledge = acknowledge  # type: ignore[method-assign, assignment]
+        handle_class._fail = fail  # type: ignore[method-assign, assignment]
         self._undo = [
             lambda: setattr(handle_class, "_fail", real_fail),
             lambda: setattr(handle_class, "_acknowledge", real_ack),

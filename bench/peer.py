@@ -124,6 +124,7 @@ async def run_once(kind: str, options: Options, profile: Path | None = None) -> 
     """One run of one bot: a fresh emulator, bot process and database; ``profile``: our
     bot under cProfile, writing there."""
     boards = Boards() if kind == PEER else None
+    args: tuple[str, ...]
     if kind == PEER:
         command, module, args = PEER_COMMAND, "bench.peer_bot", ()
     elif profile is not None:
