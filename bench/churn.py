@@ -36,12 +36,12 @@ from bench.pg import (
     describe,
     fresh_database,
     postgres_server,
+    read_rows,
 )
 from bot.models import First
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from bot.tunables import Values
-from tests.pgtools import read_rows
 
 GUILD = 1 << 22
 MEMBERS = 200

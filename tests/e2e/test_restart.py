@@ -15,12 +15,12 @@ import time
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from bot.launcher import BotProcess, ai_paused, answered_thinking
 from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from bot.tunables import TURN_TIMEOUT
 from discord_emulator import CallbackType, Emulator, Permission, User
-from tests.e2e.processes import BotProcess, ai_paused, answered_thinking
 from tests.overdue import run_out
 from tests.pgtools import read_rows
 
