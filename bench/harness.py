@@ -234,16 +234,16 @@ class Answers:
         self._emu = emu
 
     def install(self) -> None:
-        self._emu.listeners.append(self._changed)
+        self._emu.listeners.append(self._recheck)
         self._emu.observers.append(self._observe)
 
     def uninstall(self) -> None:
         with contextlib.suppress(ValueError):
             self._emu.observers.remove(self._observe)
         with contextlib.suppress(ValueError):
-            self._emu.listeners.remove(self._changed)
+            self._emu.listeners.remove(self._recheck)
 
-    def _changed(self) -> None:
+    def _recheck(self) -> None:
         waiting = self.waiting
         for key, (check, future) in list(waiting.items()):
             if check() and not future.done():
