@@ -25,6 +25,7 @@ from .helpers import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the games module on PostgreSQL too (tests/e2e/conftest.py)
 
 REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(🟦 X|🟥 O) ([a-c])([1-3])\b", re.MULTILINE)
 """A review's move line: the mark in its colour and the cell by coordinate ("🟥 O b2")."""

@@ -20,6 +20,7 @@ from tests.pgtools import read_rows
 from .helpers import WAIT, Arena, eventually, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the upkeep module on PostgreSQL too (tests/e2e/conftest.py)
 
 # A player is pinged once their turn waited a second (the sweep's every second).
 BOT_ENV = {"PING_GRACE_SECONDS": "1", "SWEEP_INTERVAL_SECONDS": "1"}
