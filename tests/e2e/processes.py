@@ -209,14 +209,26 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def ai_workers(bot: BotProcess) -> list[int]:
+def ai_workers(bot: Any) -> list[int]:
     """The bot's search workers: the processes its forkserver forked, which are the bot's
-    grandchildren (its direct children are the forkserver and the resource tracker)."""
-    return [worker for child in _children(bot.process.pid) for worker in _children(child)]
+    grandchildren (its direct children are the forkserver and the resource tracker). A
+    bot in this process (``BotInProcess``): those of this process's forkserver."""
+    if isinstance(bot, BotProcess):
+        parents = _children(bot.process.pid)
+    else:
+        parents = [pid for pid in _children(os.getpid()) if _is_forkserver(pid)]
+    return [worker for parent in parents for worker in _children(parent)]
+
+
+def _is_forkserver(pid: int) -> bool:
+    try:
+        return b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
-def ai_paused(bot: BotProcess) -> Iterator[list[int]]:
+def ai_paused(bot: Any) -> Iterator[list[int]]:
     """The bot's search workers stopped (SIGSTOP) while the block runs, as a host that
     starves them would: a search sent to them stays owed until they go on (SIGCONT)."""
     workers = ai_workers(bot)

@@ -24,6 +24,7 @@ from bot.ui import render
 from discord_emulator import CallbackType, User
 from discord_emulator import Message as Posted
 from engine.levels import get_level
+from tests.overdue import elapse
 
 from .helpers import WAIT, Arena, eventually, refusal
 
@@ -91,6 +92,7 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     grey = said(JA, N_("The mark on a grey button is the last move."))
     assert grey not in board.text, "no move yet, so no grey button with a mark"
     assert labels(board.message)[-1] == said(JA, N_("Forfeit"))
+    await elapse(arena.database, challenge.id, 1)  # the grace (PING_GRACE_SECONDS)
     ping = await arena.turn_ping(alice, channel, after=0)
     fields = {"player": alice.mention, "opponent": bob.mention, "mark": "X"}
     head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)
