@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,15 +131,22 @@ class BotInProcess:
         *,
         dev_guild: Any = None,
         database: Path | None = None,
+        shards: tuple[int, Sequence[int]] | None = None,
         ready_timeout: float = 30.0,
         stop_timeout: float = 15.0,
         **extra_env: str,
     ) -> AsyncIterator[BotInProcess]:
         """Start the bot against ``emu``; yield once it is connected (and, with
         ``dev_guild``, has synced its commands there); on exit stop it as SIGTERM does
-        and wait for it to end."""
+        and wait for it to end. ``shards=(count, ids)`` runs those shards and waits
+        until each has a live session, as ``BotProcess.launch`` does."""
         global STARTS
         database = database or workdir / "data" / "tictactoe.db"
+        if shards is not None:
+            count, ids = shards
+            extra_env = {"SHARD_COUNT": str(count), "SHARD_IDS": ",".join(map(str, ids))} | dict(
+                extra_env
+            )
         env = bot_env(emu, database, dev_guild=dev_guild, **{**IN_PROCESS_ENV, **extra_env})
         settings = Settings.from_env(env)
         sessions = len(emu.dispatched("READY"))
@@ -150,9 +157,12 @@ class BotInProcess:
             STARTS += 1
             try:
                 async with asyncio.timeout(ready_timeout):
-                    ready = emu.wait_for(lambda: len(emu.dispatched("READY")) > sessions)
+                    if shards is None:
+                        ready = emu.wait_for(lambda: len(emu.dispatched("READY")) > sessions)
+                    else:
+                        ready = emu.wait_for_shards(*shards)
                     await bot.wait_until(ready)
-                    if dev_guild is not None:
+                    if dev_guild is not None and (shards is None or 0 in shards[1]):
                         await bot.wait_until(emu.wait_for_commands("tictactoe", guild=dev_guild))
                 yield bot
             finally:
