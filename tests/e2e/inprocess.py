@@ -132,14 +132,16 @@ class BotInProcess:
         dev_guild: Any = None,
         database: Path | None = None,
         shards: tuple[int, Sequence[int]] | None = None,
+        force_sync: bool = False,
         ready_timeout: float = 30.0,
         stop_timeout: float = 15.0,
         **extra_env: str,
     ) -> AsyncIterator[BotInProcess]:
         """Start the bot against ``emu``; yield once it is connected (and, with
         ``dev_guild``, has synced its commands there); on exit stop it as SIGTERM does
-        and wait for it to end. ``shards=(count, ids)`` runs those shards and waits
-        until each has a live session, as ``BotProcess.launch`` does."""
+        and wait for it to end. ``force_sync`` is ``--sync``; ``shards=(count, ids)``
+        runs those shards and waits until each has a live session, as
+        ``BotProcess.launch`` does."""
         global STARTS
         database = database or workdir / "data" / "tictactoe.db"
         if shards is not None:
@@ -152,7 +154,7 @@ class BotInProcess:
         sessions = len(emu.dispatched("READY"))
         with captured(settings) as capture, endpoints(settings):
             store = await open_store(settings)
-            bot = cls(TicTacToeBot(settings, store), capture)
+            bot = cls(TicTacToeBot(settings, store, force_sync=force_sync), capture)
             bot.task = asyncio.create_task(bot.run(store), name="bot-in-process")
             STARTS += 1
             try:
