@@ -18,7 +18,7 @@ from pathlib import Path
 
 import asyncpg
 
-__all__ = ["WAIT", "elapse", "run_out"]
+__all__ = ["WAIT", "elapse", "outage", "run_out"]
 
 WAIT = 10.0
 """Seconds to wait for the bot to record the message's id."""
@@ -69,6 +69,22 @@ async def elapse(database: str | Path | None, message_id: int, seconds: float) -
     while not await _change(database, message_id, seconds, (_GAME_BACK, _CHALLENGE_BACK)):
         assert loop.time() < give_up, f"no game or pending challenge shows message {message_id}"
         await asyncio.sleep(0.02)
+
+
+async def outage(database: str | Path, seconds: float) -> None:
+    """Move the bot's last sign of life (the ``alive`` table) back by ``seconds``: to its
+    next start, it was down that much longer. Only while no bot runs (a running one
+    records itself alive at every sweep)."""
+    if isinstance(database, Path):
+        with sqlite3.connect(database, timeout=30) as conn:
+            conn.execute("UPDATE alive SET alive_at = alive_at - ?", (seconds,))
+        conn.close()
+        return
+    conn = await asyncpg.connect(database)
+    try:
+        await conn.execute("UPDATE alive SET alive_at = alive_at - $1", seconds)
+    finally:
+        await conn.close()
 
 
 async def _change(

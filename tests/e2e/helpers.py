@@ -587,8 +587,10 @@ class Arena:
 
     async def turn_ping(self, user: User, channel: Channel, *, after: int) -> Message:
         """The turn notification sent once ``after`` had been sent in ``channel``: it must
-        notify ``user`` alone, and be the only one standing there. The sweep sends it."""
-        await self.sweep()
+        notify ``user`` alone, and be the only one standing there. The sweep sends it
+        (a bot process's own, every second)."""
+        if isinstance(self.bot, BotInProcess):
+            await self.sweep()
         await eventually(
             self.emu,
             lambda: len(self.turn_pings(channel, deleted=True)) > after,
