@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -169,6 +170,9 @@ class BotInProcess:
                 yield bot
             finally:
                 await bot.stop(within=stop_timeout)
+                # setup_hook froze the heap for the process's life (freeze_heap); this
+                # process goes on with other tests, whose garbage must stay collectable.
+                gc.unfreeze()
 
     async def run(self, store: Any) -> None:
         """What ``bot.__main__.run`` does once the store is open, with ``stopping`` for

@@ -1,7 +1,7 @@
 """The real bot on shards: both of two in one bot (in the test's loop), then one each in
 two processes.
 
-One server on each shard. One process with SHARD_IDS=0-1: each server's clicks arrive on
+One server on each shard. One bot with SHARD_IDS=0-1: each server's clicks arrive on
 its own shard's session and are answered, its sweep settles a timed-out turn in each, and
 the commands are synced once. The emulator reports ``max_concurrency`` 2, so the bot
 identifies its two shards at once instead of 5 s apart.
@@ -37,7 +37,7 @@ async def identified(emu: Emulator, shard_id: int) -> float:
     return asyncio.get_running_loop().time()
 
 
-async def test_one_process_runs_both_shards(tmp_path: Path) -> None:
+async def test_one_bot_runs_both_shards(tmp_path: Path) -> None:
     with full_collections_held_back():
         async with Emulator(wait_timeout=WAIT, max_concurrency=2) as emu:
             guilds = [emu.add_guild(f"shard-{n}", shard=(n, 2)) for n in (0, 1)]
