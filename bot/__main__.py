@@ -251,11 +251,12 @@ async def open_store(settings: Settings) -> Store:
     return store
 
 
-async def serve(bot: TicTacToeBot, token: str) -> None:
-    """Run the bot until it stops by itself or a signal asks it to."""
+async def serve(bot: TicTacToeBot, token: str, stop: asyncio.Event | None = None) -> None:
+    """Run the bot until it stops by itself or ``stop`` is set; without ``stop``, until
+    SIGTERM or SIGINT asks it to (the tests run the bot in their own loop with one)."""
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    signals = (signal.SIGTERM, signal.SIGINT)
+    signals = (signal.SIGTERM, signal.SIGINT) if stop is None else ()
+    stop = stop or asyncio.Event()
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     runner = asyncio.create_task(bot.start(token), name="discord")

@@ -353,14 +353,26 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def ai_workers(bot: BotProcess) -> list[int]:
-    """The bot's search workers: the processes its forkserver forked, which are the bot's
-    grandchildren (its direct children are the forkserver and the resource tracker)."""
-    return [worker for child in children(bot.pid) for worker in children(child)]
+def ai_workers(bot: BotProcess | None) -> list[int]:
+    """The bot's search workers: the processes its forkserver forked. For a process, its
+    grandchildren (its direct children are the forkserver and the resource tracker); for
+    ``None``, a bot running in this very process: those of this process's forkserver."""
+    if bot is not None:
+        parents = children(bot.pid)
+    else:
+        parents = [pid for pid in children(os.getpid()) if _is_forkserver(pid)]
+    return [worker for parent in parents for worker in children(parent)]
+
+
+def _is_forkserver(pid: int) -> bool:
+    try:
+        return b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
-def ai_paused(bot: BotProcess) -> Iterator[list[int]]:
+def ai_paused(bot: BotProcess | None) -> Iterator[list[int]]:
     """The bot's search workers stopped (SIGSTOP) while the block runs, as a host that
     starves them would: a search sent to them stays owed until they go on (SIGCONT)."""
     workers = ai_workers(bot)

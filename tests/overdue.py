@@ -1,11 +1,11 @@
-"""Time passing without waiting for it, for tests of the real bot process.
+"""Time passing without waiting for it, for tests of the real bot.
 
 The host's clocks have the servers' bounds (a turn at least 30 s, a challenge at least
 15 s), so a test that needs a game or a challenge to run out moves its deadline into the
 past in the database, with a connection of its own (``run_out``), or moves its whole
 turn back as if some seconds had passed (``elapse``: the turn's start too, for the
 grace and the reminder of turn notifications), and lets the bot's sweep
-(``SWEEP_INTERVAL_SECONDS``, 1 s in the tests) or a click find it, as it would after the
+(in the test's loop, when the test sweeps) or a click find it, as it would after the
 real wait. Nothing in the bot knows: the times are the stored ones.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import asyncpg
 
-__all__ = ["WAIT", "elapse", "run_out"]
+__all__ = ["WAIT", "elapse", "outage", "run_out"]
 
 WAIT = 10.0
 """Seconds to wait for the bot to record the message's id."""
@@ -71,6 +71,22 @@ async def elapse(database: str | Path | None, message_id: int, seconds: float) -
         await asyncio.sleep(0.02)
 
 
+async def outage(database: str | Path, seconds: float) -> None:
+    """Move the bot's last sign of life (the ``alive`` table) back by ``seconds``: to its
+    next start, it was down that much longer. Only while no bot runs (a running one
+    records itself alive at every sweep)."""
+    if isinstance(database, Path):
+        with sqlite3.connect(database, timeout=30) as conn:
+            conn.execute("UPDATE alive SET alive_at = alive_at - ?", (seconds,))
+        conn.close()
+        return
+    conn = await asyncpg.connect(database)
+    try:
+        await conn.execute("UPDATE alive SET alive_at = alive_at - $1", seconds)
+    finally:
+        await conn.close()
+
+
 async def _change(
     database: str | Path, message_id: int, value: float, queries: tuple[str, str]
 ) -> bool:
@@ -78,13 +94,8 @@ async def _change(
     exactly one row changed."""
     changed = 0
     if isinstance(database, Path):
-        # A busy timeout: the bot may be writing at the same moment.
-        with sqlite3.connect(database, timeout=30) as conn:
-            for query in queries:
-                sql = query.format(at="?", by="?", id="?")
-                values = (value,) * sql.count("?")
-                changed += conn.execute(sql, (*values[:-1], message_id)).rowcount
-        conn.close()
+        # In a thread: the bot may be writing at the same moment, in this very loop.
+        changed = await asyncio.to_thread(_change_sqlite, database, message_id, value, queries)
     else:
         conn = await asyncpg.connect(database)
         try:
@@ -95,3 +106,15 @@ async def _change(
         finally:
             await conn.close()
     return changed == 1
+
+
+def _change_sqlite(database: Path, message_id: int, value: float, queries: tuple[str, str]) -> int:
+    changed = 0
+    # A busy timeout: the bot may be writing at the same moment.
+    with sqlite3.connect(database, timeout=30) as conn:
+        for query in queries:
+            sql = query.format(at="?", by="?", id="?")
+            values = (value,) * sql.count("?")
+            changed += conn.execute(sql, (*values[:-1], message_id)).rowcount
+    conn.close()
+    return changed

@@ -154,6 +154,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self.sweeper = tasks.loop(seconds=settings[SWEEP_INTERVAL])(self.sweep_once)
         self._service_started = False
         self._wound_down = asyncio.Lock()
+        self._sweeping = 0  # sweeps running now
         self._lag_monitor: asyncio.Task[None] | None = None
 
     # -- start-up -----------------------------------------------------------------------
@@ -298,6 +299,7 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def sweep_once(self) -> None:
         """Settle timed-out games and expired challenges, then redraw their messages;
         send the turn notifications due, and delete those whose turn is over; prune."""
+        self._sweeping += 1
         try:
             games, challenges = await self.service.sweep()
             for game in games:
@@ -313,6 +315,8 @@ class TicTacToeBot(commands.AutoShardedBot):
             await self.service.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
+        finally:
+            self._sweeping -= 1
 
     # -- shutdown -------------------------------------------------------------------------
 
@@ -333,7 +337,11 @@ class TicTacToeBot(commands.AutoShardedBot):
         if self._lag_monitor is not None:
             self._lag_monitor.cancel()
         sweep = self.sweeper.get_task()
-        self.sweeper.stop()  # a sweep in progress finishes: its boards need redrawing
+        if self._sweeping:
+            self.sweeper.stop()  # a sweep in progress finishes: its boards need redrawing
+        else:  # between sweeps: the next one is not waited for
+            self.sweeper.cancel()
+            sweep = None
         if sweep is not None and not sweep.done():
             try:
                 await asyncio.wait_for(asyncio.shield(sweep), self.settings[SHUTDOWN_GRACE])

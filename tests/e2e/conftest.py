@@ -1,5 +1,23 @@
-"""Fixtures of the end-to-end tests: the emulator and one bot process shared by a module's
-tests (``arena``); the helpers they use are in tests/e2e/helpers.py."""
+"""Fixtures of the end-to-end tests: the emulator and one bot shared by a module's tests
+(``arena``), run in the module's event loop (tests/e2e/inprocess.py); the helpers they
+use are in tests/e2e/helpers.py.
+
+Every module runs on SQLite. One module per feature runs on PostgreSQL too
+(``POSTGRESQL = True`` in the module); the store's contract tests (tests/bot) run every
+query on both engines, so these check the wiring, not each query again:
+
+- games: test_bot_games.py
+- challenges: test_member_games.py
+- turn pings and call-offs: test_turn_pings.py
+- privacy: test_forget_me.py
+- server settings: test_finding_commands.py
+- stats, ratings and reviews: test_ratings.py
+- upkeep (timeouts, deleted boards, channels and servers): test_lasting_data.py
+
+The tests whose subject is the process itself (signals, SIGKILL, restarts, two
+processes on one database, inherited secrets, the command line) start ``python -m bot``
+with tests/e2e/processes.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +27,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from bot.launcher import BotProcess, answered_thinking, full_collections_held_back
+from bot.launcher import answered_thinking, full_collections_held_back
 from discord_emulator import (
     CallbackType,
     Emulator,
@@ -22,27 +40,42 @@ from tests.e2e.helpers import (
     is_calloff,
     is_turn_ping,
 )
+from tests.e2e.inprocess import BotInProcess
 from tests.pgtools import new_pg_database
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A module's arena runs on SQLite, and on PostgreSQL too if the module says
+    ``POSTGRESQL = True`` (one module per feature: see the module docstring)."""
+    if "shared_arena" not in metafunc.fixturenames:
+        return
+    engines = (
+        ["sqlite", "postgresql"] if getattr(metafunc.module, "POSTGRESQL", False) else ["sqlite"]
+    )
+    metafunc.parametrize("shared_arena", engines, indirect=True, scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared_arena(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Arena]:
-    """One emulator and one bot process for the whole module (``BOT_ENV`` adds settings;
-    ``COMMUNITY`` True makes the guild a Community server, whose language can change),
-    once on SQLite and once on a new PostgreSQL database."""
+    """One emulator and one bot (in this loop) for the whole module, on the engine the
+    parameter names (``pytest_generate_tests``). The module may set ``BOT_ENV`` (more
+    settings), ``COMMUNITY`` (True: a Community server, whose language can change) and
+    ``GUILD`` (the server's name and ``locale``)."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
-    workdir = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    workdir = tmp_path_factory.mktemp(name)
     with contextlib.ExitStack() as stack, full_collections_held_back():
         if request.param == "postgresql":
             server = request.getfixturevalue("pg_server")
             env["DATABASE_URL"] = stack.enter_context(new_pg_database(server))
         async with Emulator(wait_timeout=WAIT) as emu:
-            # COMMUNITY in the module: a Community server, which may switch languages.
-            community = bool(getattr(request.module, "COMMUNITY", False))
-            guild = emu.add_guild("Arcade", community=community)
-            async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
+            guild_options = dict(getattr(request.module, "GUILD", {"name": "Arcade"}))
+            if hasattr(request.module, "COMMUNITY"):
+                guild_options["community"] = bool(request.module.COMMUNITY)
+            guild = emu.add_guild(**guild_options)
+            async with BotInProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
                 arena = Arena(emu, guild, bot, workdir)
                 arena.database = env.get("DATABASE_URL", workdir / "data" / "tictactoe.db")
                 yield arena

@@ -1,16 +1,20 @@
-"""The end-to-end suite's helpers and moves: the real bot process, Discord users against it.
+"""The end-to-end suite's helpers and moves: the real bot, Discord users against it.
 
-Each test module shares one bot process: its ``arena`` fixture (conftest.py) starts an emulator, a
-guild and ``python -m bot`` once per module (``BOT_ENV`` in the module adds environment
-variables, such as small timeouts), and every test makes its own channels and members so
-that tests do not depend on each other. The module's tests must run in the module's loop::
+Each test module shares one bot: its ``arena`` fixture (conftest.py) starts an emulator, a
+guild and the bot in the module's event loop once per module (``BOT_ENV`` in the module
+adds settings, such as small timeouts), and every test makes its own channels and members
+so that tests do not depend on each other. The module's tests must run in the module's
+loop::
 
     pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+The bot sweeps at start-up, and then when a test says so (``arena.sweep()``): time is
+moved in the database (``tests.overdue``), not waited for.
 
 After each test the fixture checks what must always hold: no request the emulator could
 not route, no interaction that failed or was never answered, no click answered twice, and
 no ERROR line or traceback in what the bot logged during the test. At the end of the module
-the bot must stop cleanly on SIGTERM.
+the bot must stop cleanly, as on SIGTERM.
 
 The helpers read boards the way a user sees them (labels, styles, disabled buttons) and
 check each board's shape and custom_ids on the way; the expected Elo ratings are computed
@@ -43,6 +47,7 @@ from discord_emulator import (
     Message,
     User,
 )
+from tests.e2e.inprocess import BotInProcess
 
 EMPTY = "\u25aa\ufe0f"
 """An empty cell's emoji, ▪️. Every cell is one emoji and no label, so all are as wide."""
@@ -372,11 +377,12 @@ class EloBook:
 
 @dataclass
 class Arena:
-    """One emulator, one guild (the bot's dev server) and the bot process serving it."""
+    """One emulator, one guild (the bot's dev server) and the bot serving it: in the
+    test's loop (``BotInProcess``), or a process where the process is the subject."""
 
     emu: Emulator
     guild: Guild
-    bot: BotProcess
+    bot: BotInProcess | BotProcess
     workdir: Path
     elo: EloBook = field(default_factory=EloBook)
     expected_log_errors: int = 0
@@ -386,6 +392,22 @@ class Arena:
     database: str | Path | None = None
     """The bot's database (a SQLite file or a PostgreSQL URL), for tests that read it."""
     _names: Iterator[int] = field(default_factory=itertools.count)
+
+    async def sweep(self) -> None:
+        """One sweep of the bot's, now (timeouts, expiries, turn notifications), instead
+        of waiting for its sweeper to come round; what it sent has gone out."""
+        assert isinstance(self.bot, BotInProcess), "a process sweeps on its own clock"
+        await self.bot.sweep()
+
+    async def sweep_until(self, predicate: Callable[[], bool], what: str, sweeps: int = 5) -> None:
+        """Sweep until ``predicate`` holds, as the sweeper's later rounds would (a request
+        Discord refused is tried again by the next sweep); fail saying ``what`` did not
+        happen within ``sweeps`` sweeps."""
+        for _ in range(sweeps):
+            await self.sweep()
+            if predicate():
+                return
+        raise AssertionError(f"not within {sweeps} sweeps: {what}")
 
     def speaks(self) -> Translator:
         """The guild's language: that of its boards and challenges."""
@@ -565,7 +587,10 @@ class Arena:
 
     async def turn_ping(self, user: User, channel: Channel, *, after: int) -> Message:
         """The turn notification sent once ``after`` had been sent in ``channel``: it must
-        notify ``user`` alone, and be the only one standing there."""
+        notify ``user`` alone, and be the only one standing there. The sweep sends it
+        (a bot process's own, every second)."""
+        if isinstance(self.bot, BotInProcess):
+            await self.sweep()
         await eventually(
             self.emu,
             lambda: len(self.turn_pings(channel, deleted=True)) > after,

@@ -25,6 +25,7 @@ from .helpers import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the games module on PostgreSQL too (tests/e2e/conftest.py)
 
 REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(🟦 X|🟥 O) ([a-c])([1-3])\b", re.MULTILINE)
 """A review's move line: the mark in its colour and the cell by coordinate ("🟥 O b2")."""
@@ -475,7 +476,7 @@ async def test_a_quick_reply_stuck_behind_a_search_still_answers_in_time(arena: 
     small = await arena.start_bot_game(
         bob, arena.channel("quick"), size="4x4", difficulty="medium", first="me"
     )
-    with ai_paused(arena.bot):
+    with ai_paused(None):  # the bot runs in this process: its forkserver's workers
         cell = arena.board(big, 5).cell_id(12)
         search = await arena.click(alice, arena.current(big), custom_id=cell)
         assert answered_thinking(search.handle)  # 5x5 at hard: a search, sent to the worker

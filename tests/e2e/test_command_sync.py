@@ -1,19 +1,19 @@
 """The bot's first start syncs every command to Discord with every language's names,
-descriptions and choices (``python -m bot`` against the emulator)."""
+descriptions and choices (the bot in the test's loop against the emulator)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bot.launcher import BotProcess
 from discord_emulator import Emulator
 from tests.bot.test_command_i18n import slash_commands
+from tests.e2e.inprocess import BotInProcess
 
 
 async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:
     async with Emulator() as emu:
         emu.add_guild("Arcade")
-        async with BotProcess.launch(emu, tmp_path):
+        async with BotInProcess.launch(emu, tmp_path):
             pass
         assert not emu.unrouted
     synced = {command["name"]: command for command in emu.commands.list(None)}

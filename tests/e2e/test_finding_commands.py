@@ -16,29 +16,30 @@ English, so a missing translation cannot pass. The module runs on SQLite and Pos
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot.errors import SelfChallenge
 from bot.i18n import N_, Duration, Message, Translator, translator
-from bot.launcher import BotProcess, full_collections_held_back
 from bot.models import Record
 from bot.ui import render
 from bot.ui.commands_i18n import CommandTranslator
 from bot.ui.preferences import marked
 from discord_emulator import CallbackType, Emulator, Permission, User, UserActionError
 from discord_emulator import Message as Posted
+from tests.e2e.inprocess import BotInProcess
 from tests.pgtools import new_pg_database
 
-from .helpers import WAIT, Arena, assert_log_clean, eventually, refusal
+from .helpers import WAIT, Arena, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+GUILD = {"name": "Tokyo", "locale": "ja"}
+"""A Community server whose preferred locale is Japanese."""
+POSTGRESQL = True  # the server settings' module on PostgreSQL (tests/e2e/conftest.py)
 BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "GAMES_PER_MEMBER": "5"}
 EN = translator(None)
 JA, DE, RU, PT = (translator(code) for code in ("ja", "de", "ru", "pt-BR"))
@@ -62,29 +63,6 @@ def moved(reader: Translator, was: float, now: float) -> str:
 def shown_name(name: str, locale: str) -> str:
     """A command's name as a client in ``locale`` lists it."""
     return NAMES.localize(name, locale, Where.command_name) or name
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
-async def shared_arena(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Arena]:
-    """The bot in a Community server whose preferred locale is Japanese."""
-    env = dict(BOT_ENV)
-    workdir = tmp_path_factory.mktemp("finding")
-    with contextlib.ExitStack() as stack, full_collections_held_back():
-        if request.param == "postgresql":
-            env["DATABASE_URL"] = stack.enter_context(
-                new_pg_database(request.getfixturevalue("pg_server"))
-            )
-        async with Emulator(wait_timeout=WAIT) as emu:
-            guild = emu.add_guild("Tokyo", locale="ja")
-            async with BotProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
-                arena = Arena(emu, guild, bot, workdir)
-                yield arena
-                code = await bot.stop()
-            assert code == 0, bot.log()
-            assert not emu.unrouted, emu.unrouted
-            assert_log_clean(bot.log(), errors=arena.logged_errors)
 
 
 def member(arena: Arena, name: str, locale: str, *, permissions: int = 0) -> User:
@@ -130,7 +108,7 @@ async def test_the_next_sync_replaces_the_old_names(
             old = [{"name": name, "description": "Old.", "type": 1} for name in OLD_NAMES]
             emu.commands.overwrite(None, old)
             assert emu.commands.find("leaderboard", guild.id) is not None
-            async with BotProcess.launch(emu, tmp_path, **env) as bot:
+            async with BotInProcess.launch(emu, tmp_path, **env) as bot:
                 await bot.wait_until(emu.wait_for_commands("tictactoe-leaderboard"))
             synced = {(c["type"], c["name"]): c for c in emu.commands.list(None)}
             for name in OLD_NAMES:
@@ -145,7 +123,7 @@ async def test_the_next_sync_replaces_the_old_names(
                 assert board.startswith("tictactoe-") and board != "tictactoe-leaderboard"
                 assert stats.startswith("tictactoe-"), stats
             puts = len([r for r in emu.requests if r.method == "PUT" and "/commands" in r.path])
-            async with BotProcess.launch(emu, tmp_path, log_name="again.log", **env):
+            async with BotInProcess.launch(emu, tmp_path, **env):
                 pass
             again = [r for r in emu.requests if r.method == "PUT" and "/commands" in r.path]
             assert len(again) == puts, "the same commands were synced again"

@@ -23,6 +23,7 @@ from discord_emulator import (
 from .helpers import Arena, edited_through_channel, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the privacy module on PostgreSQL too (tests/e2e/conftest.py)
 
 CONFIRM_SECONDS = 300  # bot.service.privacy.CONFIRM_SECONDS, as a user is told it
 

@@ -14,25 +14,25 @@ each is checked to differ from the English, so a missing translation cannot pass
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from bot.errors import CellTaken, GameOver, NotChallenged, NotChallenger, NotYourTurn
 from bot.i18n import N_, Message, translator
-from bot.launcher import BotProcess, full_collections_held_back
 from bot.models import Record
 from bot.ui import render
-from discord_emulator import CallbackType, Emulator, User
+from discord_emulator import CallbackType, User
 from discord_emulator import Message as Posted
 from engine.levels import get_level
+from tests.overdue import elapse
 
-from .helpers import WAIT, Arena, assert_log_clean, eventually, refusal
+from .helpers import WAIT, Arena, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # A turn that waits a second gets its notification (the Japanese one is checked).
+GUILD = {"name": "Tokyo", "locale": "ja"}
+"""A Community server whose preferred locale is Japanese."""
 BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "GAMES_PER_MEMBER": "5", "PING_GRACE_SECONDS": "1"}
 EN = translator(None)
 JA, DE, UK, KO, PT, ES = (translator(code) for code in ("ja", "de", "uk", "ko", "pt-BR", "es-419"))
@@ -43,21 +43,6 @@ def said(reader: object, message: Message) -> str:
     text = reader(message)  # type: ignore[operator]
     assert text != EN(message), f"{message.singular!r} is not translated"
     return text
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def shared_arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena]:
-    """The bot in a Community server whose preferred locale is Japanese."""
-    workdir = tmp_path_factory.mktemp("languages")
-    with full_collections_held_back():
-        async with Emulator(wait_timeout=WAIT) as emu:
-            guild = emu.add_guild("Tokyo", locale="ja")
-            async with BotProcess.launch(emu, workdir, dev_guild=guild, **BOT_ENV) as bot:
-                yield Arena(emu, guild, bot, workdir)
-                code = await bot.stop()
-            assert code == 0, bot.log()
-            assert not emu.unrouted, emu.unrouted
-            assert_log_clean(bot.log())
 
 
 def member(arena: Arena, name: str, locale: str) -> User:
@@ -107,6 +92,7 @@ async def test_a_member_game_in_a_japanese_server(arena: Arena) -> None:
     grey = said(JA, N_("The mark on a grey button is the last move."))
     assert grey not in board.text, "no move yet, so no grey button with a mark"
     assert labels(board.message)[-1] == said(JA, N_("Forfeit"))
+    await elapse(arena.database, challenge.id, 1)  # the grace (PING_GRACE_SECONDS)
     ping = await arena.turn_ping(alice, channel, after=0)
     fields = {"player": alice.mention, "opponent": bob.mention, "mark": "X"}
     head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)

@@ -15,14 +15,16 @@ from pathlib import Path
 import pytest
 
 from discord_emulator import Channel, Permission, User
+from tests.overdue import elapse
 from tests.pgtools import read_rows
 
 from .helpers import WAIT, Arena, eventually, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the upkeep module on PostgreSQL too (tests/e2e/conftest.py)
 
-# A player is pinged once their turn waited a second (the sweep's every second).
-BOT_ENV = {"PING_GRACE_SECONDS": "1", "SWEEP_INTERVAL_SECONDS": "1"}
+# A player is pinged once their turn waited a second (moved on in the database).
+BOT_ENV = {"PING_GRACE_SECONDS": "1"}
 GONE = "doesn't exist any more"
 CLOSED = "no longer open"
 
@@ -42,12 +44,11 @@ async def can_start(arena: Arena, user: User, channel: Channel) -> None:
 
 
 async def logged(arena: Arena, text: str) -> None:
-    """Wait for the bot to log ``text`` (the log is read again every 50 ms)."""
-    for _ in range(int(WAIT / 0.05)):
-        if text in arena.bot.log():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the bot did not log {text!r}:\n{arena.bot.log()[-3000:]}")
+    """Wait for the bot to log ``text``."""
+    try:
+        await eventually(arena.emu, lambda: text in arena.bot.log(), f"the bot logs {text!r}")
+    except AssertionError:
+        raise AssertionError(f"the bot did not log {text!r}:\n{arena.bot.log()[-3000:]}") from None
 
 
 async def recorded(arena: Arena, table: str, message_id: int) -> None:
@@ -73,6 +74,7 @@ async def test_a_deleted_board_ends_its_game_unrated(arena: Arena) -> None:
     moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await elapse(arena.database, board.id, 1)  # the grace
     ping = await arena.turn_ping(bob, channel, after=0)
     before = snapshot(arena.current(board))
     game_id = arena.board(board).game_id
@@ -113,6 +115,7 @@ async def test_a_deleted_channel_ends_its_games_and_withdraws_its_challenges(
     channel, other, elsewhere = arena.channel(), arena.channel(), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 0)
+    await elapse(arena.database, board.id, 1)  # the grace
     await arena.turn_ping(bob, channel, after=0)
     await arena.challenge(carol, dave, other)  # a channel holds a game or a challenge
     since = len(arena.emu.requests)
@@ -178,7 +181,7 @@ async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> N
         f"Removed from server {arena.guild.id}: 1 live game(s) ended unrated,"
         " 1 challenge(s) withdrawn; its data is erased in 30 days",
     )
-    await asyncio.sleep(1.5)  # a sweep or more: nothing is sent to the server it left
+    await arena.sweep()  # nothing is sent to the server it left
     # (Redraws the module's earlier tests queued may still reach their own channels.)
     assert not requests_to(arena, channel, since) + requests_to(arena, other, since)
 

@@ -9,6 +9,7 @@ from discord_emulator import CallbackType, Channel, Permission, User
 from .helpers import Arena, check_final, edited_through_channel, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the challenges module on PostgreSQL too (tests/e2e/conftest.py)
 
 
 async def stats_text(arena: Arena, viewer: User, channel: Channel, member: User) -> str:

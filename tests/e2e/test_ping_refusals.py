@@ -3,6 +3,10 @@ click's token to follow up: it died with the last process) that Discord refuses 
 recorded and not tried again in that turn, the channel is backed off and logged once,
 and a refused delete forgets nothing. Clicks' follow-ups need no channel permission, so
 the next turn's ping still reaches its player.
+
+The bot runs in the test's loop, stopped and started again on the same database; the
+turns are moved on in the database past the grace (``tests.overdue``), and the test
+sweeps where the sweeper would have come round.
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ import asyncio
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
-from bot.launcher import BotProcess
 from discord_emulator import Channel, Emulator
+from tests.e2e.inprocess import BotInProcess
+from tests.overdue import elapse
 from tests.pgtools import read_rows
 
 from .helpers import WAIT, Arena, assert_log_clean, eventually
@@ -34,8 +39,8 @@ async def test_refused_pings_and_deletes_are_not_retried_nor_forgotten(
         database = tmp_path / "data" / "tictactoe.db"
         target = database_env.get("DATABASE_URL", database)
 
-        def launch() -> AbstractAsyncContextManager[BotProcess]:
-            return BotProcess.launch(
+        def launch() -> AbstractAsyncContextManager[BotInProcess]:
+            return BotInProcess.launch(
                 emu, tmp_path, dev_guild=guild, database=database, **ENV, **database_env
             )
 
@@ -46,6 +51,7 @@ async def test_refused_pings_and_deletes_are_not_retried_nor_forgotten(
             # A game whose ping stands when the bot stops...
             first = await arena.member_game(alice, bob, pinged)
             await arena.move(alice, first, 4)
+            await elapse(target, first.id, GRACE)
             ping = await arena.turn_ping(bob, pinged, after=0)
             for _ in range(100):
                 if await read_rows(target, "SELECT message_id FROM turn_pings") == [(ping.id,)]:
@@ -62,6 +68,7 @@ async def test_refused_pings_and_deletes_are_not_retried_nor_forgotten(
             "DELETE", f"/channels/{pinged.id}/messages/{ping.id}", status=403
         )
         emu.fail_requests("POST", f"/channels/{quiet.id}/messages", status=403, times=100)
+        await elapse(target, second.id, GRACE)  # Dave's ping is due at the start-up sweep
         async with launch() as bot:
             arena.bot = bot
             # Dave's turn began in the last life: his ping goes to the channel, refused.
@@ -70,7 +77,10 @@ async def test_refused_pings_and_deletes_are_not_retried_nor_forgotten(
             # channel, refused too.
             await arena.move(bob, first, 0)
             await eventually(emu, lambda: refused_delete.exhausted, "the refused delete", WAIT)
-            await asyncio.sleep(GRACE + 3.0)  # sweeps
+            for board in (first, second):  # more time, and sweeps
+                await elapse(target, board.id, GRACE + 3.0)
+            for _ in range(3):
+                await arena.sweep()
             assert channel_sends(emu, quiet) == [403], "not again in that turn"
             deletes = [
                 r for r in emu.requests if r.method == "DELETE" and r.path.endswith(str(ping.id))
@@ -81,6 +91,7 @@ async def test_refused_pings_and_deletes_are_not_retried_nor_forgotten(
             assert (ping.id,) in rows, "forgotten only once deleted"
             # Dave moves: Carol's ping follows up his click, whatever the channel allows.
             await arena.move(dave, second, 0)
+            await elapse(target, second.id, GRACE)
             await arena.turn_ping(carol, quiet, after=0)
             assert channel_sends(emu, quiet) == [403]
             assert await bot.stop() == 0

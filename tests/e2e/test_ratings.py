@@ -16,6 +16,7 @@ from discord_emulator import CallbackType, Message, User
 from .helpers import Arena, EloBook, Player, check_final
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the stats, ratings and reviews module on PostgreSQL too (tests/e2e/conftest.py)
 
 # The same members play each other again and again, at once: no challenge cooldown.
 # Members here play many quick games against many others: no cooldown, and the widest

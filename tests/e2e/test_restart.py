@@ -21,7 +21,7 @@ from bot.service import GameService, ServiceConfig
 from bot.store import Store
 from bot.tunables import TURN_TIMEOUT
 from discord_emulator import CallbackType, Emulator, Permission, User
-from tests.overdue import run_out
+from tests.overdue import outage, run_out
 from tests.pgtools import read_rows
 
 from .helpers import (
@@ -72,11 +72,13 @@ async def test_games_survive_sigkill_and_the_outage_costs_nobody_their_turn(
             await arena.move(dave, rated, 4)
             await kill(bot)
         first_life = bot.log()
-        # Their turns have 5 s left (moved on in the database, instead of waiting 25 s),
-        # and the outage lasts longer than that: nobody could play.
+        # Their turns had 5 s left, and the outage lasts 5.5 s, longer than that: nobody
+        # could play. Both moved on in the database instead of waiting (25 s, then 5.5 s):
+        # the turns ran out 0.5 s ago, and the bot was last alive 5.5 s earlier than it was.
+        target = database_env.get("DATABASE_URL", database)
         for board in (late, rated):
-            await run_out(database_env.get("DATABASE_URL", database), board.id, ago=-5)
-        await asyncio.sleep(5.5)
+            await run_out(target, board.id, ago=0.5)
+        await outage(target, 5.5)
 
         # Second life: the clocks moved on by the outage; the players move normally.
         async with launch() as bot:

@@ -1,6 +1,7 @@
-"""The real bot on shards: both of two in one process, then one each in two processes.
+"""The real bot on shards: both of two in one bot (in the test's loop), then one each in
+two processes.
 
-One server on each shard. One process with SHARD_IDS=0-1: each server's clicks arrive on
+One server on each shard. One bot with SHARD_IDS=0-1: each server's clicks arrive on
 its own shard's session and are answered, its sweep settles a timed-out turn in each, and
 the commands are synced once. The emulator reports ``max_concurrency`` 2, so the bot
 identifies its two shards at once instead of 5 s apart.
@@ -20,6 +21,7 @@ from pathlib import Path
 from bot.launcher import BotProcess, full_collections_held_back
 from bot.ui.shards import IDENTIFY_SPACING
 from discord_emulator import Emulator
+from tests.e2e.inprocess import BotInProcess
 from tests.overdue import run_out
 
 from .helpers import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually
@@ -35,13 +37,13 @@ async def identified(emu: Emulator, shard_id: int) -> float:
     return asyncio.get_running_loop().time()
 
 
-async def test_one_process_runs_both_shards(tmp_path: Path) -> None:
+async def test_one_bot_runs_both_shards(tmp_path: Path) -> None:
     with full_collections_held_back():
         async with Emulator(wait_timeout=WAIT, max_concurrency=2) as emu:
             guilds = [emu.add_guild(f"shard-{n}", shard=(n, 2)) for n in (0, 1)]
             sessions = [asyncio.create_task(identified(emu, n)) for n in (0, 1)]
             env = {"TURN_TIMEOUT_SECONDS": f"{TURN:g}"}
-            async with BotProcess.launch(emu, tmp_path, shards=(2, [0, 1]), **env) as bot:
+            async with BotInProcess.launch(emu, tmp_path, shards=(2, [0, 1]), **env) as bot:
                 zero, one = await asyncio.gather(*sessions)
                 assert abs(one - zero) < IDENTIFY_SPACING / 2, "the second shard waited"
                 live = sorted(s.shard or [] for s in emu.gateway.live_sessions())
@@ -60,6 +62,7 @@ async def test_one_process_runs_both_shards(tmp_path: Path) -> None:
                     seen = {d.get("guild_id") for d in session.dispatched("INTERACTION_CREATE")}
                     assert seen == {str(guild.id)}, (n, seen)
 
+                await bot.sweep()
                 for arena, alice, board in boards:
                     await eventually(
                         emu,

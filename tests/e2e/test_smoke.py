@@ -1,4 +1,6 @@
-"""The real bot process against the Discord emulator: one game from command to SIGTERM."""
+"""The real bot against the Discord emulator: one game from command to SIGTERM, and the
+global sync at start-up, with ``python -m bot`` (signals and the ``--sync`` flag are
+the process's); a challenge's life and a big board with the bot in the test's loop."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 from bot.launcher import BotProcess, answered_thinking
 from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 from tests.e2e.helpers import EMPTY, shown
+from tests.e2e.inprocess import BotInProcess
 from tests.overdue import run_out
 
 
@@ -102,7 +105,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
         for member in (alice, bob, carol):
             emu.add_member(guild, member)
 
-        async with BotProcess.launch(
+        async with BotInProcess.launch(
             emu, tmp_path, dev_guild=guild, CHALLENGE_TIMEOUT_SECONDS="15"
         ) as bot:
             handle = await emu.run_command(
@@ -178,6 +181,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             handle = await emu.run_command(carol, channel, "tictactoe", opponent=alice)
             waiting = (await handle.response()).message
             await run_out(tmp_path / "data" / "tictactoe.db", waiting.id)  # its 15 s pass
+            await bot.sweep()
             await emu.wait_for(lambda: "expired" in emu.message(waiting.id).text)
             assert all(button.disabled for button in emu.message(waiting.id).buttons())
 
@@ -210,7 +214,7 @@ async def test_big_board_against_the_bot_defers(tmp_path: Path) -> None:
         channel = emu.add_text_channel(guild, "games")
         alice = emu.add_user("alice")
         emu.add_member(guild, alice)
-        async with BotProcess.launch(emu, tmp_path, dev_guild=guild) as bot:
+        async with BotInProcess.launch(emu, tmp_path, dev_guild=guild) as bot:
             handle = await emu.run_command(
                 alice, channel, "tictactoe", size="5x5", first="opponent", difficulty="hard"
             )

@@ -1,7 +1,8 @@
 """Time running out, end to end: unanswered challenges and turns, settled by the bot's sweeper.
 
 The clocks are the shortest a server may choose; each test runs its game or challenge out
-by moving the stored deadline into the past (``tests.overdue``) instead of waiting."""
+by moving the stored deadline into the past (``tests.overdue``) and sweeps
+(``arena.sweep``) instead of waiting."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ async def test_an_unanswered_challenge_expires(arena: Arena) -> None:
         "PATCH", f"/channels/{channel.id}/messages/{challenge.id}", retry_after=0.3
     )
     await run_out(arena.database, challenge.id)
+    await arena.sweep()
     await arena.emu.wait_for(lambda: "expired" in arena.current(challenge).text)
     assert limited.hits == 1
     closed = arena.current(challenge)
@@ -45,6 +47,7 @@ async def test_the_player_on_move_loses_against_the_bot(arena: Arena) -> None:
     await arena.move(alice, board, 4)
     view = snapshot(arena.current(board))
     await run_out(arena.database, board.id)
+    await arena.sweep()
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)
     assert f"<@{alice.id}> ran out of time" in state.text and "won" in state.text, state.text
@@ -66,6 +69,7 @@ async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     for user, cell in ((alice, 0), (bob, 4), (alice, 8)):  # both moved: the time-out counts
         await arena.move(user, board, cell)
     await run_out(arena.database, board.id)
+    await arena.sweep()
     await arena.emu.wait_for(lambda: "ran out of time" in arena.current(board).text)
     state = arena.board(board)
     assert f"<@{bob.id}> ran out of time. <@{alice.id}> won." in state.text, state.text

@@ -3,16 +3,16 @@
 A player watching the board needs no notification: the player to move of a member game
 is pinged, by a new plain message that mentions only them, only once their turn waited
 the grace period (here a fifth of a 30 s turn, the shortest a server may choose: 6 s), by
-the sweep (every 1 s), once per turn, and reminded once before the clock runs out (6 s
-before, brought forward by at most one sweep). The tests let that time pass by moving the
-turn back in the database (``tests.overdue``) instead of waiting for it. Discord's
+the sweep, once per turn, and reminded once before the clock runs out (6 s before,
+brought forward by at most one sweep). The tests let that time pass by moving the turn
+back in the database (``tests.overdue``) instead of waiting for it, and sweep when a
+sweep would have come round (``arena.sweep``). Discord's
 refusals are injected: rate-limited deletes are retried until none stands, and a refused
 ping is not tried again in that turn.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -23,14 +23,14 @@ from tests.overdue import elapse, run_out
 from .helpers import WAIT, Arena, eventually, refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+POSTGRESQL = True  # the turn pings and call-offs module on PostgreSQL too (tests/e2e/conftest.py)
 
 TURN = 30.0
 GRACE = TURN / 5
-SWEEPS = 2.0
-"""Seconds for a sweep or two (every 1 s) to come round."""
 REMINDED = TURN - GRACE - 1
-"""How far into a turn its reminder is due: a fifth of the turn, and a sweep, before its end."""
-BOT_ENV = {"TURN_TIMEOUT_SECONDS": f"{TURN:g}", "SWEEP_INTERVAL_SECONDS": "1"}
+"""How far into a turn its reminder is due: a fifth of the turn, and a sweep (every 1 s in
+the process), before its end."""
+BOT_ENV = {"TURN_TIMEOUT_SECONDS": f"{TURN:g}"}
 DEADLINE = re.compile(r"time runs out <t:(?P<at>[0-9]+):R>")
 MANAGE_SERVER = Permission.MANAGE_GUILD | Permission.USE_APPLICATION_COMMANDS
 
@@ -81,7 +81,8 @@ async def test_a_game_played_at_once_pings_nobody(arena: Arena) -> None:
         await arena.move(user, board, cell)
     assert f"<@{alice.id}> won" in arena.board(board).text
     await elapse(arena.database, board.id, GRACE)  # past the grace of the last turn
-    await asyncio.sleep(SWEEPS)  # a sweep or two after the end
+    await arena.sweep()  # a sweep or two after the end
+    await arena.sweep()
     assert arena.turn_pings(channel, deleted=True) == []
     assert sends(arena, channel) == []
     # The board was the challenge: it notified Bob of it once, and nobody since.
@@ -94,9 +95,10 @@ async def test_an_idle_player_gets_one_ping_after_the_grace_then_one_reminder(
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
-    await asyncio.sleep(SWEEPS)
+    await elapse(arena.database, board.id, GRACE - 2)  # two seconds short of the grace
+    await arena.sweep()
     assert arena.turn_pings(channel, deleted=True) == [], "not before the grace"
-    await elapse(arena.database, board.id, GRACE - SWEEPS)
+    await elapse(arena.database, board.id, 2)
     first = await arena.turn_ping(bob, channel, after=0)
     link = f"https://discord.com/channels/{arena.guild.id}/{channel.id}/{board.id}"
     assert link in first.content and "(you play O)" in first.content
@@ -112,6 +114,7 @@ async def test_an_idle_player_gets_one_ping_after_the_grace_then_one_reminder(
     assert reminder.created_at.timestamp() < int(at["at"]) + 1, "before time runs out"
 
     await run_out(arena.database, board.id)
+    await arena.sweep()
     await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
     # Bob never moved: his time-out is an abort, and counts for nobody.
     assert "Aborted before both players moved" in arena.board(board).text
@@ -128,7 +131,7 @@ async def test_who_accepted_and_moves_first_is_not_pinged_for_that_turn(arena: A
     state = await arena.accept(bob, challenge)
     assert f"<@{bob.id}>, your move" in state.text
     await elapse(arena.database, challenge.id, GRACE)  # past the grace, before the reminder
-    await asyncio.sleep(SWEEPS)
+    await arena.sweep()
     assert arena.turn_pings(channel, deleted=True) == []
     await arena.move(bob, challenge, 4)
     await elapse(arena.database, challenge.id, GRACE)
@@ -136,7 +139,7 @@ async def test_who_accepted_and_moves_first_is_not_pinged_for_that_turn(arena: A
     await arena.move(alice, challenge, 0)
     await eventually(arena.emu, lambda: arena.current(ping).deleted, "the move deletes it", WAIT)
     await arena.forfeit(bob, challenge)
-    await asyncio.sleep(1.5)
+    await arena.sweep()
     assert len(arena.turn_pings(channel, deleted=True)) == 1, "the ping of Alice's turn only"
     nobody_else(arena, channel, {alice.id, bob.id})
 
@@ -149,11 +152,12 @@ async def test_a_member_who_turned_notifications_off_is_not_pinged(arena: Arena)
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
     await elapse(arena.database, board.id, REMINDED + 1)  # past the reminder's time
-    await asyncio.sleep(SWEEPS)
+    await arena.sweep()
     assert arena.turn_pings(channel, deleted=True) == []
     answer = await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=True)
     assert "Turn notifications: off → **on**" in answer.message.text
     await run_out(arena.database, board.id, missing_ok=True)  # unless it ran out already
+    await arena.sweep()
     await eventually(arena.emu, lambda: not arena.board(board).live, "the timeout", WAIT)
 
 
@@ -166,7 +170,7 @@ async def test_a_server_may_turn_notifications_off_and_choose_the_grace(arena: A
         board = await arena.member_game(alice, bob, channel)
         await arena.move(alice, board, 4)
         await elapse(arena.database, board.id, GRACE)
-        await asyncio.sleep(SWEEPS)
+        await arena.sweep()
         assert arena.turn_pings(channel, deleted=True) == []
         # Bob's own choice beats the server's.
         await arena.command(bob, channel, "tictactoe-preferences", turn_notifications=True)
@@ -190,7 +194,7 @@ async def test_rate_limited_and_failed_deletes_are_retried_until_none_stands(
     # Twice as many 429s as discord.py tries: the forfeit's delete fails, and a sweep's.
     limited = arena.emu.rate_limit_requests("DELETE", path, retry_after=0.05, times=10)
     await arena.forfeit(bob, board)
-    await eventually(arena.emu, lambda: arena.current(ping).deleted, "a later sweep", WAIT)
+    await arena.sweep_until(lambda: arena.current(ping).deleted, "a later sweep's delete")
     assert limited.exhausted
     deletes = [
         r.status
@@ -224,7 +228,8 @@ async def test_one_call_off_proposal_at_a_time_and_it_goes_when_it_lapses(arena:
         assert isinstance(again, str) and "already waiting" in again, again
     standing = [m for m in arena.emu.messages(channel) if not m.ephemeral and m.id != board.id]
     assert standing == [arena.current(proposal)], "one proposal stands"
-    await arena.move(alice, board, 8)  # the proposal lapses: its message goes
+    await arena.move(alice, board, 8)  # the proposal lapses: the sweep deletes its message
+    await arena.sweep()
     await eventually(arena.emu, lambda: arena.current(proposal).deleted, "the lapse", WAIT)
     await arena.forfeit(alice, board)
 

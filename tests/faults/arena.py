@@ -1,8 +1,10 @@
-"""Helpers of the fault tests: the real bot process under crashes and abuse.
+"""Helpers of the fault tests: the real bot under crashes and abuse.
 
 Every test gets an ``arena`` (the fixture is in conftest.py): a running emulator with
-one guild, the bot in it, and helpers to make channels and members. ``start_bot``
-launches ``python -m bot`` against it with fast settings (one AI worker, a 1 s sweep).
+one guild, and helpers to make channels and members. ``bot()`` runs the bot in the
+test's loop with fast settings (one AI worker); ``process()`` and ``start_bot()``
+launch ``python -m bot`` (a 1 s sweep) for the tests whose subject is the process:
+SIGKILL and SIGTERM.
 After every test the ``no_orphans`` fixture checks that no process started by the test
 survives it: each one carries the test's tmp path in its environment
 (``DATABASE_PATH``), the AI pool's forkserver and workers included, so they are found in
@@ -29,6 +31,7 @@ from bot.launcher import BotProcess, bot_env
 from discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 from engine import Board
 from tests.e2e.helpers import MARKS
+from tests.e2e.inprocess import BotInProcess
 
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
 ANY_CELL = re.compile(r"\Attt:(?:cell|taken|over):(?P<game>[0-9]+):(?P<cell>[0-9]+)(?::[0-9]+)?\Z")
@@ -71,7 +74,21 @@ class Arena:
         return user
 
     @contextlib.asynccontextmanager
-    async def bot(self, *args: str, **env: str) -> AsyncIterator[BotProcess]:
+    async def bot(self, *, sync: bool = False, **env: str) -> AsyncIterator[BotInProcess]:
+        """The bot in the test's loop, connected and with its commands synced to the guild
+        (``sync``: globally too, for other guilds, as ``--sync`` does)."""
+        async with BotInProcess.launch(
+            self.emu,
+            self.workdir,
+            dev_guild=self.guild,
+            database=self.database,
+            force_sync=sync,
+            **{**FAST_ENV, **env},
+        ) as bot:
+            yield bot
+
+    @contextlib.asynccontextmanager
+    async def process(self, *args: str, **env: str) -> AsyncIterator[BotProcess]:
         """The bot process, connected and with its commands synced to the guild
         (``"--sync"`` in ``args``: globally too, for other guilds)."""
         async with BotProcess.launch(

@@ -1,5 +1,6 @@
-"""Fixtures of the fault tests: a bot process per test against the emulator (``arena``),
-and no process of a test left behind; the helpers are in tests/faults/arena.py."""
+"""Fixtures of the fault tests: an emulator per test (``arena``; the test starts the bot,
+in its loop or as a process), and no process of a test left behind; the helpers are in
+tests/faults/arena.py."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ async def crash_loop(arena: Arena, kills: int, seed: int) -> None:
     assert checked >= 5 * kills, f"only {checked} accepted clicks in {kills} lives"
 
     # The last life: every game goes on from where the database says it is.
-    async with arena.bot(**env) as bot:
+    async with arena.process(**env) as bot:
         before = [table.clicks for table in playing]
         drivers = [asyncio.create_task(table.play(pause=0.05)) for table in playing]
         started = time.monotonic()

@@ -22,7 +22,7 @@ async def test_forged_and_invalid_input_changes_nothing(arena: Arena) -> None:
     elsewhere = arena.channel(other_guild)
     eve = arena.member(other_guild)
     stranger_guild = emu.add_guild("Unknown to the bot", bot_member=False)
-    async with arena.bot("--sync") as bot:
+    async with arena.bot(sync=True) as bot:
         channel = arena.channel()
         handle = await emu.run_command(alice, channel, "tictactoe", opponent=bob, first="me")
         challenge = (await handle.response()).message
@@ -117,7 +117,7 @@ async def test_names_cannot_ping_and_servers_stay_apart(arena: Arena) -> None:
     other_guild = emu.add_guild("Elsewhere")
     elsewhere = arena.channel(other_guild)
     eve, zed = arena.member(other_guild), arena.member(other_guild)
-    async with arena.bot("--sync") as bot:
+    async with arena.bot(sync=True) as bot:
         for guild_users, where in (((loud, quiet), arena.channel()), ((eve, zed), elsewhere)):
             first, second = guild_users
             handle = await emu.run_command(first, where, "tictactoe", opponent=second, first="me")
