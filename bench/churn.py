@@ -103,8 +103,8 @@ async def play(
             game = await service.challenges.accept(challenge.id, o)
             if n % 5 == 0:  # made stale by the move that follows
                 await store.calloffs.propose(game.id, x, 0, clock.now)
-            game = await service.play(game.id, x, 4, 0)
-            game = await service.play(game.id, o, 0, 1)  # both moved: the forfeit is rated
+            game = (await service.move(game.id, x, 4, 0)).game
+            game = (await service.move(game.id, o, 0, 1)).game  # both moved: the forfeit is rated
             await service.endings.forfeit(game.id, o)
             await store.reviews.put(game.id, REVIEW)
             ended += 1

@@ -29,9 +29,8 @@ from bot.errors import (
 from bot.i18n import N_
 from bot.models import CallOff, Game, Result
 from bot.refs import Member
-from bot.service import rules
+from bot.service import rules, writes
 from bot.service.locks import KeyedLocks
-from bot.service.writer import Writer
 from bot.store import Store
 
 __all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings", "may_stop"]
@@ -48,11 +47,8 @@ def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
 
 
 class Endings:
-    def __init__(
-        self, store: Store, writer: Writer, locks: KeyedLocks, clock: Callable[[], float]
-    ) -> None:
+    def __init__(self, store: Store, locks: KeyedLocks, clock: Callable[[], float]) -> None:
         self._store = store
-        self._writer = writer
         self._locks = locks
         self._clock = clock
 
@@ -67,23 +63,22 @@ class Endings:
         """End the live game with ``decide`` (which checks the user and returns the ended
         game). With ``move_no`` a game that moved on gives StaleBoard; without, the latest
         state is ended (retrying if another process wrote first)."""
-        writer = self._writer
         async with self._locks[game_id]:
             for _attempt in range(5):
                 now = self._clock()
-                game = await writer.get_game(game_id, guild_id, message_id)
-                await writer.settle_if_overdue(game, now)
+                game = await writes.load_game(self._store, game_id, guild_id, message_id)
+                await writes.settle_if_overdue(self._store, game, now)
                 if not game.is_live:
                     raise GameOver()
                 ended = decide(game, now)
                 if move_no is not None and move_no != game.move_no:
                     raise StaleBoard()
-                written = await writer.write(ended, game)
+                written = await writes.write(self._store, ended, game)
                 if written is not None:
                     return written
                 if move_no is not None:
                     break
-            raise await writer.conflict(game_id, guild_id)
+            raise await writes.conflict(self._store, game_id, guild_id)
 
     async def ask_forfeit(
         self, game_id: int, user_id: int, guild_id: int | None, message_id: int | None
@@ -92,8 +87,8 @@ class Endings:
         until when their answer holds; nothing changes. GameOver (with the game, if its
         clock just ran out) or NotAPlayer as for a move."""
         now = self._clock()
-        game = await self._writer.get_game(game_id, guild_id, message_id)
-        await self._writer.settle_if_overdue(game, now)
+        game = await writes.load_game(self._store, game_id, guild_id, message_id)
+        await writes.settle_if_overdue(self._store, game, now)
         if not game.is_live:
             raise GameOver()
         if game.mark_of(user_id) is None:
@@ -185,7 +180,7 @@ class Endings:
         """Record ``user_id``'s proposal to end the game unrated: the game as it stands,
         and the lapsed proposal it replaced (its message to delete), if any. One stands
         per game: CallOffUnavailable while one made at this move waits for its answer."""
-        game = await self._writer.get_game(game_id, guild_id)
+        game = await writes.load_game(self._store, game_id, guild_id)
         if not game.is_live:
             raise GameOver()
         if user_id not in game.human_ids:
@@ -226,7 +221,7 @@ class Endings:
         proposal = await self._store.calloffs.get(game_id)
         if proposal is None:
             raise CallOffUnavailable(N_("There's no proposal to call this game off any more."))
-        game = await self._writer.get_game(game_id, guild_id)
+        game = await writes.load_game(self._store, game_id, guild_id)
         if user_id not in game.human_ids:
             raise NotAPlayer()
         if user_id == proposal.proposer_id:

@@ -41,7 +41,7 @@ from bot.errors import (
 )
 from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
-from bot.service import ai, rules
+from bot.service import ai, rules, writes
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
 from bot.service.endings import Endings
@@ -56,7 +56,7 @@ from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.service.upkeep import Upkeep, monotonic_for
 from bot.service.uses import UseCases
-from bot.service.writer import TIME_RAN_OUT, Writer
+from bot.service.writes import TIME_RAN_OUT
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
@@ -105,13 +105,12 @@ class GameService(UseCases):
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
         self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
-        self._writer = Writer(store)
-        self.endings = Endings(store, self._writer, self._locks, clock)
+        self.endings = Endings(store, self._locks, clock)
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock, self._pool)
         self.privacy = Privacy(store, config, clock)
         ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
-        self.upkeep = Upkeep(store, config, clock, ticks, self._writer, self._locks)
+        self.upkeep = Upkeep(store, config, clock, ticks, self._locks)
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
     # -- life cycle ---------------------------------------------------------------------
@@ -150,7 +149,7 @@ class GameService(UseCases):
 
     async def get_game(self, game_id: int, guild_id: int | None = None) -> Game:
         """The game; GameNotFound if missing or (with ``guild_id``) in another guild."""
-        return await self._writer.get_game(game_id, guild_id)
+        return await writes.load_game(self._store, game_id, guild_id)
 
     async def active_game(self, guild_id: int, channel_id: int) -> Game | None:
         """The channel's live game (the newest, if several are allowed), or None."""
@@ -295,38 +294,6 @@ class GameService(UseCases):
 
     # -- playing ------------------------------------------------------------------------
 
-    async def play(
-        self,
-        game_id: int,
-        user_id: int,
-        cell: int,
-        move_no: int,
-        *,
-        guild_id: int | None = None,
-        message_id: int | None = None,
-        await_reply: bool = True,
-    ) -> Game:
-        """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
-
-        Checks, in order: GameNotFound (also for a click on another message than the
-        game's, ``message_id``), GameOver (also when the player on move ran out of
-        time: the timeout is settled here), then ``rules.check_move``'s, then Busy if the
-        reply this move would owe needs the search pool and it is full (nothing is
-        written then; see ``SearchPool.promise``). In a bot game the result includes the
-        bot's reply, unless ``await_reply`` is False and the reply needs the pool: then the
-        game comes back at BOT_TO_MOVE and ``bot_reply`` completes it.
-        """
-        moved = await self.move(
-            game_id,
-            user_id,
-            cell,
-            move_no,
-            guild_id=guild_id,
-            message_id=message_id,
-            await_reply=await_reply,
-        )
-        return moved.game
-
     async def move(
         self,
         game_id: int,
@@ -338,13 +305,25 @@ class GameService(UseCases):
         message_id: int | None = None,
         await_reply: bool = True,
     ) -> Moved:
-        """``play``, and the turn ping the move made stale, read with the game: a click
-        needs no second read to tidy it. (A ping recorded between that read and the
-        move is left to the sweep's ``stale``.)"""
+        """Play ``cell`` (0-based) for ``user_id`` on the board they saw at ``move_no``.
+
+        Checks, in order: GameNotFound (also for a click on another message than the
+        game's, ``message_id``), GameOver (also when the player on move ran out of
+        time: the timeout is settled here), then ``rules.check_move``'s, then Busy if the
+        reply this move would owe needs the search pool and it is full (nothing is
+        written then; see ``SearchPool.promise``). In a bot game the result includes the
+        bot's reply, unless ``await_reply`` is False and the reply needs the pool: then the
+        game comes back at BOT_TO_MOVE and ``bot_reply`` completes it.
+
+        The result also names the turn ping the move made stale, read with the game: a
+        click needs no second read to delete it. (A ping recorded between that read and
+        the move is left to the sweep's ``stale``.)"""
         async with self._locks[game_id]:
             now = self._clock()
-            game, standing = await self._writer.get_game_and_ping(game_id, guild_id, message_id)
-            await self._writer.settle_if_overdue(game, now)
+            game, standing = await writes.load_game_and_ping(
+                self._store, game_id, guild_id, message_id
+            )
+            await writes.settle_if_overdue(self._store, game, now)
             rules.check_move(game, user_id, cell, move_no)
             new = rules.advance(game, cell, now, self.config.turn_timeout)
             if new.status is GameStatus.BOT_TO_MOVE and self.replies.is_inline(new):
@@ -354,12 +333,12 @@ class GameService(UseCases):
                 self.replies.promise(new)  # Busy if the pool is full, before any write
             written = None
             try:
-                written = await self._writer.write(new, game)
+                written = await writes.write(self._store, new, game)
             finally:
                 if owes_reply and written is None:
                     self.replies.withdraw(new)
             if written is None:
-                raise await self._writer.conflict(game_id, guild_id)
+                raise await writes.conflict(self._store, game_id, guild_id)
             new = written
         if new.status is GameStatus.BOT_TO_MOVE and await_reply:
             new = await self._bot_move(new)
@@ -389,7 +368,7 @@ class GameService(UseCases):
         cell = await self.replies.compute(game)
         async with self._locks[game.id]:
             new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
-            written = await self._writer.write(new, game)
+            written = await writes.write(self._store, new, game)
             if written is not None:
                 return written
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
@@ -412,7 +391,7 @@ class GameService(UseCases):
         for game in await self._store.overdue_games(now, shards):
             async with self._locks[game.id]:
                 timeout = rules.end(game, Result.TIMEOUT, game.turn, now)
-                if (ended := await self._writer.write(timeout, game)) is not None:
+                if (ended := await writes.write(self._store, timeout, game)) is not None:
                     changed.append(ended)
         for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:

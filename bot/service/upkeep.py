@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 
 from bot.models import Challenge, Game, Result
-from bot.service import rules
+from bot.service import rules, writes
 from bot.service.config import ServiceConfig
 from bot.service.locks import KeyedLocks
-from bot.service.writer import Writer
 from bot.store import LiveGames, Pruned, Store
 
 __all__ = ["ALLOWANCE", "Upkeep"]
@@ -57,14 +56,12 @@ class Upkeep:
         config: ServiceConfig,
         clock: Callable[[], float],
         monotonic: Callable[[], float],
-        writer: Writer,
         locks: KeyedLocks,
     ) -> None:
         self._store = store
         self._config = config
         self._clock = clock
         self._monotonic = monotonic
-        self._writer = writer
         self._locks = locks
         self._last: tuple[float, float] | None = None  # (wall, monotonic) at the last beat
         self._pruned_at: float | None = None
@@ -117,7 +114,7 @@ class Upkeep:
                     if current is None or not current.is_live:
                         break
                     new = rules.end(current, Result.ABANDONED, None, self._clock())
-                    written = await self._writer.write(new, current)
+                    written = await writes.write(self._store, new, current)
                     if written is not None:
                         ended.append(written)
                         break

@@ -77,7 +77,7 @@ async def stream(service: GameService, rng: random.Random, guild: int) -> None:
                 player = game.current_player_id
                 assert player is not None
                 cell = rng.choice([c for c in range(size * size) if c not in game.moves])
-                game = await service.play(game.id, player, cell, game.move_no)
+                game = (await service.move(game.id, player, cell, game.move_no)).game
             report(game)
 
 

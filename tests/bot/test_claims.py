@@ -312,5 +312,5 @@ async def test_a_game_the_bot_starts_on_a_won_variant_says_it_will_win(
     assert "can always force a win: I move first and play perfectly, so I will win." in text
     while game.is_live:  # and it does
         cell = next(c for c in range(16) if game.board.cell(c) is None)
-        game = await service.play(game.id, ALICE, cell, game.move_no)
+        game = (await service.move(game.id, ALICE, cell, game.move_no)).game
     assert game.winner_id is None and game.winner_mark is Mark.X

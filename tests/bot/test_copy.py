@@ -67,7 +67,7 @@ async def bot_plays_out(service: GameService, game: Game) -> Game:
         player = game.current_player_id
         assert player is not None
         cell = next(c for c in range(game.cells) if c not in game.moves)
-        game = await service.play(game.id, player, cell, game.move_no)
+        game = (await service.move(game.id, player, cell, game.move_no)).game
     return game
 
 

@@ -246,7 +246,7 @@ async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> N
     assert game.turn_deadline == clock.now + 45
     # The game keeps its clock when the setting changes; new games get the new one.
     await fair.guilds.change(GUILD, {"turn_timeout": 600})
-    moved = await fair.play(game.id, ALICE, 0, 0)
+    moved = (await fair.move(game.id, ALICE, 0, 0)).game
     assert moved.turn_deadline == clock.now + 45
     with pytest.raises(InvalidSettings, match="last game channel"):
         await fair.guilds.change(GUILD, {}, remove_channel=CHANNEL)
@@ -265,10 +265,10 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
     assert stopped.status is GameStatus.ABANDONED
     clock.advance(60)  # alice's cooldown towards bob
     game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
-    game = await fair.play(game.id, ALICE, 4, 0)
+    game = (await fair.move(game.id, ALICE, 4, 0)).game
     # After one move too: not both players have moved.
     assert not rules.loses_rating(game)
-    game = await fair.play(game.id, BOB, 0, 1)
+    game = (await fair.move(game.id, BOB, 0, 1)).game
     for user, moderator in ((BOB, False), (ALICE, False), (ALICE, True)):  # a playing mod too
         with pytest.raises(RatedStop, match="counts as a loss") as refused:
             await fair.endings.stop(GUILD, CHANNEL + 1, user, is_moderator=moderator)
@@ -289,11 +289,11 @@ async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -
 
 
 async def test_calling_off_needs_both_players(fair: GameService) -> None:
-    game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
+    game = (await fair.move((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)).game
     endings = fair.endings
     with pytest.raises(CallOffUnavailable, match="costs no rating"):  # an abort, still
         await endings.propose_calloff(game.id, BOB, GUILD)
-    game = await fair.play(game.id, BOB, 0, 1)
+    game = (await fair.move(game.id, BOB, 0, 1)).game
     with pytest.raises(NotAPlayer):
         await endings.propose_calloff(game.id, CAROL, GUILD)
     with pytest.raises(CallOffUnavailable, match="no proposal"):
@@ -308,7 +308,7 @@ async def test_calling_off_needs_both_players(fair: GameService) -> None:
     with pytest.raises(CallOffUnavailable, match="no proposal"):
         await endings.answer_calloff(game.id, ALICE, True, GUILD)
     await endings.propose_calloff(game.id, ALICE, GUILD)
-    game = await fair.play(game.id, ALICE, 1, 2)
+    game = (await fair.move(game.id, ALICE, 1, 2)).game
     with pytest.raises(CallOffUnavailable, match="moved on"):
         await endings.answer_calloff(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live

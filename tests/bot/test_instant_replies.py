@@ -38,7 +38,7 @@ async def test_5x5_k5_replies_come_with_the_click(store: Store, clock: FakeClock
     while game.is_live:
         before = game.move_no
         cell = game.board.legal_moves()[0]
-        game = await service.play(game.id, ALICE, cell, before)
+        game = (await service.move(game.id, ALICE, cell, before)).game
         assert game.status is not GameStatus.BOT_TO_MOVE
         assert game.move_no == before + 2 or not game.is_live
         assert await store.get_game(game.id) == game
@@ -56,7 +56,7 @@ async def test_5x5_k4_replies_come_with_the_click(store: Store, clock: FakeClock
         while game.is_live:
             before = game.move_no
             cell = game.board.legal_moves()[-1]
-            game = await service.play(game.id, ALICE, cell, before)
+            game = (await service.move(game.id, ALICE, cell, before)).game
             assert game.status is not GameStatus.BOT_TO_MOVE
             assert game.move_no == before + 2 or not game.is_live
         assert game.winner_id is None  # impossible never loses
@@ -71,7 +71,7 @@ async def test_5x5_replies_that_need_a_search_go_to_the_pool(
     game = await service.start_bot_game(
         GUILD, CHANNEL, ALICE, level="impossible", width=5, height=5, k=3, first=First.ME
     )
-    game = await service.play(game.id, ALICE, 12, game.move_no, await_reply=False)
+    game = (await service.move(game.id, ALICE, 12, game.move_no, await_reply=False)).game
     assert game.status is GameStatus.BOT_TO_MOVE and service.is_slow_search(game)
     assert pool.jobs == 0
     game = await service.bot_reply(game)

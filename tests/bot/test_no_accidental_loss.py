@@ -202,7 +202,7 @@ async def test_forfeit_asks_first_and_its_answer_lapses(
     assert await service.get_game(game.id) == game
     # After a move: refused, nothing changes.
     _, until = await service.ask_forfeit(game.id, BOB, GUILD, 900)
-    game = await service.play(game.id, ALICE, 1, 2)
+    game = (await service.move(game.id, ALICE, 1, 2)).game
     with pytest.raises(StaleBoard, match="moved on since you were asked"):
         await service.forfeit(game.id, BOB, GUILD, move_no=2, until=until)
     with pytest.raises(NotAPlayer):

@@ -200,7 +200,7 @@ async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
     await pings.refused(item.game)
     clock.advance(200)  # the reminder's time too
     assert await pings.due() == []
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    moved = (await service.move(game.id, ALICE, 4, game.move_no)).game
     clock.advance(GRACE)
     assert [i.game.id for i in await pings.due()] == [moved.id]
 
@@ -268,7 +268,7 @@ def as_due(game: Game, reminder: bool = False) -> Due:
 async def test_an_older_move_never_replaces_a_newer_one(service: GameService, store: Store) -> None:
     pings = service.pings
     game = await member_game(service)
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    moved = (await service.move(game.id, ALICE, 4, game.move_no)).game
     assert (await pings.record(as_due(moved), 602)).won
     late = await pings.record(as_due(game), 601)  # the ping for move 0, sent late
     assert not late.won and late.replaced is None, "the sender deletes its own message"
@@ -321,7 +321,7 @@ async def test_two_processes_racing_keep_one_ping(
         await one.start()
         await two.start()
         game = await member_game(one)
-        moved = await one.play(game.id, ALICE, 0, 0)
+        moved = (await one.move(game.id, ALICE, 0, 0)).game
         claims = await asyncio.gather(
             one.pings.record(as_due(game), 1),  # move 0, stale
             two.pings.record(as_due(moved), 2),

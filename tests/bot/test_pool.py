@@ -157,10 +157,10 @@ async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_not
         for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
             pool.promise(game_id)
         with pytest.raises(Busy):
-            await service.play(game.id, ALICE, 12, 0)
+            await service.move(game.id, ALICE, 12, 0)
         assert await service.get_game(game.id) == game  # nothing changed
         pool.withdraw(10**6)
-        played = await service.play(game.id, ALICE, 12, 0)
+        played = (await service.move(game.id, ALICE, 12, 0)).game
         assert played.move_no == 2 and played.status is GameStatus.ACTIVE
     finally:
         await service.close()

@@ -15,7 +15,7 @@ import pytest
 from bot.service import GameService
 from bot.store import Store
 
-from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, member_game, play_out
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, game_of, member_game, play_out
 
 T = TypeVar("T")
 pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements
@@ -45,7 +45,7 @@ async def test_each_use_case_keeps_its_query_count(
         game, n = await counter(service.start_bot_game(GUILD, CHANNEL, ALICE, first="me"))
         assert n <= 8
         await service.set_game_message(game.id, 5)
-        game, n = await counter(service.play(game.id, ALICE, 4, game.move_no))
+        game, n = await counter(game_of(service.move(game.id, ALICE, 4, game.move_no)))
         assert n <= 3
         game, n = await counter(service.forfeit(game.id, ALICE, GUILD))
         assert n <= 9

@@ -57,7 +57,7 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
     first = make_service(store, clock, executor)
     await first.start()
     game = await member_game(first, ALICE, BOB)
-    game = await first.play(game.id, ALICE, 4, 0)
+    game = (await first.move(game.id, ALICE, 4, 0)).game
     challenge = await first.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)
     await first.challenges.set_message(challenge, 600)
     await first.sweep()  # the last sign of life
@@ -77,7 +77,7 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
         assert pending is not None and pending.expires_at == challenge.expires_at + 3610
         swept, expired = await second.sweep()
         assert swept == [] and expired == []
-        played = await second.play(game.id, BOB, 0, 1)  # Bob moves normally
+        played = (await second.move(game.id, BOB, 0, 1)).game  # Bob moves normally
         assert played.status is GameStatus.ACTIVE
     finally:
         await second.close()
@@ -146,7 +146,7 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
     await service.start()
     try:
         game = await member_game(service)
-        game = await service.play(game.id, ALICE, 4, 0)
+        game = (await service.move(game.id, ALICE, 4, 0)).game
         pending = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)
         other = await member_game(service, CAROL, DAVE, guild=GUILD + 1)
 
@@ -194,7 +194,7 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     service = make_service(store, clock, executor)
     game = await member_game(service)
     await service.set_game_message(game.id, 900)
-    game = await service.play(game.id, ALICE, 4, 0)
+    game = (await service.move(game.id, ALICE, 4, 0)).game
     assert await service.upkeep.message_gone(GUILD, CHANNEL, 901) == ([], [])  # not ours
     ended, _ = await service.upkeep.message_gone(GUILD, CHANNEL, 900)
     assert [(g.id, g.result, g.winner_id) for g in ended] == [(game.id, Result.ABANDONED, None)]
@@ -238,7 +238,7 @@ async def test_pruning_in_batches(
     await service.challenges.decline(declined.id, DAVE)
     stale = await member_game(service, DAVE, CAROL, channel=CHANNEL + 1)
     await store.calloffs.propose(stale.id, DAVE, 0, clock.now)
-    await service.play(stale.id, DAVE, 4, 0)  # the proposal no longer holds
+    await service.move(stale.id, DAVE, 4, 0)  # the proposal no longer holds
     assert await count(db_target, "cooldowns") == 3
 
     clock.advance(61 * DAY)
@@ -310,11 +310,11 @@ async def test_a_click_on_another_message_than_the_recorded_one_changes_nothing(
     game = await service.challenges.accept(challenge.id, BOB, GUILD, message_id=500)
     assert game.message_id == 500  # the challenge's message became the board
     with pytest.raises(GameNotFound):
-        await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=501)
+        await service.move(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=501)
     with pytest.raises(GameNotFound):
         await service.endings.forfeit(game.id, ALICE, guild_id=GUILD, message_id=501)
     assert await store.get_game(game.id) == game
-    played = await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=500)
+    played = (await service.move(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=500)).game
     assert played.move_no == 1
     # A click from no message at all (there is always one from Discord) goes by the id.
-    assert (await service.play(game.id, BOB, 0, 1, guild_id=GUILD)).move_no == 2
+    assert ((await service.move(game.id, BOB, 0, 1, guild_id=GUILD)).game).move_no == 2
