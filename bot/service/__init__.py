@@ -1,20 +1,19 @@
 """The rules of play, apart from Discord: games, challenges, results, the bot's replies.
 
-``GameService`` is what the Discord layer talks to: its own methods and ``UseCases``',
-one per thing a member does or Discord reports. Its parts (``challenges``, ``endings``,
-``pings``, ...) hold the rules, for the service's own tests and benches. The Discord
-layer imports this package only, never its modules: what it needs of them is here
-(``Store`` too, which the bot takes from the entry point only to hand it to
-``GameService``).
+``GameService`` is what the Discord layer talks to: its own methods (games and the bot's
+moves) and its parts (``challenges``, ``endings``, ``pings``, ``privacy``, ``reviews``,
+``stats``, ``upkeep``, ...), each called directly. The Discord layer imports this package
+only, never its modules: what it needs of them is here (``Store`` too, which the bot
+takes from the entry point only to hand it to ``GameService``).
 """
 
 from bot.service.config import ServiceConfig
+from bot.service.endings import may_stop
 from bot.service.games import TIME_RAN_OUT, GameService, Moved, Rematched
 from bot.service.guilds import read_duration
-from bot.service.pings import GRACE, Due, Ping, Recorded
+from bot.service.pings import GRACE, Choices, Due, Ping, Recorded
 from bot.service.privacy import CONFIRM_SECONDS
 from bot.service.rules import is_abort, is_rated, loses_rating, rated_variant
-from bot.service.uses import Choices
 from bot.store import Store
 
 __all__ = [
@@ -33,6 +32,7 @@ __all__ = [
     "is_abort",
     "is_rated",
     "loses_rating",
+    "may_stop",
     "rated_variant",
     "read_duration",
 ]

@@ -79,9 +79,10 @@ class Challenges:
         opponent_id: int,
         *,
         opponent_is_bot: bool = False,
+        level: str | None = None,
         width: int = 3,
         height: int = 3,
-        k: int = 3,
+        k: int | None = None,
         first: First | str = First.RANDOM,
         rematch_of: Game | None = None,
         locale: str | None = None,
@@ -97,7 +98,10 @@ class Challenges:
         ``locale`` is the server's: the language of the challenge and of its game.
         ``parent_id``: the channel whose thread ``channel_id`` is, if it is one.
         ``rematch_of``: the game this challenge plays again, as its caller read it.
+        ``k`` None: the board's usual win length; a ``level`` is refused first.
         """
+        rules.no_level_with_opponent(level, opponent_id)
+        k = rules.win_length(width, height, k)
         settings = await self._vet(
             guild_id,
             channel_id,
@@ -295,7 +299,6 @@ class Challenges:
         challenge_id: int,
         user_id: int,
         guild_id: int | None = None,
-        *,
         message_id: int | None = None,
     ) -> Game:
         """Start the challenge's game; sides follow ``first`` from the challenger's view.

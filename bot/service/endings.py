@@ -99,11 +99,11 @@ class Endings:
         self,
         game_id: int,
         user_id: int,
+        guild_id: int | None = None,
+        message_id: int | None = None,
         *,
         move_no: int | None = None,
         until: float | None = None,
-        guild_id: int | None = None,
-        message_id: int | None = None,
     ) -> Game:
         """The player gives up and loses (rated between members; an abort before both
         players moved). ``message_id``: the board clicked (GameNotFound if it is not the

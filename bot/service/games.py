@@ -54,8 +54,8 @@ from bot.service.rematches import Rematched, Rematches
 from bot.service.replies import BotReplies
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
+from bot.service.threads import NewThreads
 from bot.service.upkeep import Upkeep, monotonic_for
-from bot.service.uses import UseCases
 from bot.service.writes import TIME_RAN_OUT
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
@@ -63,6 +63,9 @@ from engine.levels import DEFAULT_LEVEL
 __all__ = ["TIME_RAN_OUT", "GameService", "Moved", "Rematched"]
 
 log = logging.getLogger(__name__)
+
+COMMANDS_DIGEST = "commands_hash"
+"""The meta key under which the digest of the commands last synced is kept."""
 
 STRANDED_AFTER = 30.0
 """Seconds a BOT_TO_MOVE game may wait before ``sweep()`` computes the move itself."""
@@ -77,9 +80,9 @@ class Moved:
     stale_ping: Ping | None
 
 
-class GameService(UseCases):
-    """Games and the bot's moves; the parts (``challenges``, ``endings``, ...) hold the
-    rest, and ``UseCases`` is what the Discord layer calls for it."""
+class GameService:
+    """Games and the bot's moves; the parts (``challenges``, ``endings``, ``pings``, ...)
+    hold the rest, and their callers call them directly."""
 
     def __init__(
         self,
@@ -106,8 +109,9 @@ class GameService(UseCases):
         self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
         self.endings = Endings(store, self._locks, clock)
-        self.pings = TurnPings(store, config, clock)
-        self.reviews = Reviews(store, config, clock, self._pool)
+        self.pings = TurnPings(store, config, clock, self.guilds)
+        self.reviews = Reviews(store, config, clock, self._pool, self.guilds)
+        self.threads = NewThreads(store, self.guilds, self.challenges, self.replies)
         self.privacy = Privacy(store, config, clock)
         ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
         self.upkeep = Upkeep(store, config, clock, ticks, self._locks)
@@ -150,6 +154,13 @@ class GameService(UseCases):
     async def get_game(self, game_id: int, guild_id: int | None = None) -> Game:
         """The game; GameNotFound if missing or (with ``guild_id``) in another guild."""
         return await writes.load_game(self._store, game_id, guild_id)
+
+    async def commands_digest(self) -> str | None:
+        """The digest of the commands last synced (None: never)."""
+        return await self._store.get_meta(COMMANDS_DIGEST)
+
+    async def commands_synced(self, digest: str) -> None:
+        await self._store.set_meta(COMMANDS_DIGEST, digest)
 
     async def active_game(self, guild_id: int, channel_id: int) -> Game | None:
         """The channel's live game (the newest, if several are allowed), or None."""

@@ -122,23 +122,36 @@ class Privacy:
     # -- a whole server -----------------------------------------------------------------
 
     async def guild_data(
-        self, guild_id: int, *, may_manage: bool, asker: Asker = (None, True)
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
     ) -> GuildData:
         """What a server erasure would take; PermissionDenied without Manage Server,
-        GamesInTheWay while the server has live games."""
+        GamesInTheWay while the server has live games, whose refusal names
+        /tictactoe-stop only if ``user_id`` (a moderator or not) may stop them all."""
         _check_manager(may_manage)
+        asker = (user_id, is_moderator)
         data, live = await self._store.privacy.guild_data(guild_id)
         if live:
             raise _guild_refusal(live, asker)
         return data
 
     async def erase_guild(
-        self, guild_id: int, *, may_manage: bool, asker: Asker = (None, True)
+        self,
+        guild_id: int,
+        *,
+        may_manage: bool,
+        user_id: int | None = None,
+        is_moderator: bool = True,
     ) -> GuildData:
         """Delete everything the bot holds about the server (games, challenges, ratings,
         records, settings, cooldowns, consent). Returns what there was, with its pending
         challenges as withdrawn. Refused as ``guild_data`` is, erasing nothing."""
         _check_manager(may_manage)
+        asker = (user_id, is_moderator)
         try:
             return await self._store.privacy.erase_guild(guild_id)
         except LiveGames as refused:

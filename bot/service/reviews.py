@@ -27,6 +27,7 @@ from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, Revie
 from bot.models import Game
 from bot.service import ai
 from bot.service.config import ServiceConfig
+from bot.service.guilds import Guilds
 from bot.service.pool import Cost, SearchPool
 from bot.store import Store
 from engine.analysis import Review, Slip
@@ -75,8 +76,10 @@ class Reviews:
         config: ServiceConfig,
         clock: Callable[[], float],
         pool: SearchPool,
+        guilds: Guilds,
     ) -> None:
         self._store = store
+        self._guilds = guilds
         self._config = config
         self._clock = clock
         self._pool = pool
@@ -103,20 +106,24 @@ class Reviews:
         guild_id: int | None = None,
         *,
         cooldown: float | None = None,
-        enabled: bool = True,
+        enabled: bool | None = None,
         on_search: Callable[[], Awaitable[object]] | None = None,
     ) -> tuple[Game, Review]:
         """The ended game and the engine's review of it, for ``user_id``.
 
-        ``cooldown`` (seconds; the server's setting) overrides the config's
-        ``review_cooldown``; ``enabled`` False (the server turned Review off) refuses.
+        ``cooldown`` (seconds) and ``enabled`` (False: Review is off) are the server's
+        settings (read from ``guild_id`` when None; without it, the config's).
         Raises ReviewsOff, GameNotFound, GameInProgress, then for a review that needs a
         search Busy (the pool's reviews queue is full) or ReviewCooldown. Once those
         checks passed and the review must wait for a search, ``on_search`` is awaited
         first (the Discord layer defers its answer there), so refusals come before it;
         Busy can still follow it, if the pool filled up meanwhile.
         """
-        game = await self._ended_game(game_id, guild_id, enabled)
+        if guild_id is not None and (cooldown is None or enabled is None):
+            settings = await self._guilds.get(guild_id)
+            cooldown = settings.review_cooldown if cooldown is None else cooldown
+            enabled = settings.reviews if enabled is None else enabled
+        game = await self._ended_game(game_id, guild_id, enabled is not False)
         found = await self._without_search(game)
         if found is not None:
             return found

@@ -49,6 +49,7 @@ __all__ = [
     "is_rated",
     "loses_rating",
     "new_game",
+    "no_level_with_opponent",
     "on_its_message",
     "place_of",
     "rated_variant",
@@ -64,6 +65,19 @@ cogs' command names are entries of the same catalogs)."""
 
 DEFAULT_WIN_LENGTH = {3: 3, 4: 4, 5: 4}
 """Marks in a row to win when the player does not say, by the board's shorter side."""
+
+
+def no_level_with_opponent(level: str | None, opponent_id: int) -> None:
+    """InvalidSettings if a difficulty is given with an opponent: refused before anything
+    happens (nobody is pinged), as the player may have meant either game."""
+    if level is not None:
+        raise InvalidSettings(
+            N_(
+                "A difficulty is for games against me: leave it out to challenge {member}, or"
+                " leave out the opponent to play me.",
+                member=Member(opponent_id),
+            )
+        )
 
 
 def win_length(width: int, height: int, k: int | None) -> int:

@@ -111,7 +111,7 @@ class Boards:
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
-            await self._service.set_challenge_message(item, message_id)
+            await self._service.challenges.set_message(item, message_id)
 
     async def post_in(self, channel: discord.abc.Messageable, item: Game | Challenge) -> int | None:
         """Post a new board or challenge in ``channel`` as the bot's own message (not an
@@ -124,12 +124,12 @@ class Boards:
             message = await channel.send(view=view, allowed_mentions=mentions)
         except discord.HTTPException as exc:
             log.warning("Could not post %s %s: %s", type(item).__name__.lower(), item.id, exc)
-            await self._service.channel_gone(item.guild_id, item.channel_id)
+            await self._service.upkeep.channel_gone(item.guild_id, item.channel_id)
             return None
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message.id)
         else:
-            await self._service.set_challenge_message(item, message.id)
+            await self._service.challenges.set_message(item, message.id)
         return message.id
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
@@ -169,10 +169,12 @@ class Boards:
         service = self._service
         if channel:
             ended = (item.id,) if isinstance(item, Game) else ()
-            await service.channel_gone(item.guild_id, item.channel_id, ended)
+            await service.upkeep.channel_gone(item.guild_id, item.channel_id, ended)
             return
         assert item.message_id is not None
-        games, _ = await service.message_gone(item.guild_id, item.channel_id, item.message_id)
+        games, _ = await service.upkeep.message_gone(
+            item.guild_id, item.channel_id, item.message_id
+        )
         for game in games:
             await self.notify(game)
 

@@ -178,7 +178,7 @@ class Buttons:
         confirms (``quit``), at this move and within ``FORFEIT_CONFIRM_SECONDS``."""
         game_id = click.game
         try:
-            game, until = await self._service.ask_forfeit(
+            game, until = await self._service.endings.ask_forfeit(
                 game_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameOver as error:
@@ -226,7 +226,7 @@ class Buttons:
             await interaction.response.defer(ephemeral=True, thinking=True)
 
         assert interaction.guild_id is not None  # the gate refuses DMs
-        game, review = await self._service.review(
+        game, review = await self._service.reviews.review(
             click.game, interaction.user.id, interaction.guild_id, on_search=defer
         )
         text = review_text(game, review, user_translator(interaction))
@@ -243,7 +243,7 @@ class Buttons:
         said in place of the question; the board, another message, is redrawn after."""
         _on_a_question(interaction)
         try:
-            game = await self._service.forfeit(
+            game = await self._service.endings.forfeit(
                 click.game,
                 interaction.user.id,
                 interaction.guild_id,
@@ -265,7 +265,7 @@ class Buttons:
         """An older version's question, which carries no expiry: as if expired, so only a
         fresh question ends a game."""
         user = interaction.user.id
-        await self._service.forfeit(click.game, user, interaction.guild_id, until=0.0)
+        await self._service.endings.forfeit(click.game, user, interaction.guild_id, until=0.0)
 
     async def keep_playing(self, interaction: discord.Interaction, click: ids.KeepPlaying) -> None:
         """Cancel: said in place of the question; nothing changes."""
@@ -277,7 +277,7 @@ class Buttons:
         """Ask the other player, by a new message that pings only them, to call it off."""
         service = self._service
         user = interaction.user.id
-        game, lapsed = await service.propose_calloff(click.game, user, interaction.guild_id)
+        game, lapsed = await service.endings.propose_calloff(click.game, user, interaction.guild_id)
         if lapsed is not None:  # made at an earlier move: its message goes
             self._boards.notices.lapsed(lapsed, game.channel_id)
         other = game.o_id if user == game.x_id else game.x_id
@@ -291,13 +291,13 @@ class Buttons:
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
         )
-        await service.set_calloff_message(game.id, user, message.id)
+        await service.endings.set_calloff_message(game.id, user, message.id)
 
     async def answer_calloff(
         self, interaction: discord.Interaction, click: ids.CalloffAnswer
     ) -> None:
         agree = click.agree
-        game = await self._service.answer_calloff(
+        game = await self._service.endings.answer_calloff(
             click.game, interaction.user.id, agree, interaction.guild_id
         )
         text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))
@@ -312,7 +312,7 @@ class Buttons:
         """The challenged member accepts: the challenge message becomes the board."""
         challenge_id = click.challenge
         try:
-            game = await self._service.accept(
+            game = await self._service.challenges.accept(
                 challenge_id, interaction.user.id, interaction.guild_id, _clicked(interaction)
             )
         except GameError as error:
@@ -327,11 +327,11 @@ class Buttons:
 
     async def decline(self, interaction: discord.Interaction, click: ids.Decline) -> None:
         """The challenged member declines (anyone else is refused, privately)."""
-        await self._close(interaction, click.challenge, self._service.decline)
+        await self._close(interaction, click.challenge, self._service.challenges.decline)
 
     async def withdraw(self, interaction: discord.Interaction, click: ids.Withdraw) -> None:
         """The challenger withdraws (anyone else is refused, privately)."""
-        await self._close(interaction, click.challenge, self._service.withdraw)
+        await self._close(interaction, click.challenge, self._service.challenges.withdraw)
 
     async def _close(
         self,
@@ -355,7 +355,7 @@ class Buttons:
         date if it shows a challenge that is no longer open."""
         await answer_error(interaction, error)
         try:
-            challenge = await self._service.get_challenge(
+            challenge = await self._service.challenges.get(
                 challenge_id, interaction.guild_id, _clicked(interaction)
             )
         except GameError:
@@ -367,7 +367,7 @@ class Buttons:
         self, interaction: discord.Interaction, click: ids.LeaderboardPage
     ) -> None:
         assert interaction.guild_id is not None  # the gate refuses DMs
-        page = await self._service.leaderboard(interaction.guild_id, click.page)
+        page = await self._service.stats.leaderboard(interaction.guild_id, click.page)
         await interaction.response.edit_message(
             view=leaderboard_view(page, server_translator(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),

@@ -240,7 +240,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         is an outage as ``on_guild_unavailable`` instead): its live games end unrated, its
         challenges are withdrawn, its data is erased LEFT_SERVER_DAYS later. Nothing is
         redrawn: the bot can no longer reach the server."""
-        games, challenges = await self.service.server_left(guild.id)
+        games, challenges = await self.service.upkeep.guild_left(guild.id)
         log.info(
             "Removed from server %s: %d live game(s) ended unrated, %d challenge(s) withdrawn;"
             " its data is erased in %g days unless the bot is added back",
@@ -252,7 +252,7 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
         """Added to a server: if it is one the bot had left, its data stays."""
-        if await self.service.server_back(guild.id):
+        if await self.service.upkeep.guild_back(guild.id):
             log.info("Back in server %s: its data is kept", guild.id)
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
@@ -271,7 +271,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         await self._channel_gone(payload.guild_id, payload.thread_id)
 
     async def _channel_gone(self, guild_id: int, channel_id: int) -> None:
-        games, challenges = await self.service.channel_gone(guild_id, channel_id)
+        games, challenges = await self.service.upkeep.channel_gone(guild_id, channel_id)
         if games or challenges:
             log.info(
                 "Channel %s deleted: %d game(s) ended unrated, %d challenge(s) withdrawn",
@@ -296,7 +296,9 @@ class TicTacToeBot(commands.AutoShardedBot):
         if guild_id is None:
             return
         for message_id in message_ids:
-            games, challenges = await self.service.message_gone(guild_id, channel_id, message_id)
+            games, challenges = await self.service.upkeep.message_gone(
+                guild_id, channel_id, message_id
+            )
             for game in games:
                 log.info("The board of game %s was deleted: it ended unrated", game.id)
                 await self.boards.notify(game)
@@ -318,7 +320,7 @@ class TicTacToeBot(commands.AutoShardedBot):
                 self.boards.queue_redraw(challenge)
             await self.boards.notices.sweep()
             # Pruning and erasing servers left long ago: no request to Discord.
-            await self.service.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
+            await self.service.upkeep.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 

@@ -106,7 +106,7 @@ class Notices:
         """Delete ``game``'s ping once its turn is over (a move, or the game's end);
         ``click``: the click that made ``game`` what it is (its token may ping next)."""
         self._remember(game, click)
-        self._delete_stale(game, await self._service.ping_to_delete(game))
+        self._delete_stale(game, await self._service.pings.standing(game))
 
     def tidy_known(self, game: Game, click: discord.Interaction | None, stale: Ping | None) -> None:
         """``tidy`` when the stale ping is known already (read with the move)."""
@@ -132,12 +132,12 @@ class Notices:
         deleted: set[int] = set()
         self._deleted = deleted
         try:
-            await self._tidy_stale(await service.stale_pings(), deleted)
+            await self._tidy_stale(await service.pings.stale(), deleted)
         finally:
             self._deleted = None
-        for proposal, channel_id in await service.lapsed_calloffs():
+        for proposal, channel_id in await service.endings.lapsed_calloffs():
             self._queue_lapsed(proposal, channel_id)
-        for item in await service.pings_due():
+        for item in await service.pings.due():
             self._queue_ping(item)
 
     async def _tidy_stale(self, stale: list[tuple[int, int, int, int]], deleted: set[int]) -> None:
@@ -205,7 +205,7 @@ class Notices:
 
         async def work() -> None:
             if await self._delete_message(channel_id, message_id, "call-off proposal"):
-                await self._service.forget_calloff(proposal)
+                await self._service.endings.forget_calloff(proposal)
 
         self._outbox.submit(key, work)
 
@@ -216,7 +216,7 @@ class Notices:
             return
 
         async def fresh() -> bool:
-            return self._reachable(game.guild_id) and await self._service.ping_still_due(item)
+            return self._reachable(game.guild_id) and await self._service.pings.still_due(item)
 
         async def work() -> None:
             await self._ping(item)
@@ -250,18 +250,18 @@ class Notices:
                 channel = self._client.get_partial_messageable(game.channel_id)
                 sent = await channel.send(text, allowed_mentions=_pinging_only(player))
         except discord.Forbidden as exc:
-            await self._service.ping_refused(game)
+            await self._service.pings.refused(game)
             self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)
             return
         except discord.NotFound as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
             if exc.code == UNKNOWN_CHANNEL:  # its games end, and nothing goes there again
-                await self._service.channel_gone(game.guild_id, game.channel_id)
+                await self._service.upkeep.channel_gone(game.guild_id, game.channel_id)
             return
         except discord.HTTPException as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
             return
-        claim = await self._service.record_ping(item, sent.id)
+        claim = await self._service.pings.record(item, sent.id)
         if not claim.won:  # the game moved on meanwhile, or a higher rank stands
             await self._delete_message(game.channel_id, sent.id, "turn notification")
         elif claim.replaced is not None and claim.replaced != standing:
@@ -271,7 +271,7 @@ class Notices:
     async def _delete(self, game_id: int, channel_id: int, message_id: int) -> bool:
         """Delete a ping and forget it, once Discord deleted it (or did not know it)."""
         if await self._delete_message(channel_id, message_id, "turn notification"):
-            await self._service.forget_ping(game_id, message_id)
+            await self._service.pings.forget(game_id, message_id)
             self._redrawn.discard(game_id)
             if self._deleted is not None:
                 self._deleted.add(message_id)

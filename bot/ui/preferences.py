@@ -101,11 +101,11 @@ class PreferenceButtons:
             raise GameError(N_("These are another member's choices; nothing was changed."))
         assert interaction.guild_id is not None  # the gate refuses DMs
         if click.choice == ids.PINGS:
-            change = await self._service.choices(
+            change = await self._service.pings.choices(
                 interaction.guild_id, click.user, turn_pings=click.on
             )
         else:
-            change = await self._service.choices(
+            change = await self._service.pings.choices(
                 interaction.guild_id, click.user, challenges=click.on
             )
         view = preferences_view(

@@ -38,7 +38,7 @@ class ForgetButtons:
         message = interaction.message
         if message is None:
             raise ConfirmationExpired()
-        self._service.check_confirmation(
+        self._service.privacy.check_confirmation(
             asker_id,
             interaction.user.id,
             message.created_at.timestamp(),
@@ -49,7 +49,7 @@ class ForgetButtons:
         """Erase, then say so in place of the question and redraw withdrawn challenges."""
         assert interaction.guild_id is not None  # the gate refuses DMs
         self._check(interaction, click.user)
-        privacy = self._service
+        privacy = self._service.privacy
         t = user_translator(interaction)
         erased: MemberData | GuildData
         if click.scope == ids.ME:

@@ -33,7 +33,7 @@ from bot.errors import ChannelBusy, GameError
 from bot.i18n import N_, Message, Translator
 from bot.models import Challenge, Game
 from bot.refs import Place
-from bot.service import GameService
+from bot.service import GameService, may_stop
 from bot.ui import ids
 from bot.ui.boards import Boards
 from bot.ui.gate import server_locale, server_translator, user_translator
@@ -124,7 +124,7 @@ class Threads:
         game = busy.game
         is_moderator = interaction.permissions.manage_messages
         user_id = interaction.user.id
-        if game is not None and self._service.may_stop(game, user_id, is_moderator=is_moderator):
+        if game is not None and may_stop(game, user_id, is_moderator=is_moderator):
             busy = busy.for_stopper()
         lines = [t(for_discord(busy.message))]
         extra: dict[str, Any] = {}
@@ -196,7 +196,7 @@ class Threads:
 
     async def _vet(self, interaction: discord.Interaction, choice: Offer) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        await self._service.vet_new_thread(
+        await self._service.threads.vet(
             interaction.guild_id,
             interaction.channel_id,
             interaction.user.id,
@@ -225,7 +225,7 @@ class Threads:
             return await self._service.start_bot_game(
                 interaction.guild_id, thread_id, user_id, level=click.level, **options
             )
-        return await self._service.challenge(
+        return await self._service.challenges.create(
             interaction.guild_id, thread_id, user_id, click.user, **options
         )
 

@@ -165,22 +165,22 @@ async def test_a_member_can_turn_challenges_off(fair: GameService) -> None:
 
 async def test_preferences_answer_before_and_after(fair: GameService) -> None:
     """A member's choices as they were and are: their own, else the server's default."""
-    shown = await fair.choices(GUILD, BOB)
+    shown = await fair.pings.choices(GUILD, BOB)
     assert shown.before == shown.after == Choices(turn_pings=True, challenges=True)
     assert not shown.changed
-    off = await fair.choices(GUILD, BOB, challenges=False)
+    off = await fair.pings.choices(GUILD, BOB, challenges=False)
     assert (off.before, off.after) == (Choices(True, True), Choices(True, False))
     assert off.changed and not await fair.guilds.accepts_challenges(GUILD, BOB)
-    again = await fair.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
+    again = await fair.pings.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
     assert again.before == again.after == Choices(True, False) and not again.changed
     # A member who never chose follows the server; their choice then stands.
     await fair.guilds.change(GUILD, {"turn_pings": False})
-    assert (await fair.choices(GUILD, CAROL)).after.turn_pings is False
-    pings = await fair.choices(GUILD, CAROL, turn_pings=True)
+    assert (await fair.pings.choices(GUILD, CAROL)).after.turn_pings is False
+    pings = await fair.pings.choices(GUILD, CAROL, turn_pings=True)
     assert (pings.before.turn_pings, pings.after.turn_pings) == (False, True)
-    assert (await fair.choices(GUILD, CAROL)).after == Choices(True, True)
+    assert (await fair.pings.choices(GUILD, CAROL)).after == Choices(True, True)
     # Per server: Bob's choice here is not his choice elsewhere.
-    assert (await fair.choices(GUILD + 1, BOB)).after == Choices(True, True)
+    assert (await fair.pings.choices(GUILD + 1, BOB)).after == Choices(True, True)
 
 
 # -- settings ----------------------------------------------------------------------------
@@ -188,14 +188,14 @@ async def test_preferences_answer_before_and_after(fair: GameService) -> None:
 
 async def test_a_change_returns_the_settings_before_and_after(fair: GameService) -> None:
     defaults = fair.guilds.defaults()
-    change = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    change = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert change.before == defaults and change.changed
     assert change.after == replace(defaults, turn_timeout=120.0, channels=(CHANNEL,))
-    same = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    same = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert same.before == same.after == change.after and not same.changed
-    reset = await fair.update_settings(GUILD, {}, reset=True)
+    reset = await fair.guilds.change(GUILD, {}, reset=True)
     assert (reset.before, reset.after) == (change.after, defaults)
-    assert not (await fair.update_settings(GUILD, {}, reset=True)).changed
+    assert not (await fair.guilds.change(GUILD, {}, reset=True)).changed
 
 
 async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(

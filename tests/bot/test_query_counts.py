@@ -47,18 +47,18 @@ async def test_each_use_case_keeps_its_query_count(
         await service.set_game_message(game.id, 5)
         game, n = await counter(game_of(service.move(game.id, ALICE, 4, game.move_no)))
         assert n <= 3
-        game, n = await counter(service.forfeit(game.id, ALICE, GUILD))
+        game, n = await counter(service.endings.forfeit(game.id, ALICE, GUILD))
         assert n <= 9
         _, n = await counter(service.rematch(game.id, ALICE, GUILD))
         assert n <= 11
-        _, n = await counter(service.leaderboard(GUILD, 9))
+        _, n = await counter(service.stats.leaderboard(GUILD, 9))
         assert n == 2, "the count and the page, in one read"
         _, n = await counter(service.start_bot_game(GUILD, CHANNEL + 1, BOB, k=None))
         assert n <= 9
         clock.advance(100)
         _, n = await counter(service.sweep())
         assert n <= 6
-        _, n = await counter(service.pings_due())
+        _, n = await counter(service.pings.due())
         assert n == 1
     finally:
         await store.trace(None)

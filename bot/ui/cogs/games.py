@@ -162,7 +162,7 @@ class Games(commands.Cog):
                 await self.boards.post(interaction, game)
                 return
             assert opponent is not None
-            challenge = await self.service.challenge(
+            challenge = await self.service.challenges.create(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
@@ -192,7 +192,7 @@ class Games(commands.Cog):
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         try:
-            game = await self.service.stop(
+            game = await self.service.endings.stop(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,

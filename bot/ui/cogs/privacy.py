@@ -43,7 +43,7 @@ class Privacy(commands.Cog):
     async def forget_me(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
         user_id = interaction.user.id
-        data = await self.service.member_data(interaction.guild_id, user_id)
+        data = await self.service.privacy.member_data(interaction.guild_id, user_id)
         t = user_translator(interaction)
         await interaction.response.send_message(
             view=confirm_view(member_question(data, t), ME, user_id, t),
@@ -61,7 +61,7 @@ class Privacy(commands.Cog):
     async def forget_server(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
         permissions = interaction.permissions
-        data = await self.service.guild_data(
+        data = await self.service.privacy.guild_data(
             interaction.guild_id,
             may_manage=permissions.manage_guild,
             user_id=interaction.user.id,

@@ -229,12 +229,12 @@ class ServerSettings(commands.Cog):
         changes = {name: value for name, value in given.items() if value is not None}
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
-            settings = await self.service.server_settings(interaction.guild_id)
+            settings = await self.service.guilds.get(interaction.guild_id)
             title = N_("Tic-tac-toe on this server")
             t = user_translator(interaction)
             await send_ephemeral(interaction, settings_text(settings, title, t))
             return
-        change = await self.service.update_settings(
+        change = await self.service.guilds.change(
             interaction.guild_id,
             changes,
             allow_channel=add_channel.id if add_channel else None,
@@ -277,7 +277,7 @@ class ServerSettings(commands.Cog):
         that switches it (``bot.ui.preferences``)."""
         guild, user = interaction.guild_id, interaction.user.id
         assert guild is not None
-        change = await self.service.choices(
+        change = await self.service.pings.choices(
             guild, user, turn_pings=turn_notifications, challenges=challenges
         )
         asked = turn_notifications is not None or challenges is not None

@@ -38,7 +38,7 @@ class Stats(commands.Cog):
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
         assert interaction.guild_id is not None
-        result = await self.service.leaderboard(interaction.guild_id, page)
+        result = await self.service.stats.leaderboard(interaction.guild_id, page)
         await interaction.response.send_message(
             view=leaderboard_view(result, server_translator(interaction)), allowed_mentions=_QUIET
         )
@@ -70,7 +70,7 @@ class Stats(commands.Cog):
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
-        stats = await self.service.player_stats(interaction.guild_id, target.id)
+        stats = await self.service.stats.player_stats(interaction.guild_id, target.id)
         # What the channel sees is in the server's language; a private answer in the asker's.
         t = server_translator(interaction) if public else user_translator(interaction)
         await interaction.response.send_message(
