@@ -7,7 +7,7 @@ challenge, accepted, a move each, a forfeit (rated) and a stored review; every o
 declined challenge too, and a bot game stopped at once (an abandoned game: the
 "permanent row every two interactions" of a bot game and /tictactoe-stop); every fifth a
 call-off proposal that the next move makes stale. Cooldowns are claimed as members
-would. The sweep's pruning (``Upkeep.tidy``) runs every minute of the fake clock.
+would. The sweep's pruning (``Upkeep.prune``) runs every minute of the fake clock.
 
 The same games are played twice in one invocation: without pruning (the baseline, as
 the bot was before it pruned) and with it; with ``--history-days`` a third time with
@@ -115,7 +115,7 @@ async def play(
                 await service.endings.stop(GUILD, channel, x, is_moderator=False)
                 ended += 1
             if prune and clock.now - pruned_at >= 60.0:
-                await service.upkeep.tidy(lambda _guild: True)
+                await service.upkeep.prune(lambda _guild: True)
                 pruned_at = clock.now
             if n % every == 0:
                 kept = ended if history_days is None else await count_ended(target)

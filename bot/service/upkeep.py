@@ -179,7 +179,7 @@ class Upkeep:
         shards = self._config.shards
         return shards is None or 0 in shards.ids
 
-    async def tidy(self, still_member: Callable[[int], bool]) -> tuple[Pruned, list[int]]:
+    async def prune(self, still_member: Callable[[int], bool]) -> tuple[Pruned, list[int]]:
         """Once per PRUNE_EVERY: prune a batch of each kind (see ``UpkeepStore.prune``),
         and erase the servers left more than ``left_server_days`` ago, unless
         ``still_member`` says the bot is in one again. Returns what was pruned and the

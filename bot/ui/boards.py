@@ -11,8 +11,8 @@ the board through the click on the board that asked it, if this process still ho
 (``asked``, ``redraw_for``): an interaction answer, which works where the bot may not
 edit the channel's messages (a private thread it is not in); else through the channel.
 
-Every path calls ``notify`` once it has answered or redrawn a game: a member game's turn
-notification whose turn is over is deleted (``bot.ui.notices``; the sweep sends them).
+Every path calls ``delete_stale_ping`` once it has answered or redrawn a game: a member
+game's turn notification whose turn is over is deleted (``bot.ui.notices``; the sweep sends them).
 Redraws and deletes are not interaction answers: they go through the outbox's pace
 (``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
 (``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
@@ -137,7 +137,7 @@ class Boards:
         in the outbox's pace (``paced`` False: the caller took the slot already).
         False if the message or its channel is gone: what it showed was then ended
         (``gone``); in a deleted channel, the turn notifications of the games there are
-        forgotten too, so that a ``notify`` after this sends nothing."""
+        forgotten too, so that a ``delete_stale_ping`` after this sends nothing."""
         if item.message_id is None:
             return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
@@ -176,7 +176,7 @@ class Boards:
             item.guild_id, item.channel_id, item.message_id
         )
         for game in games:
-            await self.notify(game)
+            await self.delete_stale_ping(game)
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
@@ -216,19 +216,19 @@ class Boards:
             if game.message_id != interaction.message.id:
                 return  # a click on some other message: leave it alone
             await self.redraw(game, paced=False)
-            await self.notify(game)
+            await self.delete_stale_ping(game)
             drawn = state
 
-    async def notify(self, game: Game, click: discord.Interaction | None = None) -> None:
+    async def delete_stale_ping(self, game: Game, click: discord.Interaction | None = None) -> None:
         """After ``game`` changed (by ``click``, if a click did it): delete its turn
         notification if that turn is over (``bot.ui.notices``; the sweep sends them)."""
         if not game.is_bot_game:
-            await self.notices.tidy(game, click)
+            await self.notices.delete_stale_ping(game, click)
 
-    def notify_moved(self, moved: Moved, click: discord.Interaction) -> None:
-        """``notify`` after a move by ``click``, with the stale ping the move read."""
+    def delete_moved_ping(self, moved: Moved, click: discord.Interaction) -> None:
+        """``delete_stale_ping`` after a move by ``click``, with the stale ping the move read."""
         if not moved.game.is_bot_game:
-            self.notices.tidy_known(moved.game, click, moved.stale_ping)
+            self.notices.delete_known_ping(moved.game, click, moved.stale_ping)
 
     def queue_redraw(self, item: Game | Challenge) -> None:
         """Redraw through the outbox: a later redraw of the same message supersedes it."""

@@ -149,13 +149,13 @@ class Buttons:
                 await self._boards.answer(interaction, game)
                 game = await reply
                 await self._boards.edit_answer(interaction, game)
-                await self._boards.notify(game, interaction)
+                await self._boards.delete_stale_ping(game, interaction)
                 return
             game = reply.result()
         await self._boards.answer(interaction, game)
         # After the answer: the last ping goes (known from the move's read; a game
         # against the bot has none).
-        self._boards.notify_moved(moved, interaction)
+        self._boards.delete_moved_ping(moved, interaction)
 
     async def taken(self, interaction: discord.Interaction, click: ids.Taken) -> None:
         """A click on a mark of a live board: "already taken", nothing changes. If the game
@@ -213,7 +213,7 @@ class Buttons:
         if isinstance(new, Rematched):  # the other player's rematch, accepted: play
             await self._boards.post(interaction, new.game)
             await self._boards.redraw(new.challenge)
-            await self._boards.notify(new.game, interaction)
+            await self._boards.delete_stale_ping(new.game, interaction)
             return
         await self._boards.post(interaction, new)
 
@@ -254,12 +254,12 @@ class Buttons:
             await answer_error(interaction, error)
             if error.game is not None:  # its clock ran out just now: show how it ended
                 await self._boards.redraw_for(error.game, interaction.user.id)
-                await self._boards.notify(error.game)
+                await self._boards.delete_stale_ping(error.game)
             return
         done = render_end.forfeit_done_text(game, user_translator(interaction))
         await interaction.response.edit_message(content=done, view=None, allowed_mentions=_QUIET)
         await self._boards.redraw_for(game, interaction.user.id)
-        await self._boards.notify(game)
+        await self._boards.delete_stale_ping(game)
 
     async def old_quit(self, interaction: discord.Interaction, click: ids.OldQuit) -> None:
         """An older version's question, which carries no expiry: as if expired, so only a
@@ -304,7 +304,7 @@ class Buttons:
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
         if agree:
             await self._boards.redraw(game)
-            await self._boards.notify(game)
+            await self._boards.delete_stale_ping(game)
 
     # -- challenges and the leaderboard --------------------------------------------------
 
@@ -321,7 +321,7 @@ class Buttons:
         await self._boards.answer(interaction, game)
         if interaction.message is not None and game.message_id != interaction.message.id:
             await self._service.set_game_message(game.id, interaction.message.id)
-        await self._boards.notify(game, interaction)
+        await self._boards.delete_stale_ping(game, interaction)
         # Nobody is pinged now: whoever clicked Accept is looking at the board, and the
         # other player is pinged by the sweep only if they let their turn wait.
 

@@ -175,7 +175,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self._service_started = True
         for game in completed:
             self.boards.queue_redraw(game)
-            await self.boards.notify(game)
+            await self.boards.delete_stale_ping(game)
         games = Games(self.service, self.boards, self.buttons.threads)
         await self.add_cog(games)
         self.tree.add_command(games.menu)
@@ -301,7 +301,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             )
             for game in games:
                 log.info("The board of game %s was deleted: it ended unrated", game.id)
-                await self.boards.notify(game)
+                await self.boards.delete_stale_ping(game)
             for challenge in challenges:
                 log.info("The message of challenge %s was deleted: withdrawn", challenge.id)
 
@@ -315,12 +315,12 @@ class TicTacToeBot(commands.AutoShardedBot):
                 state = game.result or game.status
                 log.info("Swept game %s of server %s (%s)", game.id, game.guild_id, state)
                 self.boards.queue_redraw(game)
-                await self.boards.notify(game)
+                await self.boards.delete_stale_ping(game)
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
             await self.boards.notices.sweep()
             # Pruning and erasing servers left long ago: no request to Discord.
-            await self.service.upkeep.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
+            await self.service.upkeep.prune(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
 

@@ -2,7 +2,7 @@
 
 The sweep (``sweep``) sends the pings the service finds due (``bot.service.pings``),
 deletes those whose turn is over and the call-off proposals that lapsed. After a move or
-a game's end, ``tidy`` deletes the game's ping at once. A ping goes only after the
+a game's end, ``delete_stale_ping`` deletes the game's ping at once. A ping goes only after the
 standing one of its game is deleted; a ping's row is forgotten only once Discord deleted
 its message (or says it is unknown), so a delete refused or rate-limited is retried by a
 later sweep and none is left standing after a game's end.
@@ -102,14 +102,16 @@ class Notices:
 
     # -- what the bot asks for ------------------------------------------------------------
 
-    async def tidy(self, game: Game, click: discord.Interaction | None = None) -> None:
+    async def delete_stale_ping(self, game: Game, click: discord.Interaction | None = None) -> None:
         """Delete ``game``'s ping once its turn is over (a move, or the game's end);
         ``click``: the click that made ``game`` what it is (its token may ping next)."""
         self._remember(game, click)
         self._delete_stale(game, await self._service.pings.standing(game))
 
-    def tidy_known(self, game: Game, click: discord.Interaction | None, stale: Ping | None) -> None:
-        """``tidy`` when the stale ping is known already (read with the move)."""
+    def delete_known_ping(
+        self, game: Game, click: discord.Interaction | None, stale: Ping | None
+    ) -> None:
+        """``delete_stale_ping`` when the stale ping is known already (read with the move)."""
         self._remember(game, click)
         self._delete_stale(game, stale)
 

@@ -164,9 +164,9 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
         assert await service.upkeep.guild_back(GUILD)
         await service.upkeep.guild_left(GUILD)
         clock.advance(29 * DAY)
-        assert (await service.upkeep.tidy(lambda _guild: False))[1] == []
+        assert (await service.upkeep.prune(lambda _guild: False))[1] == []
         clock.advance(2 * DAY)
-        _pruned, erased = await service.upkeep.tidy(lambda _guild: False)
+        _pruned, erased = await service.upkeep.prune(lambda _guild: False)
         assert erased == [GUILD]
         assert await store.get_game(game.id) is None
         assert await store.get_challenge(pending.id) is None
@@ -183,7 +183,7 @@ async def test_a_server_the_bot_is_in_again_is_not_erased(
     game = await member_game(service)
     await service.upkeep.guild_left(GUILD)
     clock.advance(31 * DAY)
-    _pruned, erased = await service.upkeep.tidy(lambda guild: guild == GUILD)
+    _pruned, erased = await service.upkeep.prune(lambda guild: guild == GUILD)
     assert erased == [] and await store.get_game(game.id) is not None
     assert await count(db_target, "left_guilds") == 0
 
@@ -250,7 +250,7 @@ async def test_pruning_in_batches(
     fresh = await service.challenges.create(GUILD, CHANNEL + 3, ALICE, CAROL)
     await service.challenges.decline(fresh.id, CAROL)
 
-    pruned, _ = await service.upkeep.tidy(lambda _guild: True)
+    pruned, _ = await service.upkeep.prune(lambda _guild: True)
     # Carol's and Dave's cooldowns ran out (Alice's towards Bob was claimed again), and
     # the three challenges that ended 61 days ago go; the recent one stays.
     assert pruned.cooldowns == 2 and pruned.challenges == 3
@@ -264,9 +264,9 @@ async def test_pruning_in_batches(
     assert (await store.player(GUILD, ALICE)).rated_games == 2
     assert (await store.player(GUILD, BOB)).rated_games == 2
     # Once per PRUNE_EVERY.
-    assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 0
+    assert (await service.upkeep.prune(lambda _guild: True))[0].total == 0
     clock.advance(PRUNE_EVERY)
-    assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 2  # two cooldowns
+    assert (await service.upkeep.prune(lambda _guild: True))[0].total == 2  # two cooldowns
 
 
 async def test_each_pruning_statement_reads_an_index_or_a_small_table(db_path: Path) -> None:

@@ -203,7 +203,7 @@ class Games(commands.Cog):
             await answer_error(interaction, error)
             if error.game is not None:
                 await self.boards.redraw(error.game)
-                await self.boards.notify(error.game)
+                await self.boards.delete_stale_ping(error.game)
             return
         except RatedStop as refusal:
             # Nothing changed: the player chooses between losing and asking.
@@ -220,4 +220,4 @@ class Games(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
         await self.boards.redraw(game)
-        await self.boards.notify(game)
+        await self.boards.delete_stale_ping(game)
