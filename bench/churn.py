@@ -39,7 +39,7 @@ from bench.pg import (
 )
 from bot.models import First
 from bot.service import GameService, ServiceConfig
-from bot.store import Store
+from bot.store import CallOffStore, ReviewStore, Store
 from tests.pgtools import read_rows
 
 GUILD = 1 << 22
@@ -102,11 +102,11 @@ async def play(
             challenge = await service.challenges.create(GUILD, channel, x, o, first=First.ME)
             game = await service.challenges.accept(challenge.id, o)
             if n % 5 == 0:  # made stale by the move that follows
-                await store.calloffs.propose(game.id, x, 0, clock.now)
+                await CallOffStore(store.db).propose(game.id, x, 0, clock.now)
             game = (await service.move(game.id, x, 4, 0)).game
             game = (await service.move(game.id, o, 0, 1)).game  # both moved: the forfeit is rated
             await service.endings.forfeit(game.id, o)
-            await store.reviews.put(game.id, REVIEW)
+            await ReviewStore(store.db).put(game.id, REVIEW)
             ended += 1
             if n % 2 == 0:
                 declined = await service.challenges.create(GUILD, channel, o, x)

@@ -19,7 +19,6 @@ from bot.errors import (
     ChallengeCooldown,
     ChallengeExpired,
     ChallengeNotFound,
-    ChallengePending,
     ChallengesOff,
     NotChallenged,
     NotChallenger,
@@ -27,8 +26,9 @@ from bot.errors import (
 )
 from bot.i18n import N_
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, GuildSettings
-from bot.refs import Member, Moment, Place
+from bot.refs import Member, Moment
 from bot.service import rules
+from bot.service.challenge_rules import cooldown_refusal, pending_refusal, unshown_refusal
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
@@ -36,6 +36,7 @@ from bot.store import (
     CHALLENGE_ACTION,
     ChannelTaken,
     CoolingDown,
+    GuildStore,
     LimitReached,
     PendingTaken,
     Store,
@@ -65,6 +66,7 @@ class Challenges:
         guilds: Guilds,
     ) -> None:
         self._store = store
+        self._guild_store = GuildStore(store.db)
         self._guilds = guilds
         self._config = config
         self._clock = clock
@@ -120,7 +122,7 @@ class Challenges:
             view = await self._store.channel_view(guild_id, channel_id, now)
             for pending in view.challenges:
                 if pending.challenger_id == challenger_id and pending.message_id is None:
-                    raise _unshown_error(pending)
+                    raise unshown_refusal(pending)
             rules.check_channel(
                 view,
                 challenger_id,
@@ -149,9 +151,9 @@ class Challenges:
                     challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
                 )
             except CoolingDown as error:
-                raise _cooldown_error(opponent_id, error.until) from None
+                raise cooldown_refusal(opponent_id, error.until) from None
             except PendingTaken as error:
-                raise _pending_error(error.challenge, now) from None
+                raise pending_refusal(error.challenge, now) from None
         # Its message shows the expiry that recording the message gives it, and the clock
         # its game will get (the server's when accepted).
         return dataclasses.replace(
@@ -222,14 +224,14 @@ class Challenges:
             parent_id=None,
         )
         now = self._clock()
-        pending = await self._store.guilds.pending_of(guild_id, challenger_id)
+        pending = await self._guild_store.pending_of(guild_id, challenger_id)
         if pending is not None:
-            raise _pending_error(pending, now)
-        until = await self._store.guilds.cooldown_until(
+            raise pending_refusal(pending, now)
+        until = await self._guild_store.cooldown_until(
             guild_id, challenger_id, CHALLENGE_ACTION, opponent_id
         )
         if until is not None and until > now:
-            raise _cooldown_error(opponent_id, until)
+            raise cooldown_refusal(opponent_id, until)
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -238,7 +240,7 @@ class Challenges:
         in the last ``REACH_WINDOW`` seconds (withdrawn, declined and expired challenges
         count: each pinged someone), unless ``opponent_id`` is one of them."""
         now = self._clock()
-        recent = await self._store.guilds.challenged_since(
+        recent = await self._guild_store.challenged_since(
             guild_id, challenger_id, now - REACH_WINDOW
         )
         if opponent_id in recent or len(recent) < reach:
@@ -406,44 +408,3 @@ class Challenges:
         """Pending challenges past expiry become EXPIRED; returned so their messages change.
         With ``shards`` in the config, only in this process's servers."""
         return await self._store.expire_challenges(self._clock(), self._config.shards)
-
-
-def _cooldown_error(opponent_id: int, until: float) -> ChallengeCooldown:
-    """The refusal of a challenge to a member challenged within the cooldown."""
-    return ChallengeCooldown(
-        N_(
-            "You challenged {member} a moment ago; you can challenge them again {when}.",
-            member=Member(opponent_id),
-            when=Moment(until),
-        )
-    )
-
-
-def _pending_error(pending: Challenge | None, now: float) -> ChallengePending:
-    """The refusal of a second pending challenge, linking the first."""
-    if pending is not None and pending.message_id is None and pending.expires_at > now:
-        return _unshown_error(pending)
-    if pending is None or pending.expires_at <= now:
-        return ChallengePending(
-            N_("Your last challenge has just ended; try again in a few seconds.")
-        )
-    return ChallengePending(
-        N_(
-            "You already have a challenge waiting for an answer: {link}. Withdraw it with its"
-            " Withdraw button, or wait until it expires {when}.",
-            link=Place(pending.guild_id, pending.channel_id, pending.message_id),
-            when=Moment(pending.expires_at),
-        )
-    )
-
-
-def _unshown_error(pending: Challenge) -> ChallengePending:
-    """The refusal while the challenger's last challenge has no message: being posted,
-    or never shown (then it lapses at its short expiry)."""
-    return ChallengePending(
-        N_(
-            "Your last challenge hasn't appeared yet; if it doesn't, you can challenge again"
-            " {when}.",
-            when=Moment(pending.expires_at),
-        )
-    )

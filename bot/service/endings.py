@@ -31,7 +31,7 @@ from bot.models import CallOff, Game, Result
 from bot.refs import Member
 from bot.service import rules, writes
 from bot.service.locks import KeyedLocks
-from bot.store import Store
+from bot.store import CallOffStore, Store
 
 __all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings", "may_stop"]
 
@@ -49,6 +49,7 @@ def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
 class Endings:
     def __init__(self, store: Store, locks: KeyedLocks, clock: Callable[[], float]) -> None:
         self._store = store
+        self._calloff_store = CallOffStore(store.db)
         self._locks = locks
         self._clock = clock
 
@@ -190,8 +191,8 @@ class Endings:
                 "Ending this game costs no rating: /{command} ends it.", command=rules.STOP_COMMAND
             )
             raise CallOffUnavailable(unrated)
-        lapsed = await self._store.calloffs.get(game_id)
-        if not await self._store.calloffs.propose(game_id, user_id, game.move_no, self._clock()):
+        lapsed = await self._calloff_store.get(game_id)
+        if not await self._calloff_store.propose(game_id, user_id, game.move_no, self._clock()):
             raise CallOffUnavailable(
                 N_("A proposal to call this game off is already waiting for an answer.")
             )
@@ -202,13 +203,13 @@ class Endings:
     async def lapsed_calloffs(self) -> list[tuple[CallOff, int]]:
         """Proposals that lapsed (their game moved on or ended), with their channel: each
         message to delete, then ``forget_calloff``."""
-        return await self._store.calloffs.lapsed()
+        return await self._calloff_store.lapsed()
 
     async def forget_calloff(self, proposal: CallOff) -> None:
-        await self._store.calloffs.drop_exact(proposal)
+        await self._calloff_store.drop_exact(proposal)
 
     async def set_calloff_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
-        await self._store.calloffs.set_message(game_id, proposer_id, message_id)
+        await self._calloff_store.set_message(game_id, proposer_id, message_id)
 
     async def answer_calloff(
         self, game_id: int, user_id: int, agree: bool, guild_id: int | None
@@ -218,7 +219,7 @@ class Endings:
         CallOffUnavailable if there is no proposal, the game moved on since it was made,
         or ``user_id`` is not the player it was put to.
         """
-        proposal = await self._store.calloffs.get(game_id)
+        proposal = await self._calloff_store.get(game_id)
         if proposal is None:
             raise CallOffUnavailable(N_("There's no proposal to call this game off any more."))
         game = await writes.load_game(self._store, game_id, guild_id)
@@ -227,7 +228,7 @@ class Endings:
         if user_id == proposal.proposer_id:
             raise CallOffUnavailable(N_("It's for the other player to answer your proposal."))
         if not agree:
-            await self._store.calloffs.drop(game_id)
+            await self._calloff_store.drop(game_id)
             return game
 
         def decide(game: Game, now: float) -> Game:
@@ -238,5 +239,5 @@ class Endings:
             return rules.end(game, Result.ABANDONED, None, now)
 
         ended = await self._end(game_id, guild_id, None, decide)
-        await self._store.calloffs.drop(game_id)
+        await self._calloff_store.drop(game_id)
         return ended

@@ -40,14 +40,14 @@ from bot.errors import (
     RematchUnavailable,
 )
 from bot.i18n import N_
-from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Result
+from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Ping, Result
 from bot.service import ai, rules, writes
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
 from bot.service.endings import Endings
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.service.pings import Ping, TurnPings, turn_over
+from bot.service.pings import TurnPings
 from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
 from bot.service.rematches import Rematched, Rematches
@@ -56,7 +56,7 @@ from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.service.threads import NewThreads
 from bot.service.upkeep import Upkeep, monotonic_for
-from bot.service.writes import TIME_RAN_OUT
+from bot.service.writes import TIME_RAN_OUT, turn_over
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 

@@ -19,7 +19,7 @@ from bot.models import Change, GuildSettings
 from bot.refs import Channel
 from bot.service import rules
 from bot.service.config import ServiceConfig
-from bot.store import LimitReached, Store
+from bot.store import GuildStore, LimitReached, Store
 from bot.tunables import BOUNDS, BY_NAME, SERVER
 
 __all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Guilds", "read_duration"]
@@ -34,6 +34,7 @@ _SWITCHES = {"reviews", "turn_pings"}
 class Guilds:
     def __init__(self, store: Store, config: ServiceConfig, clock: Callable[[], float]) -> None:
         self._store = store
+        self._guild_store = GuildStore(store.db)
         self._config = config
         self._clock = clock
 
@@ -43,7 +44,7 @@ class Guilds:
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings as they apply now."""
-        overrides, channels = await self._store.guilds.settings(guild_id)
+        overrides, channels = await self._guild_store.settings(guild_id)
         return self._resolve(overrides, channels)
 
     def _resolve(self, overrides: Mapping[str, Any], channels: tuple[int, ...]) -> GuildSettings:
@@ -70,7 +71,7 @@ class Guilds:
         """
         for name, value in changes.items():
             _check(name, value)
-        overrides, channels = await self._store.guilds.settings(guild_id)
+        overrides, channels = await self._guild_store.settings(guild_id)
         before = self._resolve(overrides, channels)
         if reset:
             overrides, channels = {}, ()
@@ -106,7 +107,7 @@ class Guilds:
         for switch in _SWITCHES:
             if overrides.get(switch) is not None:
                 overrides[switch] = int(bool(overrides[switch]))
-        await self._store.guilds.put_settings(guild_id, overrides, stored, self._clock())
+        await self._guild_store.put_settings(guild_id, overrides, stored, self._clock())
         return Change(before, self._resolve(overrides, stored))
 
     async def too_many(
@@ -119,10 +120,10 @@ class Guilds:
 
     async def set_challenges(self, guild_id: int, user_id: int, allowed: bool) -> None:
         """Turn challenges to ``user_id`` in this server on or off."""
-        await self._store.guilds.set_challenge_block(guild_id, user_id, not allowed, self._clock())
+        await self._guild_store.set_challenge_block(guild_id, user_id, not allowed, self._clock())
 
     async def accepts_challenges(self, guild_id: int, user_id: int) -> bool:
-        return not await self._store.guilds.blocks_challenges(guild_id, user_id)
+        return not await self._guild_store.blocks_challenges(guild_id, user_id)
 
 
 _SETTING_NAMES = {f.name for f in fields(GuildSettings)} - {"channels"}

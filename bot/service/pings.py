@@ -24,10 +24,11 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.models import Change, Game, GameStatus
+from bot.models import Change, Game, GameStatus, Ping, StandingPing
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
-from bot.store import StandingPing, Store, TurnState
+from bot.service.writes import turn_over
+from bot.store import PingStore, Store, TurnState
 
 __all__ = [
     "GRACE",
@@ -36,9 +37,7 @@ __all__ = [
     "Choices",
     "Due",
     "Kind",
-    "Ping",
     "Recorded",
-    "StandingPing",
     "TurnPings",
     "due",
     "grace",
@@ -60,15 +59,6 @@ class Kind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Ping:
-    """A ping message standing (or just sent) for a game."""
-
-    game_id: int
-    channel_id: int
-    message_id: int
-
-
-@dataclass(frozen=True, slots=True)
 class Recorded:
     """What became of a ping just sent: ``won`` (it is its game's ping now), and the
     ping it replaced (to delete); if it lost (to one of a higher rank, or the game moved
@@ -82,15 +72,6 @@ def ping_of(standing: StandingPing | None) -> Ping | None:
     if standing is None:
         return None
     return Ping(standing.game_id, standing.channel_id, standing.message_id)
-
-
-def turn_over(game: Game, standing: StandingPing | None) -> Ping | None:
-    """``standing``, ``game``'s ping, if its turn is over (the game moved on or ended)."""
-    if game.is_bot_game or standing is None:
-        return None
-    if game.is_live and standing.move_no == game.move_no:
-        return None
-    return ping_of(standing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +157,7 @@ class TurnPings:
         self, store: Store, config: ServiceConfig, clock: Callable[[], float], guilds: Guilds
     ) -> None:
         self._store = store
+        self._ping_store = PingStore(store.db)
         self._config = config
         self._clock = clock
         self._guilds = guilds
@@ -187,7 +169,7 @@ class TurnPings:
         sweep_interval = self._config.sweep_interval
         # Coarse bounds, to keep the rows few: no grace is under MIN_GRACE, and no
         # reminder comes more than REMINDER_LEAD plus a sweep before its deadline.
-        waiting = await self._store.pings.waiting(
+        waiting = await self._ping_store.waiting(
             now,
             now - MIN_GRACE,
             now + REMINDER_LEAD + sweep_interval,
@@ -214,35 +196,35 @@ class TurnPings:
         ping = StandingPing(
             game.id, game.channel_id, message_id, player, game.move_no, item.reminder
         )
-        claim = await self._store.pings.claim(ping, lambda old: outranks(ping, old))
+        claim = await self._ping_store.claim(ping, lambda old: outranks(ping, old))
         return Recorded(claim.won, ping_of(claim.replaced))
 
     async def standing(self, game: Game) -> Ping | None:
         """``game``'s standing ping if its turn is over (the game moved on or ended)."""
         if game.is_bot_game:
             return None
-        return turn_over(game, await self._store.pings.get(game.id))
+        return turn_over(game, await self._ping_store.get(game.id))
 
     async def forget(self, game_id: int, message_id: int) -> None:
         """Forget a ping whose message Discord deleted or no longer knows."""
-        await self._store.pings.forget(game_id, message_id)
+        await self._ping_store.forget(game_id, message_id)
 
     async def refused(self, game: Game) -> None:
         """The channel refused ``game``'s ping: not again in this turn."""
-        await self._store.pings.refuse(game.id, game.move_no)
+        await self._ping_store.refuse(game.id, game.move_no)
 
     async def stale(self) -> list[tuple[int, int, int, int]]:
         """(game, channel, message, guild) of pings whose turn is over, in this
         process's servers: each to delete, then ``forget``."""
-        return await self._store.pings.stale(shards=self._config.shards)
+        return await self._ping_store.stale(shards=self._config.shards)
 
     async def set_choice(self, guild_id: int, user_id: int, on: bool) -> None:
         """The member's turn notifications in this server, on or off."""
-        await self._store.pings.set_member_choice(guild_id, user_id, on, self._clock())
+        await self._ping_store.set_member_choice(guild_id, user_id, on, self._clock())
 
     async def choice(self, guild_id: int, user_id: int) -> bool | None:
         """The member's own choice here (None: they follow the server's default)."""
-        return await self._store.pings.member_choice(guild_id, user_id)
+        return await self._ping_store.member_choice(guild_id, user_id)
 
     async def choices(
         self,

@@ -23,7 +23,7 @@ from bot.refs import Places
 from bot.service.config import ServiceConfig
 from bot.service.endings import may_stop
 from bot.service.rules import STOP_COMMAND, place_of
-from bot.store import LiveGames, Store
+from bot.store import LiveGames, PrivacyStore, Store
 
 __all__ = ["CONFIRM_SECONDS", "LINKED_GAMES", "Privacy"]
 
@@ -94,6 +94,7 @@ def _guild_refusal(games: Sequence[Game], asker: Asker) -> GamesInTheWay:
 class Privacy:
     def __init__(self, store: Store, config: ServiceConfig, clock: Callable[[], float]) -> None:
         self._store = store
+        self._privacy_store = PrivacyStore(store.db)
         self._config = config
         self._clock = clock
 
@@ -101,7 +102,7 @@ class Privacy:
 
     async def member_data(self, guild_id: int, user_id: int) -> MemberData:
         """What an erasure would take; GamesInTheWay while the member plays a live game."""
-        data, live = await self._store.privacy.member_data(guild_id, user_id)
+        data, live = await self._privacy_store.member_data(guild_id, user_id)
         if live:
             raise _member_refusal(live)
         return data
@@ -113,7 +114,7 @@ class Privacy:
         their pending challenges as withdrawn, whose messages need redrawing.
         GamesInTheWay, erasing nothing, while they play a live game there."""
         try:
-            erased = await self._store.privacy.erase_member(guild_id, user_id)
+            erased = await self._privacy_store.erase_member(guild_id, user_id)
         except LiveGames as refused:
             raise _member_refusal(refused.games) from None
         withdrawn = tuple(_without(challenge, user_id) for challenge in erased.withdrawn)
@@ -134,7 +135,7 @@ class Privacy:
         /tictactoe-stop only if ``user_id`` (a moderator or not) may stop them all."""
         _check_manager(may_manage)
         asker = (user_id, is_moderator)
-        data, live = await self._store.privacy.guild_data(guild_id)
+        data, live = await self._privacy_store.guild_data(guild_id)
         if live:
             raise _guild_refusal(live, asker)
         return data
@@ -153,7 +154,7 @@ class Privacy:
         _check_manager(may_manage)
         asker = (user_id, is_moderator)
         try:
-            return await self._store.privacy.erase_guild(guild_id)
+            return await self._privacy_store.erase_guild(guild_id)
         except LiveGames as refused:
             raise _guild_refusal(refused.games, asker) from None
 

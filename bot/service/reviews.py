@@ -29,7 +29,7 @@ from bot.service import ai
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.pool import Cost, SearchPool
-from bot.store import Store
+from bot.store import ReviewStore, Store
 from engine.analysis import Review, Slip
 
 __all__ = ["REVIEW_VERSION", "Reviews", "decode", "encode"]
@@ -79,6 +79,7 @@ class Reviews:
         guilds: Guilds,
     ) -> None:
         self._store = store
+        self._review_store = ReviewStore(store.db)
         self._guilds = guilds
         self._config = config
         self._clock = clock
@@ -161,7 +162,7 @@ class Reviews:
         return game
 
     async def _without_search(self, game: Game) -> tuple[Game, Review] | None:
-        stored = await self._store.reviews.get(game.id)
+        stored = await self._review_store.get(game.id)
         found = None if stored is None else decode(stored)
         if found is not None:
             return game, found
@@ -173,11 +174,11 @@ class Reviews:
     async def _kept(self, game_id: int, review: Review) -> Review:
         """Store ``review`` unless a current one is stored already (then that one wins),
         replacing an older version's; return the one stored."""
-        stored = await self._store.reviews.get(game_id)
+        stored = await self._review_store.get(game_id)
         found = None if stored is None else decode(stored)
         if found is not None:
             return found
-        kept = await self._store.reviews.put(game_id, encode(review), replacing=stored)
+        kept = await self._review_store.put(game_id, encode(review), replacing=stored)
         return decode(kept) or review
 
     async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
@@ -185,13 +186,13 @@ class Reviews:
         seconds = self._config.review_cooldown if seconds is None else seconds
         now = self._clock()
         until = now + max(0.0, seconds)
-        running = await self._store.reviews.claim_cooldown(guild_id, user_id, now, until)
+        running = await self._review_store.claim_cooldown(guild_id, user_id, now, until)
         if running is not None:
             raise ReviewCooldown(running)
         return until
 
     async def _release_cooldown(self, guild_id: int, user_id: int, until: float) -> None:
-        await self._store.reviews.release_cooldown(guild_id, user_id, until, self._clock())
+        await self._review_store.release_cooldown(guild_id, user_id, until, self._clock())
 
     async def _compute(self, game: Game) -> Review:
         """Search in the pool (Busy if its reviews queue is full), store, return the stored."""

@@ -8,7 +8,7 @@ from bot.service import rules
 from bot.service.challenges import Challenges
 from bot.service.guilds import Guilds
 from bot.service.replies import BotReplies
-from bot.store import LimitReached, Store
+from bot.store import GuildStore, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["NewThreads"]
@@ -19,6 +19,7 @@ class NewThreads:
         self, store: Store, guilds: Guilds, challenges: Challenges, replies: BotReplies
     ) -> None:
         self._store = store
+        self._guild_store = GuildStore(store.db)
         self._guilds = guilds
         self._challenges = challenges
         self._replies = replies
@@ -59,7 +60,7 @@ class NewThreads:
         settings = await self._guilds.get(guild_id)
         rules.check_allowed_channel(settings, parent_id)
         try:
-            await self._store.guilds.check_places(
+            await self._guild_store.check_places(
                 guild_id,
                 (user_id,),
                 per_member=settings.games_per_member,

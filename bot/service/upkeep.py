@@ -24,7 +24,7 @@ from bot.models import Challenge, Game, Result
 from bot.service import rules, writes
 from bot.service.config import ServiceConfig
 from bot.service.locks import KeyedLocks
-from bot.store import LiveGames, Pruned, Store
+from bot.store import LiveGames, PingStore, PrivacyStore, Pruned, Store, UpkeepStore
 
 __all__ = ["ALLOWANCE", "Upkeep"]
 
@@ -59,6 +59,9 @@ class Upkeep:
         locks: KeyedLocks,
     ) -> None:
         self._store = store
+        self._ping_store = PingStore(store.db)
+        self._privacy_store = PrivacyStore(store.db)
+        self._upkeep_store = UpkeepStore(store.db)
         self._config = config
         self._clock = clock
         self._monotonic = monotonic
@@ -97,7 +100,7 @@ class Upkeep:
         return await self._resume(now, lambda _last: shift, "the clock jumped")
 
     async def _resume(self, now: float, decide: Callable[[float | None], float], why: str) -> float:
-        shift = await self._store.upkeep.resume(self.keys, now, decide, self._config.shards)
+        shift = await self._upkeep_store.resume(self.keys, now, decide, self._config.shards)
         if shift > 0:
             log.info("Turn clocks and challenges moved on by %.0f s: %s", shift, why)
         return shift
@@ -125,21 +128,21 @@ class Upkeep:
         challenges are withdrawn, and its data is erased ``left_server_days`` later
         unless the bot comes back. Returns what ended (nothing to redraw: the bot can no
         longer reach the server)."""
-        await self._store.upkeep.leave(guild_id, self._clock())
+        await self._upkeep_store.leave(guild_id, self._clock())
         games, challenges = await self._close_down(guild_id)
         for game in games:  # their messages are out of reach: nothing is sent to delete them
-            await self._store.pings.drop(game.id)
+            await self._ping_store.drop(game.id)
         return games, challenges
 
     async def guild_back(self, guild_id: int) -> bool:
         """The bot is in the server (again): its data stays. Whether it had left."""
-        return await self._store.upkeep.back(guild_id)
+        return await self._upkeep_store.back(guild_id)
 
     async def _close_down(
         self, guild_id: int, channel_id: int | None = None
     ) -> tuple[list[Game], list[Challenge]]:
-        games = await self.end_unrated(await self._store.upkeep.live_games(guild_id, channel_id))
-        challenges = await self._store.upkeep.withdraw(guild_id, channel_id)
+        games = await self.end_unrated(await self._upkeep_store.live_games(guild_id, channel_id))
+        challenges = await self._upkeep_store.withdraw(guild_id, channel_id)
         return games, challenges
 
     async def channel_gone(
@@ -151,7 +154,7 @@ class Upkeep:
         is sent to a channel that no longer exists."""
         games, challenges = await self._close_down(guild_id, channel_id)
         for game_id in (*ended, *(game.id for game in games)):
-            await self._store.pings.drop(game_id)
+            await self._ping_store.drop(game_id)
         return games, challenges
 
     async def message_gone(
@@ -164,10 +167,10 @@ class Upkeep:
         shown = [g for g in view.games if g.message_id == message_id]
         games = await self.end_unrated(shown)
         for game in shown:
-            await self._store.upkeep.forget_message(game.id, message_id)
+            await self._upkeep_store.forget_message(game.id, message_id)
         challenges: list[Challenge] = []
         if any(c.message_id == message_id for c in view.challenges):
-            challenges = await self._store.upkeep.withdraw(guild_id, channel_id, message_id)
+            challenges = await self._upkeep_store.withdraw(guild_id, channel_id, message_id)
         return games, challenges
 
     # -- pruning --------------------------------------------------------------------------
@@ -191,7 +194,7 @@ class Upkeep:
         pruned = Pruned()
         if self.prunes:
             history = self._config.history_days
-            pruned = await self._store.upkeep.prune(
+            pruned = await self._upkeep_store.prune(
                 now,
                 challenges_before=now - CHALLENGES_KEPT,
                 pings_before=now - PINGS_KEPT,
@@ -205,7 +208,7 @@ class Upkeep:
 
     async def _erase_left(self, now: float, still_member: Callable[[int], bool]) -> list[int]:
         when = now - self._config.left_server_days * DAY
-        due = await self._store.upkeep.left_before(when, self._config.shards, LEFT_PER_ROUND)
+        due = await self._upkeep_store.left_before(when, self._config.shards, LEFT_PER_ROUND)
         erased = []
         for guild_id in due:
             if still_member(guild_id):
@@ -213,7 +216,7 @@ class Upkeep:
                 continue
             await self._close_down(guild_id)  # in case a game started meanwhile
             try:
-                await self._store.privacy.erase_guild(guild_id)
+                await self._privacy_store.erase_guild(guild_id)
             except LiveGames:
                 continue  # a game started again in between: next round
             log.info("Erased the data of server %s, which the bot left", guild_id)

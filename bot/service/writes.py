@@ -13,10 +13,10 @@ from collections.abc import Mapping
 
 from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
 from bot.i18n import N_
-from bot.models import Game, PlayerRow, Result, Settlement
+from bot.models import Game, Ping, PlayerRow, Result, Settlement, StandingPing
 from bot.service import rules
 from bot.service.settlement import settle
-from bot.store import StandingPing, Store
+from bot.store import Store
 
 __all__ = [
     "TIME_RAN_OUT",
@@ -24,6 +24,7 @@ __all__ = [
     "load_game",
     "load_game_and_ping",
     "settle_if_overdue",
+    "turn_over",
     "write",
 ]
 
@@ -42,7 +43,7 @@ async def load_game_and_ping(
     store: Store, game_id: int, guild_id: int | None = None, message_id: int | None = None
 ) -> tuple[Game, StandingPing | None]:
     """``load_game``, and the game's standing turn ping, read in the same statement."""
-    game, standing = await store.pings.with_game(game_id)
+    game, standing = await store.game_and_ping(game_id)
     return _checked(game, guild_id, message_id), standing
 
 
@@ -85,6 +86,16 @@ async def settle_if_overdue(store: Store, game: Game, now: float) -> None:
         if written is None:
             written = await load_game(store, game.id)  # settled elsewhere meanwhile
         raise GameOver(TIME_RAN_OUT, game=written)
+
+
+def turn_over(game: Game, standing: StandingPing | None) -> Ping | None:
+    """``standing``, ``game``'s turn ping, if its turn is over (the game moved on or
+    ended): the ping a move made stale, to delete."""
+    if game.is_bot_game or standing is None:
+        return None
+    if game.is_live and standing.move_no == game.move_no:
+        return None
+    return Ping(standing.game_id, standing.channel_id, standing.message_id)
 
 
 def _checked(game: Game | None, guild_id: int | None, message_id: int | None) -> Game:

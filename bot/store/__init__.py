@@ -10,10 +10,12 @@ statements' placeholders as PostgreSQL takes them), ``migrate`` and ``pg_migrate
 process looks after), ``upkeep`` (liveness, servers left, pruning).
 """
 
-from bot.store.calloffs import CallOff
+from bot.models import StandingPing
+from bot.store.calloffs import CallOff, CallOffStore
+from bot.store.guilds import GuildStore
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
-from bot.store.pings import Claim, StandingPing, TurnState
-from bot.store.privacy import LiveGames
+from bot.store.pings import Claim, PingStore, TurnState
+from bot.store.privacy import LiveGames, PrivacyStore
 from bot.store.refusals import (
     CHALLENGE_ACTION,
     ChannelTaken,
@@ -22,24 +24,31 @@ from bot.store.refusals import (
     PendingTaken,
     RematchTaken,
 )
+from bot.store.reviews import ReviewStore
 from bot.store.store import ChannelView, Store
-from bot.store.upkeep import Pruned
+from bot.store.upkeep import Pruned, UpkeepStore
 
 __all__ = [
     "CHALLENGE_ACTION",
     "DEFAULT_MIGRATIONS_DIR",
     "CallOff",
+    "CallOffStore",
     "ChannelTaken",
     "ChannelView",
     "Claim",
     "CoolingDown",
+    "GuildStore",
     "LimitReached",
     "LiveGames",
     "PendingTaken",
+    "PingStore",
+    "PrivacyStore",
     "Pruned",
     "RematchTaken",
+    "ReviewStore",
     "StandingPing",
     "Store",
     "TurnState",
+    "UpkeepStore",
     "split_statements",
 ]

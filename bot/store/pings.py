@@ -13,19 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.models import Game, Shards
+from bot.models import Game, Shards, StandingPing
 from bot.store.backend import Database, Unchanged
-from bot.store.rows import G_GAME_COLUMNS, GAME_WIDTH, IS_ACTIVE, Row, game_from_row
+from bot.store.rows import (
+    G_GAME_COLUMNS,
+    GAME_WIDTH,
+    IS_ACTIVE,
+    PING_COLUMNS,
+    Row,
+    game_from_row,
+    standing_from_row,
+)
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 
 __all__ = ["Claim", "PingStore", "StandingPing", "TurnState"]
 
-_COLUMNS = "game_id, channel_id, message_id, user_id, move_no, reminder"
+_COLUMNS = PING_COLUMNS
 STANDING = f"SELECT {_COLUMNS} FROM turn_pings WHERE game_id = ?"
-GAME_AND_STANDING = (
-    f"SELECT {G_GAME_COLUMNS}, {', '.join('t.' + c for c in _COLUMNS.split(', '))}"
-    " FROM games AS g LEFT JOIN turn_pings AS t ON t.game_id = g.id WHERE g.id = ?"
-)
 GAME_STATE = f"SELECT move_no, {IS_ACTIVE} FROM games WHERE id = ?"
 UPSERT = (
     f"INSERT INTO turn_pings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
@@ -87,16 +91,6 @@ def stale(shards: Shards | None = None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class StandingPing:
-    game_id: int
-    channel_id: int
-    message_id: int
-    user_id: int
-    move_no: int
-    reminder: bool
-
-
-@dataclass(frozen=True, slots=True)
 class TurnState:
     """A waiting member game and what decides whether its player is due a ping."""
 
@@ -116,10 +110,6 @@ class Claim:
 
     won: bool
     replaced: StandingPing | None = None
-
-
-def _standing(row: Row) -> StandingPing:
-    return StandingPing(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
 
 
 def _turn_state(row: Row) -> TurnState:
@@ -154,16 +144,7 @@ class PingStore:
 
     async def get(self, game_id: int) -> StandingPing | None:
         rows = await self._db.run_alone(STANDING, (game_id,))
-        return _standing(rows[0]) if rows else None
-
-    async def with_game(self, game_id: int) -> tuple[Game | None, StandingPing | None]:
-        """The game and its standing ping (if any), in one statement."""
-        rows = await self._db.run_alone(GAME_AND_STANDING, (game_id,))
-        if not rows:
-            return None, None
-        row = rows[0]
-        ping = _standing(row[GAME_WIDTH:]) if row[GAME_WIDTH] is not None else None
-        return game_from_row(row[:GAME_WIDTH]), ping
+        return standing_from_row(rows[0]) if rows else None
 
     async def claim(
         self, ping: StandingPing, outranks: Callable[[StandingPing | None], bool]
@@ -175,7 +156,7 @@ class PingStore:
             game_rows, standing_rows = rows
             if not game_rows or not game_rows[0][1] or game_rows[0][0] != ping.move_no:
                 raise Unchanged()
-            old = _standing(standing_rows[0]) if standing_rows else None
+            old = standing_from_row(standing_rows[0]) if standing_rows else None
             if not outranks(old):
                 raise Unchanged()
             values = (

@@ -16,6 +16,7 @@ from bot.models import (
     Record,
     Result,
     Settlement,
+    StandingPing,
 )
 from engine import Mark
 
@@ -29,6 +30,7 @@ __all__ = [
     "IS_ENDED",
     "IS_LIVE",
     "IS_PENDING",
+    "PING_COLUMNS",
     "PLAYER_COLUMNS",
     "Row",
     "challenge_from_row",
@@ -41,6 +43,7 @@ __all__ = [
     "player_from_row",
     "player_values",
     "rated_values",
+    "standing_from_row",
     "status_is",
 ]
 
@@ -53,6 +56,8 @@ GAME_COLUMNS = (
     " turn_seconds, locale, x_rating_before, x_rating_after, o_rating_before, o_rating_after"
 )
 G_GAME_COLUMNS = ", ".join("g." + column.strip() for column in GAME_COLUMNS.split(","))
+PING_COLUMNS = "game_id, channel_id, message_id, user_id, move_no, reminder"
+"""A turn ping's row (``standing_from_row``), in the turn_pings table."""
 """GAME_COLUMNS of a query that names the games table ``g``."""
 GAME_WIDTH = len(GAME_COLUMNS.split(","))
 """How many values GAME_COLUMNS gives: where a game's row ends in a longer one."""
@@ -259,3 +264,8 @@ def challenge_values(c: Challenge) -> tuple[Any, ...]:
 def player_from_row(row: Row, rank: int | None = None) -> PlayerRow:
     """A ``PlayerRow`` from the values of PLAYER_COLUMNS, in that order."""
     return PlayerRow(float(row[0]), row[1], Record(row[2], row[3], row[4]), row[5], row[6], rank)
+
+
+def standing_from_row(row: Row) -> StandingPing:
+    """A turn ping from its ``PING_COLUMNS``."""
+    return StandingPing(row[0], row[1], row[2], row[3], row[4], bool(row[5]))

@@ -10,12 +10,14 @@ from __future__ import annotations
 from bot.models import Shards
 from bot.store.rows import (
     CHALLENGE_COLUMNS,
+    G_GAME_COLUMNS,
     GAME_COLUMNS,
     IS_ACTIVE,
     IS_BOT_TO_MOVE,
     IS_ENDED,
     IS_LIVE,
     IS_PENDING,
+    PING_COLUMNS,
     PLAYER_COLUMNS,
 )
 from bot.store.shards import owned
@@ -31,6 +33,10 @@ SET_META = (
 # -- games -------------------------------------------------------------------------------
 
 GET_GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+GAME_AND_PING = (
+    f"SELECT {G_GAME_COLUMNS}, {', '.join('t.' + c for c in PING_COLUMNS.split(', '))}"
+    " FROM games AS g LEFT JOIN turn_pings AS t ON t.game_id = g.id WHERE g.id = ?"
+)
 INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, channel_slot, message_id, x_id, o_id,"
     " bot_level, width, height, k, moves, move_no, status, result, winner_id,"

@@ -34,15 +34,13 @@ from bot.models import (
     Record,
     Settlement,
     Shards,
+    StandingPing,
 )
 from bot.store import sql
 from bot.store.backend import POSTGRES_SCHEMES, Database, Statement, Unchanged, UniqueViolation
-from bot.store.calloffs import CallOffStore
-from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL, GuildStore
+from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL
 from bot.store.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
-from bot.store.pings import PingStore
 from bot.store.postgres import PostgresDatabase
-from bot.store.privacy import PrivacyStore
 from bot.store.refusals import (
     CHALLENGE_ACTION,
     ChannelTaken,
@@ -50,8 +48,8 @@ from bot.store.refusals import (
     PendingTaken,
     RematchTaken,
 )
-from bot.store.reviews import ReviewStore
 from bot.store.rows import (
+    GAME_WIDTH,
     Row,
     challenge_from_row,
     challenge_values,
@@ -61,10 +59,10 @@ from bot.store.rows import (
     player_values,
     rated_values,
     save_values,
+    standing_from_row,
 )
 from bot.store.shards import owned_values
 from bot.store.sqlite import SqliteDatabase
-from bot.store.upkeep import UpkeepStore
 
 __all__ = ["ChannelView", "Store"]
 
@@ -85,17 +83,10 @@ class Store:
     """
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        self.db = db  # the engine: each feature's queries (``PingStore(store.db)``) run on it
         self.engine: str = db.engine  # "sqlite" or "postgresql"
         self.location: str = db.location
         self.schema_version: int = db.schema_version
-        # The newer tables, each behind a store of its own on the same connection.
-        self.guilds = GuildStore(db)  # settings, allowed channels, cooldowns, consent
-        self.pings = PingStore(db)  # turn notifications
-        self.reviews = ReviewStore(db)  # reviews of ended games
-        self.privacy = PrivacyStore(db)  # erasure on request
-        self.calloffs = CallOffStore(db)  # proposals to end a rated game unrated
-        self.upkeep = UpkeepStore(db)  # liveness, servers left, pruning
 
     @classmethod
     async def open(
@@ -130,42 +121,51 @@ class Store:
 
     async def close(self) -> None:
         """Close once the call in progress is done (a transaction always runs to its end)."""
-        await self._db.close()
+        await self.db.close()
 
     # -- meta and diagnostics ---------------------------------------------------------------
 
     async def get_meta(self, key: str) -> str | None:
-        rows = await self._db.run_alone(sql.GET_META, (key,))
+        rows = await self.db.run_alone(sql.GET_META, (key,))
         return rows[0][0] if rows else None
 
     async def set_meta(self, key: str, value: str) -> None:
-        await self._db.run_alone(sql.SET_META, (key, value))
+        await self.db.run_alone(sql.SET_META, (key, value))
 
     async def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: "ok", or the problems found, one per line.
         PostgreSQL checks its own pages; it answers "ok"."""
         if self.engine != "sqlite":
             return "ok"
-        rows = await self._db.run_alone("PRAGMA integrity_check")
+        rows = await self.db.run_alone("PRAGMA integrity_check")
         return "\n".join(str(row[0]) for row in rows)
 
     async def settings(self) -> dict[str, int | str]:
         """The engine's settings the store manages, for logs and tests (SQLite: its
         PRAGMAs, synchronous by name; PostgreSQL: version, synchronous_commit, isolation)."""
-        return await self._db.diagnostics()
+        return await self.db.diagnostics()
 
     async def trace(self, callback: Callable[[str], object] | None) -> None:
         """SQLite only: have ``callback`` called (on the database thread) with every
         statement the connection runs, parameters filled in; None stops. For tests."""
-        if not isinstance(self._db, SqliteDatabase):
+        if not isinstance(self.db, SqliteDatabase):
             raise NotImplementedError("tracing is for SQLite only")
-        await self._db.set_trace_callback(callback)
+        await self.db.set_trace_callback(callback)
 
     # -- games ------------------------------------------------------------------------------
 
     async def get_game(self, game_id: int) -> Game | None:
-        rows = await self._db.run_alone(sql.GET_GAME, (game_id,))
+        rows = await self.db.run_alone(sql.GET_GAME, (game_id,))
         return game_from_row(rows[0]) if rows else None
+
+    async def game_and_ping(self, game_id: int) -> tuple[Game | None, StandingPing | None]:
+        """The game and its standing turn ping (if any), in one statement."""
+        rows = await self.db.run_alone(sql.GAME_AND_PING, (game_id,))
+        if not rows:
+            return None, None
+        row = rows[0]
+        ping = standing_from_row(row[GAME_WIDTH:]) if row[GAME_WIDTH] is not None else None
+        return game_from_row(row[:GAME_WIDTH]), ping
 
     async def insert_game(
         self, game: Game, *, exclusive: bool, per_member: int, per_server: int
@@ -180,22 +180,22 @@ class Store:
         async def body(_opened: list[list[Row]]) -> Game:
             return await self._insert_game(game, exclusive, per_member, per_server)
 
-        return await self._db.transaction(body, lock=game.guild_id)
+        return await self.db.transaction(body, lock=game.guild_id)
 
     async def _insert_game(
         self, game: Game, exclusive: bool, per_member: int, per_server: int
     ) -> Game:
         """The body of a transaction that inserts ``game`` with its places."""
-        slot, seats = await claim_places(self._db, game, per_member, per_server)
+        slot, seats = await claim_places(self.db, game, per_member, per_server)
         values = new_game_values(game, 0 if exclusive else None, slot)
         try:
-            (row,) = await self._db.run(sql.INSERT_GAME, values)
+            (row,) = await self.db.run(sql.INSERT_GAME, values)
         except UniqueViolation as error:
             if error.index == "games_live_per_channel":
                 raise ChannelTaken(str(error)) from error
             raise
         stored = game_from_row(row)
-        await self._db.batch(seat_rows(stored, seats))
+        await self.db.batch(seat_rows(stored, seats))
         return stored
 
     async def save_game(self, new: Game, expected: Game) -> bool:
@@ -203,7 +203,7 @@ class Store:
         ``expected``'s move number and status (else False, changing nothing). One
         statement in autocommit; a game's end goes through ``end_game`` instead.
         """
-        return bool(await self._db.run_alone(sql.SAVE_GAME, save_values(new, expected)))
+        return bool(await self.db.run_alone(sql.SAVE_GAME, save_values(new, expected)))
 
     async def end_game(
         self,
@@ -243,29 +243,29 @@ class Store:
                 user, level, record = settlement.bot_record
                 added = (record.wins, record.losses, record.draws)
                 writes.append((sql.ADD_BOT_RECORD, (new.guild_id, user, level, *added)))
-            await self._db.batch(writes)
+            await self.db.batch(writes)
 
         try:
-            await self._db.transaction(body, first=first, lock=new.guild_id, durable=True)
+            await self.db.transaction(body, first=first, lock=new.guild_id, durable=True)
         except Unchanged:
             return False
         return True
 
     async def set_game_message(self, game_id: int, message_id: int) -> bool:
         """Remember the message showing the game's board; False if there is no such game."""
-        return bool(await self._db.run_alone(sql.SET_GAME_MESSAGE, (message_id, game_id)))
+        return bool(await self.db.run_alone(sql.SET_GAME_MESSAGE, (message_id, game_id)))
 
     async def live_games(self, guild_id: int, channel_id: int) -> list[Game]:
         """The channel's live games, newest first."""
         return [
             game_from_row(r)
-            for r in await self._db.run_alone(sql.LIVE_GAMES, (guild_id, channel_id))
+            for r in await self.db.run_alone(sql.LIVE_GAMES, (guild_id, channel_id))
         ]
 
     async def live_games_of(self, guild_id: int, *members: int) -> dict[int, list[Game]]:
         """Each member's live games in a guild (the ones holding their seats), oldest
         first, in one statement."""
-        rows = await self._db.run_alone(live_games_of(len(members)), (guild_id, *members))
+        rows = await self.db.run_alone(live_games_of(len(members)), (guild_id, *members))
         found: dict[int, list[Game]] = {member: [] for member in members}
         for row in rows:
             found[row[0]].append(game_from_row(row[1:]))
@@ -274,37 +274,37 @@ class Store:
     async def games_bot_to_move(self, shards: Shards | None = None) -> list[Game]:
         """Games waiting for the bot's move (after a crash, say), oldest first; with
         ``shards``, only in the servers they own (see ``bot.models.Shards``)."""
-        rows = await self._db.run_alone(sql.games_bot_to_move(shards), owned_values(shards))
+        rows = await self.db.run_alone(sql.games_bot_to_move(shards), owned_values(shards))
         return [game_from_row(r) for r in rows]
 
     async def overdue_games(self, now: float, shards: Shards | None = None) -> list[Game]:
         """Active games whose turn deadline is at or before ``now``, by deadline; with
         ``shards``, only in the servers they own."""
-        rows = await self._db.run_alone(sql.overdue_games(shards), (now, *owned_values(shards)))
+        rows = await self.db.run_alone(sql.overdue_games(shards), (now, *owned_values(shards)))
         return [game_from_row(r) for r in rows]
 
     async def history(self, guild_id: int, user_id: int | None, limit: int) -> list[Game]:
         """Ended (finished or abandoned) games of a guild, or of one member in it, newest first."""
         if user_id is None:
-            rows = await self._db.run_alone(sql.GUILD_HISTORY, (guild_id, limit))
+            rows = await self.db.run_alone(sql.GUILD_HISTORY, (guild_id, limit))
         else:
             parameters = (guild_id, user_id, guild_id, user_id, limit)
-            rows = await self._db.run_alone(sql.MEMBER_HISTORY, parameters)
+            rows = await self.db.run_alone(sql.MEMBER_HISTORY, parameters)
         return [game_from_row(r) for r in rows]
 
     # -- challenges -------------------------------------------------------------------------
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        rows = await self._db.run_alone(sql.GET_CHALLENGE, (challenge_id,))
+        rows = await self.db.run_alone(sql.GET_CHALLENGE, (challenge_id,))
         return challenge_from_row(rows[0]) if rows else None
 
     async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
         """The channel's live games (newest first) and its pending challenges not yet past
         expiry. Two reads, not one snapshot: it is the service's check before it starts
         something, and the unique index on live games guards the start itself."""
-        async with self._db.shared():
-            games = await self._db.run(sql.LIVE_GAMES, (guild_id, channel_id))
-            challenges = await self._db.run(sql.PENDING_CHALLENGES, (guild_id, channel_id, now))
+        async with self.db.shared():
+            games = await self.db.run(sql.LIVE_GAMES, (guild_id, channel_id))
+            challenges = await self.db.run(sql.PENDING_CHALLENGES, (guild_id, channel_id, now))
         return ChannelView(
             tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
         )
@@ -327,30 +327,30 @@ class Store:
         async def body(opened: list[list[Row]]) -> Challenge:
             claimed = bool(opened[0])
             if not claimed and not exempt:
-                (until,) = (await self._db.run(COOLDOWN_UNTIL, claim[:4]))[0]
+                (until,) = (await self.db.run(COOLDOWN_UNTIL, claim[:4]))[0]
                 raise CoolingDown(float(until))
             values = challenge_values(replace(c, pinged=claimed))
-            (row,) = await self._db.run(sql.INSERT_CHALLENGE, values)
+            (row,) = await self.db.run(sql.INSERT_CHALLENGE, values)
             return challenge_from_row(row)
 
         try:
-            return await self._db.transaction(body, first=first)
+            return await self.db.transaction(body, first=first)
         except UniqueViolation as error:
             if error.index == "challenges_pending_per_rematch":
                 raise RematchTaken() from error
             if error.index != "challenges_pending_per_challenger":
                 raise
-        rows = await self._db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
+        rows = await self.db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
         raise PendingTaken(challenge_from_row(rows[0]) if rows else None)
 
     async def pending_rematch(self, game_id: int) -> Challenge | None:
         """The game's pending rematch, if one is (expired or not)."""
-        rows = await self._db.run_alone(sql.PENDING_REMATCH, (game_id,))
+        rows = await self.db.run_alone(sql.PENDING_REMATCH, (game_id,))
         return challenge_from_row(rows[0]) if rows else None
 
     async def has_rematch(self, game_id: int) -> bool:
         """Whether a challenge was ever a rematch of the game."""
-        return bool(await self._db.run_alone(sql.HAS_REMATCH, (game_id,)))
+        return bool(await self.db.run_alone(sql.HAS_REMATCH, (game_id,)))
 
     async def set_challenge_message(
         self, challenge_id: int, message_id: int, expires_at: float
@@ -358,13 +358,13 @@ class Store:
         """Remember the message showing the challenge, and set its expiry; False if there
         is no such challenge."""
         row = (message_id, expires_at, challenge_id)
-        return bool(await self._db.run_alone(sql.SET_CHALLENGE_MESSAGE, row))
+        return bool(await self.db.run_alone(sql.SET_CHALLENGE_MESSAGE, row))
 
     async def answer_challenge(
         self, challenge_id: int, status: ChallengeStatus, now: float
     ) -> Challenge | None:
         """Move a pending, unexpired challenge to ``status``; None if it was not (any more)."""
-        rows = await self._db.run_alone(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))
+        rows = await self.db.run_alone(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))
         return challenge_from_row(rows[0]) if rows else None
 
     async def accept_challenge(
@@ -389,18 +389,18 @@ class Store:
             if not opened[0]:
                 raise Unchanged
             stored = await self._insert_game(game, exclusive, per_member, per_server)
-            (answered,) = await self._db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
+            (answered,) = await self.db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
             return challenge_from_row(answered), stored
 
         try:
-            return await self._db.transaction(body, first=first, lock=game.guild_id)
+            return await self.db.transaction(body, first=first, lock=game.guild_id)
         except Unchanged:
             return None
 
     async def expire_challenge(self, challenge_id: int, now: float) -> bool:
         """Expire one pending challenge if it is past its expiry (others wait for the sweep,
         which redraws their messages); False if it was not."""
-        rows = await self._db.run_alone(sql.EXPIRE_CHALLENGE, (challenge_id, now))
+        rows = await self.db.run_alone(sql.EXPIRE_CHALLENGE, (challenge_id, now))
         return bool(rows)
 
     async def expire_challenges(self, now: float, shards: Shards | None = None) -> list[Challenge]:
@@ -411,11 +411,11 @@ class Store:
         on every sweep for nothing, holding up other processes' writers meanwhile.
         """
         owned = owned_values(shards)
-        async with self._db.shared():
-            if not await self._db.run(sql.any_challenge_due(shards), (now, *owned)):
+        async with self.db.shared():
+            if not await self.db.run(sql.any_challenge_due(shards), (now, *owned)):
                 return []
             expired = ChallengeStatus.EXPIRED.value
-            rows = await self._db.run(sql.expire_challenges(shards), (expired, now, *owned))
+            rows = await self.db.run(sql.expire_challenges(shards), (expired, now, *owned))
         return sorted(map(challenge_from_row, rows), key=lambda c: c.id)
 
     # -- players ----------------------------------------------------------------------------
@@ -432,19 +432,19 @@ class Store:
         async def body(opened: list[list[Row]]) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
             ((total,),) = opened[0]
             offset = offset_for(total)
-            rows = await self._db.run(sql.LEADERBOARD_PAGE, (guild_id, per_page, offset))
+            rows = await self.db.run(sql.LEADERBOARD_PAGE, (guild_id, per_page, offset))
             entries = [(r[0], player_from_row(r[1:], offset + i + 1)) for i, r in enumerate(rows)]
             return total, offset, entries
 
         first = [(sql.RANKED_PLAYERS, (guild_id,))]
-        return await self._db.transaction(body, first=first, snapshot=True)
+        return await self.db.transaction(body, first=first, snapshot=True)
 
     async def player(self, guild_id: int, user_id: int) -> PlayerRow:
         """A member's row with their leaderboard rank (defaults if they never played)."""
-        rows = await self._db.run_alone(sql.PLAYER, (guild_id, user_id))
+        rows = await self.db.run_alone(sql.PLAYER, (guild_id, user_id))
         return player_from_row(rows[0], rows[0][7]) if rows else PlayerRow()
 
     async def bot_records(self, guild_id: int, user_id: int) -> list[LevelRecord]:
         """A member's results against each bot level they played, by level name."""
-        rows = await self._db.run_alone(sql.BOT_RECORDS, (guild_id, user_id))
+        rows = await self.db.run_alone(sql.BOT_RECORDS, (guild_id, user_id))
         return [LevelRecord(r[0], Record(r[1], r[2], r[3])) for r in rows]

@@ -24,7 +24,7 @@ from bot.errors import StorageError
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.service import GameService
 from bot.service.pings import Due, Kind
-from bot.store import DEFAULT_MIGRATIONS_DIR, Store
+from bot.store import DEFAULT_MIGRATIONS_DIR, PingStore, PrivacyStore, Store
 from bot.store.copy import CopyRefused, copy_database, copy_order
 from bot.store.migrate import find_migrations
 from tests.pgtools import read_rows
@@ -139,11 +139,11 @@ async def views(service: GameService, store: Store, p: Played) -> dict[str, Any]
         "pending": await service.challenges.get(p.pending.id),
         "settings": await service.guilds.get(GUILD),
         "dave_open": await service.guilds.accepts_challenges(GUILD, DAVE),
-        "ping": await store.pings.get(p.active.id),
+        "ping": await PingStore(store.db).get(p.active.id),
         "bob_notified": await service.pings.choice(GUILD, BOB),
         "review": await service.reviews.at_once(p.won.id),
-        "member_data": await store.privacy.member_data(GUILD, ALICE),  # live games too
-        "guild_data": await store.privacy.guild_data(GUILD),
+        "member_data": await PrivacyStore(store.db).member_data(GUILD, ALICE),  # live games too
+        "guild_data": await PrivacyStore(store.db).guild_data(GUILD),
         "meta": await store.get_meta("commands"),
     }
 

@@ -11,21 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from bot.models import First, Game, GameStatus
+from bot.models import First, Game, GameStatus, Ping, StandingPing
 from bot.service import GameService
 from bot.service.pings import (
     GRACE,
     REMINDER_LEAD,
     Due,
     Kind,
-    Ping,
     due,
     grace,
     ping_of,
     reminder_at,
 )
-from bot.store import Store, TurnState
-from bot.store.pings import StandingPing
+from bot.store import PingStore, Store, TurnState
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
 
@@ -272,7 +270,7 @@ async def test_an_older_move_never_replaces_a_newer_one(service: GameService, st
     assert (await pings.record(as_due(moved), 602)).won
     late = await pings.record(as_due(game), 601)  # the ping for move 0, sent late
     assert not late.won and late.replaced is None, "the sender deletes its own message"
-    standing = await store.pings.get(game.id)
+    standing = await PingStore(store.db).get(game.id)
     assert standing is not None and standing.message_id == 602
 
 
@@ -286,7 +284,7 @@ async def test_the_reminder_outranks_the_turns_first_ping_in_either_order(
         b = await pings.record(as_due(game, not first_reminder), 800 + first_reminder)
         assert a.won
         assert b.won is (not first_reminder), "only the reminder replaces the first ping"
-        standing = await store.pings.get(game.id)
+        standing = await PingStore(store.db).get(game.id)
         assert standing is not None and standing.reminder
         assert not (await pings.record(as_due(game, True), 900)).won
 
@@ -299,7 +297,7 @@ async def test_racing_claims_leave_exactly_the_highest_rank(
     outcomes = await asyncio.gather(
         *(pings.record(as_due(game, i % 2 == 1), 1000 + i) for i in range(10))
     )
-    standing = await store.pings.get(game.id)
+    standing = await PingStore(store.db).get(game.id)
     assert standing is not None and standing.reminder
     winners = [1000 + i for i, claim in enumerate(outcomes) if claim.won]
     assert standing.message_id in winners
@@ -330,7 +328,7 @@ async def test_two_processes_racing_keep_one_ping(
         )
         assert not claims[0].won and not claims[3].won
         assert claims[2].won
-        standing = await second.pings.get(game.id)
+        standing = await PingStore(second.db).get(game.id)
         assert standing is not None and (standing.message_id, standing.move_no) == (3, 1)
         await one.close()
         await two.close()

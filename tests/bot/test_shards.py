@@ -25,10 +25,11 @@ from bot.models import (
     Result,
     Settlement,
     Shards,
+    StandingPing,
 )
 from bot.service.pings import outranks
 from bot.service.rules import is_abort
-from bot.store import StandingPing, Store
+from bot.store import PingStore, Store
 from bot.store.shards import owned, owned_named, owned_names, owned_values
 from engine import Mark
 
@@ -113,7 +114,7 @@ async def populate(store: Store) -> World:
         world.reminder[high] = (await insert(new_game(high, turn_deadline=NOW + 50))).id
         game = await insert(new_game(high))
         ping = StandingPing(game.id, CHANNEL, 9000 + high, ALICE, 0, False)
-        assert (await store.pings.claim(ping, functools.partial(outranks, ping))).won
+        assert (await PingStore(store.db).claim(ping, functools.partial(outranks, ping))).won
         ended = dataclasses.replace(
             game,
             moves=(0, 3, 1, 4, 2),
@@ -146,9 +147,9 @@ async def test_each_once_only_query_finds_exactly_the_owned_servers(
     assert {g.id for g in await store.overdue_games(NOW, shards)} == ids_in(world.overdue, mine)
     owed = await store.games_bot_to_move(shards)
     assert {g.id for g in owed} == ids_in(world.bot_to_move, mine)
-    waiting = await store.pings.waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
+    waiting = await PingStore(store.db).waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
     assert {s.game.id for s in waiting} == ids_in(world.reminder, mine)
-    stale = await store.pings.stale(shards=shards)
+    stale = await PingStore(store.db).stale(shards=shards)
     assert {row[0] for row in stale} == ids_in(world.left_behind, mine)
 
     expired = await store.expire_challenges(NOW, shards)

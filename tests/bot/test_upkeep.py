@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ChallengeNotFound, GameNotFound
-from bot.models import ChallengeStatus, First, GameStatus, Result, Shards
+from bot.models import ChallengeStatus, First, GameStatus, Result, Shards, StandingPing
 from bot.service import GameService
 from bot.service.pings import outranks
 from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
 from bot.settings import Settings, SettingsError
-from bot.store import StandingPing, Store
+from bot.store import CallOffStore, PingStore, ReviewStore, Store
 from bot.store import upkeep as upkeep_sql
 from tests.pgtools import read_rows
 
@@ -208,11 +208,11 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
 
     game = await member_game(service, CAROL, DAVE)
     standing = StandingPing(game.id, CHANNEL, 903, CAROL, 0, False)
-    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
+    assert (await PingStore(store.db).claim(standing, functools.partial(outranks, standing))).won
     pending = await service.challenges.create(GUILD, CHANNEL + 1, ALICE, BOB)
     games, challenges = await service.upkeep.channel_gone(GUILD, CHANNEL)
     assert [g.id for g in games] == [game.id] and challenges == []
-    assert await store.pings.get(game.id) is None  # forgotten, never sent to
+    assert await PingStore(store.db).get(game.id) is None  # forgotten, never sent to
     assert (await store.get_challenge(pending.id)).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
     assert (await store.player(GUILD, CAROL)).rated_games == 0
 
@@ -230,14 +230,14 @@ async def test_pruning_in_batches(
     )
     old = await member_game(service)  # rated, with a review and a ping left behind
     standing = StandingPing(old.id, CHANNEL, 800, ALICE, 0, False)
-    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
+    assert (await PingStore(store.db).claim(standing, functools.partial(outranks, standing))).won
     await play_out(service, old, [4, 0])  # both moved: rated
     await service.endings.forfeit(old.id, BOB)
-    await store.reviews.put(old.id, "{}")
+    await ReviewStore(store.db).put(old.id, "{}")
     declined = await service.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
     await service.challenges.decline(declined.id, DAVE)
     stale = await member_game(service, DAVE, CAROL, channel=CHANNEL + 1)
-    await store.calloffs.propose(stale.id, DAVE, 0, clock.now)
+    await CallOffStore(store.db).propose(stale.id, DAVE, 0, clock.now)
     await service.move(stale.id, DAVE, 4, 0)  # the proposal no longer holds
     assert await count(db_target, "cooldowns") == 3
 
@@ -246,7 +246,7 @@ async def test_pruning_in_batches(
         service, await member_game(service, ALICE, BOB, channel=CHANNEL + 2), [4, 0]
     )
     await service.endings.forfeit(recent.id, ALICE)
-    await store.reviews.put(recent.id, "{}")
+    await ReviewStore(store.db).put(recent.id, "{}")
     fresh = await service.challenges.create(GUILD, CHANNEL + 3, ALICE, CAROL)
     await service.challenges.decline(fresh.id, CAROL)
 
@@ -256,10 +256,10 @@ async def test_pruning_in_batches(
     assert pruned.cooldowns == 2 and pruned.challenges == 3
     assert pruned.reviews == 1 and pruned.pings == 1 and pruned.calloffs == 1
     assert pruned.games == (1 if history_days else 0)
-    assert await store.reviews.get(recent.id) == "{}"
+    assert await ReviewStore(store.db).get(recent.id) == "{}"
     assert (await store.get_challenge(fresh.id)) is not None
     assert (await store.get_game(old.id) is None) == bool(history_days)
-    assert await store.calloffs.get(stale.id) is None
+    assert await CallOffStore(store.db).get(stale.id) is None
     # Ratings and records stay whatever happens to the games.
     assert (await store.player(GUILD, ALICE)).rated_games == 2
     assert (await store.player(GUILD, BOB)).rated_games == 2
