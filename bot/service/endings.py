@@ -1,9 +1,10 @@
-"""Ending a game before it is played out: forfeits, stops and calling a game off.
+"""Ending a game before it is played out: forfeits and stops (calling a game off, which
+ends it too: ``bot.service.calloffs``).
 
 No escape from a rated loss: a player who stops a rated game (between members) once both
 players have moved loses it by forfeit. It ends unrated ("abandoned") when a moderator
 who is not playing in it stops it, when both players agree (one proposes calling it off,
-the other accepts: ``propose_calloff``/``agree``), and, however it ends, before both
+the other accepts: ``CallOffs``), and, however it ends, before both
 players moved (an abort: ``rules.is_abort``). A proposal holds only at the move it was
 made at, so it cannot be accepted after the position changed for the worse.
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.errors import (
-    CallOffUnavailable,
     ConfirmationExpired,
     GameNotFound,
     GameOver,
@@ -27,13 +27,13 @@ from bot.errors import (
     StaleBoard,
 )
 from bot.i18n import N_
-from bot.models import CallOff, Game, Result
+from bot.models import Game, Result
 from bot.refs import Member
 from bot.service import rules, writes
 from bot.service.locks import KeyedLocks
-from bot.store import CallOffStore, Store
+from bot.store import Store
 
-__all__ = ["FORFEIT_CONFIRM_SECONDS", "CallOff", "Endings", "may_stop"]
+__all__ = ["FORFEIT_CONFIRM_SECONDS", "Endings", "may_stop"]
 
 FORFEIT_CONFIRM_SECONDS = 60.0
 """How long the question "Forfeit this game?" may be answered (and only at its move)."""
@@ -49,11 +49,10 @@ def may_stop(game: Game, user_id: int, *, is_moderator: bool) -> bool:
 class Endings:
     def __init__(self, store: Store, locks: KeyedLocks, clock: Callable[[], float]) -> None:
         self._store = store
-        self._calloff_store = CallOffStore(store.db)
         self._locks = locks
         self._clock = clock
 
-    async def _end(
+    async def end(
         self,
         game_id: int,
         guild_id: int | None,
@@ -131,7 +130,7 @@ class Endings:
                 )
             return rules.end(game, Result.FORFEIT, mark, now)
 
-        return await self._end(game_id, guild_id, move_no, decide, message_id)
+        return await self.end(game_id, guild_id, move_no, decide, message_id)
 
     async def stop(
         self,
@@ -173,71 +172,4 @@ class Endings:
                 )
             return rules.end(game, Result.ABANDONED, None, now)
 
-        return await self._end(target.id, guild_id, move_no, decide)
-
-    async def propose_calloff(
-        self, game_id: int, user_id: int, guild_id: int | None
-    ) -> tuple[Game, CallOff | None]:
-        """Record ``user_id``'s proposal to end the game unrated: the game as it stands,
-        and the lapsed proposal it replaced (its message to delete), if any. One stands
-        per game: CallOffUnavailable while one made at this move waits for its answer."""
-        game = await writes.load_game(self._store, game_id, guild_id)
-        if not game.is_live:
-            raise GameOver()
-        if user_id not in game.human_ids:
-            raise NotAPlayer()
-        if not rules.loses_rating(game):
-            unrated = N_(
-                "Ending this game costs no rating: /{command} ends it.", command=rules.STOP_COMMAND
-            )
-            raise CallOffUnavailable(unrated)
-        lapsed = await self._calloff_store.get(game_id)
-        if not await self._calloff_store.propose(game_id, user_id, game.move_no, self._clock()):
-            raise CallOffUnavailable(
-                N_("A proposal to call this game off is already waiting for an answer.")
-            )
-        if lapsed is not None and lapsed.message_id is None:
-            lapsed = None
-        return game, lapsed
-
-    async def lapsed_calloffs(self) -> list[tuple[CallOff, int]]:
-        """Proposals that lapsed (their game moved on or ended), with their channel: each
-        message to delete, then ``forget_calloff``."""
-        return await self._calloff_store.lapsed()
-
-    async def forget_calloff(self, proposal: CallOff) -> None:
-        await self._calloff_store.drop_exact(proposal)
-
-    async def set_calloff_message(self, game_id: int, proposer_id: int, message_id: int) -> None:
-        await self._calloff_store.set_message(game_id, proposer_id, message_id)
-
-    async def answer_calloff(
-        self, game_id: int, user_id: int, agree: bool, guild_id: int | None
-    ) -> Game:
-        """The other player agrees (the game ends unrated) or plays on (the proposal goes).
-
-        CallOffUnavailable if there is no proposal, the game moved on since it was made,
-        or ``user_id`` is not the player it was put to.
-        """
-        proposal = await self._calloff_store.get(game_id)
-        if proposal is None:
-            raise CallOffUnavailable(N_("There's no proposal to call this game off any more."))
-        game = await writes.load_game(self._store, game_id, guild_id)
-        if user_id not in game.human_ids:
-            raise NotAPlayer()
-        if user_id == proposal.proposer_id:
-            raise CallOffUnavailable(N_("It's for the other player to answer your proposal."))
-        if not agree:
-            await self._calloff_store.drop(game_id)
-            return game
-
-        def decide(game: Game, now: float) -> Game:
-            if game.move_no != proposal.move_no:
-                raise CallOffUnavailable(
-                    N_("The game moved on since that proposal; the player can ask again.")
-                )
-            return rules.end(game, Result.ABANDONED, None, now)
-
-        ended = await self._end(game_id, guild_id, None, decide)
-        await self._calloff_store.drop(game_id)
-        return ended
+        return await self.end(target.id, guild_id, move_no, decide)

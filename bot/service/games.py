@@ -42,6 +42,7 @@ from bot.errors import (
 from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Ping, Result
 from bot.service import ai, rules, writes
+from bot.service.calloffs import CallOffs
 from bot.service.challenges import Challenges
 from bot.service.config import ServiceConfig
 from bot.service.endings import Endings
@@ -109,6 +110,7 @@ class GameService:
         self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
         self.endings = Endings(store, self._locks, clock)
+        self.calloffs = CallOffs(store, self.endings, clock)
         self.pings = TurnPings(store, config, clock, self.guilds)
         self.reviews = Reviews(store, config, clock, self._pool, self.guilds)
         self.threads = NewThreads(store, self.guilds, self.challenges, self.replies)

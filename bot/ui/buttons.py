@@ -277,7 +277,7 @@ class Buttons:
         """Ask the other player, by a new message that pings only them, to call it off."""
         service = self._service
         user = interaction.user.id
-        game, lapsed = await service.endings.propose_calloff(click.game, user, interaction.guild_id)
+        game, lapsed = await service.calloffs.propose(click.game, user, interaction.guild_id)
         if lapsed is not None:  # made at an earlier move: its message goes
             self._boards.notices.lapsed(lapsed, game.channel_id)
         other = game.o_id if user == game.x_id else game.x_id
@@ -291,13 +291,13 @@ class Buttons:
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
         )
-        await service.endings.set_calloff_message(game.id, user, message.id)
+        await service.calloffs.set_message(game.id, user, message.id)
 
     async def answer_calloff(
         self, interaction: discord.Interaction, click: ids.CalloffAnswer
     ) -> None:
         agree = click.agree
-        game = await self._service.endings.answer_calloff(
+        game = await self._service.calloffs.answer(
             click.game, interaction.user.id, agree, interaction.guild_id
         )
         text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))

@@ -137,7 +137,7 @@ class Notices:
             await self._tidy_stale(await service.pings.stale(), deleted)
         finally:
             self._deleted = None
-        for proposal, channel_id in await service.endings.lapsed_calloffs():
+        for proposal, channel_id in await service.calloffs.lapsed():
             self._queue_lapsed(proposal, channel_id)
         for item in await service.pings.due():
             self._queue_ping(item)
@@ -207,7 +207,7 @@ class Notices:
 
         async def work() -> None:
             if await self._delete_message(channel_id, message_id, "call-off proposal"):
-                await self._service.endings.forget_calloff(proposal)
+                await self._service.calloffs.forget(proposal)
 
         self._outbox.submit(key, work)
 

@@ -95,7 +95,7 @@ async def fill(service: GameService, store: Store) -> Played:
     assert claim.won
     await service.pings.set_choice(GUILD, BOB, False)
     await service.pings.refused(active)  # as if its channel had refused the reminder
-    await service.endings.propose_calloff(active.id, ALICE, GUILD)
+    await service.calloffs.propose(active.id, ALICE, GUILD)
     pending = await service.challenges.create(GUILD, CHANNEL + 3, BOB, CAROL)
     declined = await service.challenges.create(GUILD, CHANNEL, DAVE, BOB)
     await service.challenges.decline(declined.id, BOB)

@@ -290,30 +290,30 @@ async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -
 
 async def test_calling_off_needs_both_players(fair: GameService) -> None:
     game = (await fair.move((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)).game
-    endings = fair.endings
+    calloffs = fair.calloffs
     with pytest.raises(CallOffUnavailable, match="costs no rating"):  # an abort, still
-        await endings.propose_calloff(game.id, BOB, GUILD)
+        await calloffs.propose(game.id, BOB, GUILD)
     game = (await fair.move(game.id, BOB, 0, 1)).game
     with pytest.raises(NotAPlayer):
-        await endings.propose_calloff(game.id, CAROL, GUILD)
+        await calloffs.propose(game.id, CAROL, GUILD)
     with pytest.raises(CallOffUnavailable, match="no proposal"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
-    await endings.propose_calloff(game.id, BOB, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
+    await calloffs.propose(game.id, BOB, GUILD)
     with pytest.raises(CallOffUnavailable, match="other player"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
     with pytest.raises(NotAPlayer):
-        await endings.answer_calloff(game.id, CAROL, True, GUILD)
+        await calloffs.answer(game.id, CAROL, True, GUILD)
     # Playing on drops it; a new proposal lapses once a move is made.
-    assert (await endings.answer_calloff(game.id, ALICE, False, GUILD)).is_live
+    assert (await calloffs.answer(game.id, ALICE, False, GUILD)).is_live
     with pytest.raises(CallOffUnavailable, match="no proposal"):
-        await endings.answer_calloff(game.id, ALICE, True, GUILD)
-    await endings.propose_calloff(game.id, ALICE, GUILD)
+        await calloffs.answer(game.id, ALICE, True, GUILD)
+    await calloffs.propose(game.id, ALICE, GUILD)
     game = (await fair.move(game.id, ALICE, 1, 2)).game
     with pytest.raises(CallOffUnavailable, match="moved on"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live
-    await endings.propose_calloff(game.id, BOB, GUILD)
-    ended = await endings.answer_calloff(game.id, ALICE, True, GUILD)
+    await calloffs.propose(game.id, BOB, GUILD)
+    ended = await calloffs.answer(game.id, ALICE, True, GUILD)
     assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
     for member in (ALICE, BOB):
         stats = await fair.stats.player_stats(GUILD, member)
