@@ -33,7 +33,7 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("translation", ("/bot/i18n.py", "/babel/", "/gettext.py")),
-    ("routing and admission", ("/bot/ui/buttons.py", "/bot/ui/gate.py")),
+    ("routing and admission", ("/bot/ui/router.py", "/bot/ui/gate.py")),
     ("rendering (views, text)", ("/bot/ui/",)),
     ("service (rules of play)", ("/bot/service/",)),
     ("store (main thread's side)", ("/bot/store/", "/aiosqlite/", "/sqlite3/")),

@@ -8,12 +8,14 @@ takes from the entry point only to hand it to ``GameService``).
 """
 
 from bot.models import Ping
+from bot.service.app import GameService
 from bot.service.config import ServiceConfig
 from bot.service.endings import may_stop
-from bot.service.games import TIME_RAN_OUT, GameService, Moved, Rematched
-from bot.service.guilds import read_duration
-from bot.service.pings import GRACE, Choices, Due, Recorded
+from bot.service.games import TIME_RAN_OUT, Moved
+from bot.service.guilds import Choices, read_duration
+from bot.service.pings import GRACE, Due, Recorded
 from bot.service.privacy import CONFIRM_SECONDS
+from bot.service.rematches import Rematched
 from bot.service.rules import is_abort, is_rated, loses_rating, rated_variant
 from bot.store import Store
 

@@ -1,4 +1,4 @@
-"""The game service: starting, playing, ending and sweeping games, and the bot's replies.
+"""Games: starting and playing them, the bot's replies, and settling overdue turns.
 
 The Discord layer calls these coroutines and turns their ``GameError``s into ephemeral
 answers. Nothing here keeps game state in memory: each operation loads the row, checks
@@ -12,56 +12,40 @@ Bot moves: a human move that leaves the bot to play is committed with status
 BOT_TO_MOVE, unless the reply is a table lookup (``BotReplies.is_inline``), which is
 committed with it. Otherwise the reply is computed in the search pool, outside any
 transaction and lock, and written by a second guarded write. A crash in between leaves a
-BOT_TO_MOVE game that ``start()`` completes before clicks are served (and ``sweep()``
-takes over if another process left it stranded). Each reply's rng is seeded from the
-game id and move number, so a game replays identically.
+BOT_TO_MOVE game that ``GameService.start()`` completes before clicks are served (and
+``settle_overdue()`` takes over if another process left it stranded). Each reply's rng
+is seeded from the game id and move number, so a game replays identically.
 
-Deadlines: every move gives the player now on move ``turn_timeout`` seconds. ``sweep()``
-ends overdue games (the player on move loses by TIMEOUT), and so does anything a user
-does to such a game, so the result does not depend on when the sweep runs.
+Deadlines: every move gives the player now on move ``turn_timeout`` seconds. The sweep
+(``settle_overdue``) ends overdue games (the player on move loses by TIMEOUT), and so
+does anything a user does to such a game, so the result does not depend on when the
+sweep runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import logging
 import random
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.errors import (
-    AlreadyPlaying,
-    ChannelBusy,
     GameNotFound,
     NotAPlayer,
-    RematchUnavailable,
 )
-from bot.i18n import N_
-from bot.models import DELETED_MEMBER, Challenge, First, Game, GameStatus, Ping, Result
-from bot.service import ai, rules, writes
-from bot.service.calloffs import CallOffs
-from bot.service.challenges import Challenges
+from bot.models import First, Game, GameStatus, Ping, Result
+from bot.service import rules, writes
 from bot.service.config import ServiceConfig
-from bot.service.endings import Endings
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.service.pings import TurnPings
-from bot.service.pool import SearchPool
-from bot.service.privacy import Privacy
-from bot.service.rematches import Rematched, Rematches
 from bot.service.replies import BotReplies
-from bot.service.reviews import Reviews
-from bot.service.stats import Stats
-from bot.service.threads import NewThreads
-from bot.service.upkeep import Upkeep, monotonic_for
 from bot.service.writes import TIME_RAN_OUT, turn_over
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
-__all__ = ["TIME_RAN_OUT", "GameService", "Moved", "Rematched"]
+__all__ = ["TIME_RAN_OUT", "Games", "Moved"]
 
 log = logging.getLogger(__name__)
 
@@ -81,75 +65,18 @@ class Moved:
     stale_ping: Ping | None
 
 
-class GameService:
-    """Games and the bot's moves; the parts (``challenges``, ``endings``, ``pings``, ...)
-    hold the rest, and their callers call them directly."""
+class Games:
+    """Games and the bot's moves. Set up by ``GameService`` (``bot.service.app``), which
+    gives it the parts it uses."""
 
-    def __init__(
-        self,
-        store: Store,
-        config: ServiceConfig | None = None,
-        *,
-        clock: Callable[[], float] = time.time,
-        executor: concurrent.futures.Executor | None = None,
-        rng: random.Random | None = None,
-        monotonic: Callable[[], float] | None = None,
-    ) -> None:
-        config = config if config is not None else ServiceConfig()
-        self._store = store
-        self.config = config
-        self._clock = clock
-        self._rng = rng if rng is not None else random.Random()
-        self._locks = KeyedLocks()
-        self._pool = SearchPool(config.ai_workers, executor)
-        self.replies = BotReplies(
-            self._pool, inline_cells=config.inline_cells, reply_seconds=config.reply_seconds
-        )
-        self.guilds = Guilds(store, config, clock)
-        self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
-        self.rematches = Rematches(self.challenges, store, clock)
-        self.stats = Stats(store)
-        self.endings = Endings(store, self._locks, clock)
-        self.calloffs = CallOffs(store, self.endings, clock)
-        self.pings = TurnPings(store, config, clock, self.guilds)
-        self.reviews = Reviews(store, config, clock, self._pool, self.guilds)
-        self.threads = NewThreads(store, self.guilds, self.challenges, self.replies)
-        self.privacy = Privacy(store, config, clock)
-        ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
-        self.upkeep = Upkeep(store, config, clock, ticks, self._locks)
-        self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
-
-    # -- life cycle ---------------------------------------------------------------------
-
-    async def start(self) -> list[Game]:
-        """Start the search pool, move turn clocks on by the time the bot was down
-        (``Upkeep.resume``), then finish bot moves owed since a crash (in this process's
-        servers, with ``config.shards``).
-
-        Returns the games whose owed move was completed, so their boards can be redrawn.
-        """
-        await self._pool.start()
-        await self.upkeep.resume()
-        if self.config.inline_cells:
-            ai.warm_up()  # builds the 3x3 tables here (~50 ms) before the first click
-        owed = await self._store.games_bot_to_move(self.config.shards)
-        results = await asyncio.gather(
-            *(self._bot_move(game) for game in owed), return_exceptions=True
-        )
-        completed: list[Game] = []
-        for game, result in zip(owed, results, strict=True):
-            if isinstance(result, BaseException):
-                log.error("Could not complete the bot's move in game %s", game.id, exc_info=result)
-            else:
-                completed.append(result)
-        return completed
-
-    async def close(self) -> None:
-        """Wait for bot moves and reviews in flight, then stop the search pool."""
-        while pending := [task for task in self._bot_tasks.values() if not task.done()]:
-            await asyncio.gather(*pending, return_exceptions=True)
-        await self.reviews.close()
-        await self._pool.close()
+    _store: Store
+    config: ServiceConfig
+    _clock: Callable[[], float]
+    _rng: random.Random
+    _locks: KeyedLocks
+    replies: BotReplies
+    guilds: Guilds
+    _bot_tasks: dict[int, asyncio.Task[Game | None]]
 
     # -- reading ------------------------------------------------------------------------
 
@@ -257,54 +184,6 @@ class GameService:
             raise NotAPlayer()
         return game
 
-    async def rematch(
-        self,
-        game_id: int,
-        user_id: int,
-        guild_id: int | None = None,
-        *,
-        locale: str | None = None,
-        parent_id: int | None = None,
-        on_slow: Callable[[], Awaitable[object]] | None = None,
-    ) -> Game | Challenge | Rematched:
-        """Play an ended game again with sides swapped, in the server's ``locale`` (by
-        default the old game's); ``parent_id``: the channel of the game's thread, if any;
-        ``on_slow``: as for ``start_bot_game``.
-
-        Against the bot: the new game at once. Between members: a challenge to the other
-        player, whose acceptance starts the game with sides swapped, or, if they already
-        asked for this rematch, their challenge accepted (``Rematches.rematch``).
-        """
-        game = await self.rematchable(game_id, user_id, guild_id)
-        if game.is_live:
-            raise RematchUnavailable(N_("Finish this game before asking for a rematch."))
-        active = await self.active_game(game.guild_id, game.channel_id)
-        if active is not None and (self.config.one_game_per_channel or user_id in active.human_ids):
-            raise RematchUnavailable(ChannelBusy(rules.place_of(active), game=active).message)
-        locale = locale or game.locale
-        try:
-            if game.is_bot_game:
-                assert game.bot_level is not None
-                return await self.start_bot_game(
-                    game.guild_id,
-                    game.channel_id,
-                    user_id,
-                    level=game.bot_level,
-                    width=game.width,
-                    height=game.height,
-                    k=game.k,
-                    first=First.ME if game.x_id is None else First.OPPONENT,
-                    rematch_of=game.id,
-                    locale=locale,
-                    parent_id=parent_id,
-                    on_slow=on_slow,
-                )
-            if DELETED_MEMBER in game.human_ids:
-                raise RematchUnavailable(N_("Your opponent in this game has erased their data."))
-            return await self.rematches.rematch(game, user_id, locale=locale, parent_id=parent_id)
-        except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
-            raise RematchUnavailable(error.message) from error
-
     # -- playing ------------------------------------------------------------------------
 
     async def move(
@@ -386,18 +265,11 @@ class GameService:
                 return written
             return await self._store.get_game(game.id)  # ended or done elsewhere meanwhile
 
-    async def sweep(self) -> tuple[list[Game], list[Challenge]]:
-        """Record the bot alive (``Upkeep.beat``), settle overdue turns (the player on
-        move loses by TIMEOUT), expire challenges, and complete bot moves a dead process
-        left owed. Returns what changed, so the
-        Discord layer can redraw those messages.
-
-        With ``config.shards``, only in this process's servers: each process sweeps its
-        own, so each game is swept by one (see ``bot.models.Shards`` for why not a
-        leader). Each game is settled by a guarded write of its own, so if the process
-        dies half-way, the games it had not reached stay overdue for its next sweep.
-        """
-        await self.upkeep.beat()  # first: a clock that jumped ahead moves deadlines on
+    async def settle_overdue(self) -> list[Game]:
+        """End overdue games (the player on move loses by TIMEOUT), and complete bot
+        moves a dead process left owed; each by a guarded write of its own, so if the
+        process dies half-way, the games it had not reached stay for its next sweep.
+        Returns the games changed. With ``config.shards``, in this process's servers."""
         now = self._clock()
         changed: list[Game] = []
         shards = self.config.shards
@@ -412,4 +284,4 @@ class GameService:
                     changed.append(await self._bot_move(game))
                 except Exception:
                     log.exception("Could not complete the bot's move in game %s", game.id)
-        return changed, await self.challenges.expire()
+        return changed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from bot.durations import parse_duration
@@ -22,13 +22,21 @@ from bot.service.config import ServiceConfig
 from bot.store import GuildStore, LimitReached, Store
 from bot.tunables import BOUNDS, BY_NAME, SERVER
 
-__all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Guilds", "read_duration"]
+__all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Choices", "Guilds", "read_duration"]
 
 MAX_CHANNELS = 25
 """Channels a server may list for games (a longer list is easier as "every channel")."""
 DURATIONS = frozenset(setting.name for setting in SERVER if not setting.whole)
 """The settings that are lengths of time (typed as ``90s``, ``5m``, ``1h30m``, ``1d``)."""
 _SWITCHES = {"reviews", "turn_pings"}
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """A member's choices in a server, as in force (their own, else the server's)."""
+
+    turn_pings: bool
+    challenges: bool
 
 
 class Guilds:
@@ -124,6 +132,39 @@ class Guilds:
 
     async def accepts_challenges(self, guild_id: int, user_id: int) -> bool:
         return not await self._guild_store.blocks_challenges(guild_id, user_id)
+
+    # -- a member's choices ---------------------------------------------------------------
+
+    async def set_turn_pings(self, guild_id: int, user_id: int, on: bool) -> None:
+        """The member's turn notifications in this server, on or off."""
+        await self._guild_store.set_member_choice(guild_id, user_id, on, self._clock())
+
+    async def turn_pings_of(self, guild_id: int, user_id: int) -> bool | None:
+        """The member's own choice of turn notifications here (None: the server's)."""
+        return await self._guild_store.member_choice(guild_id, user_id)
+
+    async def choices(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        turn_pings: bool | None = None,
+        challenges: bool | None = None,
+    ) -> Change[Choices]:
+        """The member's choices here before and after changing those given (None: kept)."""
+        chosen = await self.turn_pings_of(guild_id, user_id)
+        if chosen is None:
+            chosen = (await self.get(guild_id)).turn_pings
+        before = Choices(chosen, await self.accepts_challenges(guild_id, user_id))
+        if turn_pings is not None:
+            await self.set_turn_pings(guild_id, user_id, turn_pings)
+        if challenges is not None:
+            await self.set_challenges(guild_id, user_id, challenges)
+        after = Choices(
+            before.turn_pings if turn_pings is None else turn_pings,
+            before.challenges if challenges is None else challenges,
+        )
+        return Change(before, after)
 
 
 _SETTING_NAMES = {f.name for f in fields(GuildSettings)} - {"channels"}

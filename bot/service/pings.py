@@ -24,9 +24,8 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.models import Change, Game, GameStatus, Ping, StandingPing
+from bot.models import Game, GameStatus, Ping, StandingPing
 from bot.service.config import ServiceConfig
-from bot.service.guilds import Guilds
 from bot.service.writes import turn_over
 from bot.store import PingStore, Store, TurnState
 
@@ -34,7 +33,6 @@ __all__ = [
     "GRACE",
     "MIN_GRACE",
     "REMINDER_LEAD",
-    "Choices",
     "Due",
     "Kind",
     "Recorded",
@@ -144,23 +142,12 @@ def due(
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Choices:
-    """A member's choices in a server, as in force (their own, else the server's)."""
-
-    turn_pings: bool
-    challenges: bool
-
-
 class TurnPings:
-    def __init__(
-        self, store: Store, config: ServiceConfig, clock: Callable[[], float], guilds: Guilds
-    ) -> None:
+    def __init__(self, store: Store, config: ServiceConfig, clock: Callable[[], float]) -> None:
         self._store = store
         self._ping_store = PingStore(store.db)
         self._config = config
         self._clock = clock
-        self._guilds = guilds
 
     async def due(self) -> list[Due]:
         """The pings due now in this process's servers (all if the config has no
@@ -217,34 +204,3 @@ class TurnPings:
         """(game, channel, message, guild) of pings whose turn is over, in this
         process's servers: each to delete, then ``forget``."""
         return await self._ping_store.stale(shards=self._config.shards)
-
-    async def set_choice(self, guild_id: int, user_id: int, on: bool) -> None:
-        """The member's turn notifications in this server, on or off."""
-        await self._ping_store.set_member_choice(guild_id, user_id, on, self._clock())
-
-    async def choice(self, guild_id: int, user_id: int) -> bool | None:
-        """The member's own choice here (None: they follow the server's default)."""
-        return await self._ping_store.member_choice(guild_id, user_id)
-
-    async def choices(
-        self,
-        guild_id: int,
-        user_id: int,
-        *,
-        turn_pings: bool | None = None,
-        challenges: bool | None = None,
-    ) -> Change[Choices]:
-        """The member's choices here before and after changing those given (None: kept)."""
-        chosen = await self.choice(guild_id, user_id)
-        if chosen is None:
-            chosen = (await self._guilds.get(guild_id)).turn_pings
-        before = Choices(chosen, await self._guilds.accepts_challenges(guild_id, user_id))
-        if turn_pings is not None:
-            await self.set_choice(guild_id, user_id, turn_pings)
-        if challenges is not None:
-            await self._guilds.set_challenges(guild_id, user_id, challenges)
-        after = Choices(
-            before.turn_pings if turn_pings is None else turn_pings,
-            before.challenges if challenges is None else challenges,
-        )
-        return Change(before, after)

@@ -14,7 +14,7 @@ What it does, in order:
 1. Refuses (exit status 2, one line on stderr, nothing written anywhere) if the file is
    missing, is not an SQLite database or is another program's, or if any table of the
    PostgreSQL database holds a row: it never merges two databases.
-2. Opens both with ``Store.open``, as a bot start would: the SQLite file is migrated to
+2. Opens both with ``open_database``, as a bot start would: the SQLite file is migrated to
    the newest schema this code knows (the only change made to it), and so is the
    PostgreSQL database. It refuses unless both are then at the same schema version with
    the same tables and columns.
@@ -50,8 +50,8 @@ import asyncpg
 from bot.errors import StorageError
 from bot.settings import database_secrets
 from bot.store.backend import POSTGRES_SCHEMES
+from bot.store.opening import open_database
 from bot.store.postgres import without_password
-from bot.store.store import Store
 
 __all__ = ["CopyRefused", "CopyReport", "copy_database", "main"]
 
@@ -214,11 +214,11 @@ def select(table: Table) -> str:
 
 async def migrate(target: str | Path, migrations_dir: Path | None) -> int:
     """Open ``target`` as a bot start would (migrating it); its schema version."""
-    store = await Store.open(target, migrations_dir)
+    database = await open_database(target, migrations_dir)
     try:
-        return store.schema_version
+        return database.schema_version
     finally:
-        await store.close()
+        await database.close()
 
 
 async def copy_database(

@@ -42,6 +42,12 @@ PUT_SETTINGS = (
     f" VALUES (?, {', '.join('?' * len(OVERRIDES))}, ?) ON CONFLICT (guild_id) DO UPDATE SET "
     + ", ".join(f"{name} = excluded.{name}" for name in (*OVERRIDES, "updated_at"))
 )
+GET_PREF = "SELECT turn_pings FROM member_prefs WHERE guild_id = ? AND user_id = ?"
+PUT_PREF = (
+    "INSERT INTO member_prefs (guild_id, user_id, turn_pings, since) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (guild_id, user_id) DO UPDATE SET turn_pings = excluded.turn_pings,"
+    " since = excluded.since"
+)
 GET_CHANNELS = "SELECT channel_id FROM game_channels WHERE guild_id = ? ORDER BY channel_id"
 CLEAR_CHANNELS = "DELETE FROM game_channels WHERE guild_id = ?"
 ADD_CHANNEL = (
@@ -144,3 +150,11 @@ class GuildStore:
         claimed: the insert still claims, or refuses, in its own transaction."""
         async with self._db.shared():
             await check_places(self._db, guild_id, members, per_member, per_server)
+
+    async def member_choice(self, guild_id: int, user_id: int) -> bool | None:
+        """Whether the member chose turn notifications on or off here (None: never chose)."""
+        rows = await self._db.run_alone(GET_PREF, (guild_id, user_id))
+        return bool(rows[0][0]) if rows else None
+
+    async def set_member_choice(self, guild_id: int, user_id: int, on: bool, now: float) -> None:
+        await self._db.run_alone(PUT_PREF, (guild_id, user_id, int(on), now))

@@ -43,12 +43,6 @@ REFUSE = (
     "INSERT INTO ping_refusals (game_id, move_no) VALUES (?, ?)"
     " ON CONFLICT (game_id) DO UPDATE SET move_no = excluded.move_no"
 )
-GET_PREF = "SELECT turn_pings FROM member_prefs WHERE guild_id = ? AND user_id = ?"
-PUT_PREF = (
-    "INSERT INTO member_prefs (guild_id, user_id, turn_pings, since) VALUES (?, ?, ?, ?)"
-    " ON CONFLICT (guild_id, user_id) DO UPDATE SET turn_pings = excluded.turn_pings,"
-    " since = excluded.since"
-)
 
 
 def waiting(shards: Shards | None = None) -> str:
@@ -212,11 +206,3 @@ class PingStore:
         """(game id, channel id, message id, guild id) of pings whose turn is over."""
         rows = await self._db.run_alone(stale(shards), (*owned_values(shards), limit))
         return [(row[0], row[1], row[2], row[3]) for row in rows]
-
-    async def member_choice(self, guild_id: int, user_id: int) -> bool | None:
-        """Whether the member chose turn notifications on or off here (None: never chose)."""
-        rows = await self._db.run_alone(GET_PREF, (guild_id, user_id))
-        return bool(rows[0][0]) if rows else None
-
-    async def set_member_choice(self, guild_id: int, user_id: int, on: bool, now: float) -> None:
-        await self._db.run_alone(PUT_PREF, (guild_id, user_id, int(on), now))

@@ -37,10 +37,10 @@ from bot.models import (
     StandingPing,
 )
 from bot.store import sql
-from bot.store.backend import POSTGRES_SCHEMES, Database, Statement, Unchanged, UniqueViolation
+from bot.store.backend import Database, Statement, Unchanged, UniqueViolation
 from bot.store.guilds import CLAIM_COOLDOWN, COOLDOWN_UNTIL
 from bot.store.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
-from bot.store.postgres import PostgresDatabase
+from bot.store.opening import open_database
 from bot.store.refusals import (
     CHALLENGE_ACTION,
     ChannelTaken,
@@ -97,26 +97,10 @@ class Store:
         synchronous: str = "NORMAL",
         busy_timeout_ms: int = 10_000,
     ) -> Store:
-        """Open the database and apply pending migrations: PostgreSQL for a
-        ``postgresql://`` URL ``target`` (migrations/postgresql/), else the SQLite file at
-        ``target``, created with its folder if need be, with its PRAGMAs set (WAL,
-        ``synchronous``, foreign keys, busy timeout). ``busy_timeout_ms`` is PostgreSQL's
-        ``lock_timeout`` there.
-
-        StorageError if a migration fails (naming the file; the database stays as it was
-        before it), if the schema is newer than the newest migration known here (the file
-        is left untouched), or if the file cannot be opened or switched to WAL;
-        ValueError if ``synchronous`` is not NORMAL, FULL or EXTRA.
-        """
-        database: Database
-        if isinstance(target, str) and target.startswith(POSTGRES_SCHEMES):
-            database = await PostgresDatabase.open(
-                target, migrations_dir, synchronous=synchronous, lock_timeout_ms=busy_timeout_ms
-            )
-        else:
-            database = await SqliteDatabase.open(
-                target, migrations_dir, synchronous, busy_timeout_ms
-            )
+        """Open the database (``open_database``: its errors too) as the bot's store."""
+        database = await open_database(
+            target, migrations_dir, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms
+        )
         return cls(database)
 
     async def close(self) -> None:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Protocol
 
 import discord
 
 from bot.errors import GameError
-from bot.models import Challenge, Game, GameStatus
+from bot.models import Challenge, Game, GameStatus, Ping
 from bot.service import GameService, Moved
-from bot.ui.notices import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Notices, reachable
-from bot.ui.outbox import Outbox
+from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Outbox, reachable
 from bot.ui.views import board_view, challenge_mentions, challenge_view
 
 __all__ = ["Boards"]
@@ -50,15 +50,33 @@ def _view_and_mentions(
     return challenge_view(item), challenge_mentions(item)
 
 
+class StalePings(Protocol):
+    """Deleting a turn ping whose turn is over (``bot.ui.notices.Notices``)."""
+
+    async def delete_stale_ping(
+        self, game: Game, click: discord.Interaction | None = None
+    ) -> None: ...
+
+    def delete_known_ping(
+        self, game: Game, click: discord.Interaction | None, stale: Ping | None
+    ) -> None: ...
+
+
 class Boards:
-    def __init__(self, client: discord.Client, service: GameService, outbox: Outbox) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        service: GameService,
+        outbox: Outbox,
+        pings: StalePings,
+    ) -> None:
         self._client = client
         self._service = service
         self._outbox = outbox
         self.outbox = outbox  # the pace of whatever else the bot sends on its own
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
-        self.notices = Notices(client, service, outbox, self.queue_redraw)
+        self._pings = pings
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -223,12 +241,12 @@ class Boards:
         """After ``game`` changed (by ``click``, if a click did it): delete its turn
         notification if that turn is over (``bot.ui.notices``; the sweep sends them)."""
         if not game.is_bot_game:
-            await self.notices.delete_stale_ping(game, click)
+            await self._pings.delete_stale_ping(game, click)
 
     def delete_moved_ping(self, moved: Moved, click: discord.Interaction) -> None:
         """``delete_stale_ping`` after a move by ``click``, with the stale ping the move read."""
         if not moved.game.is_bot_game:
-            self.notices.delete_known_ping(moved.game, click, moved.stale_ping)
+            self._pings.delete_known_ping(moved.game, click, moved.stale_ping)
 
     def queue_redraw(self, item: Game | Challenge) -> None:
         """Redraw through the outbox: a later redraw of the same message supersedes it."""

@@ -36,10 +36,13 @@ from discord.ext import commands, tasks
 
 from bot.errors import GameError
 from bot.i18n import N_, Message
+from bot.models import Game
 from bot.service import GameService, ServiceConfig, Store
 from bot.settings import Settings
 from bot.ui.boards import Boards
-from bot.ui.buttons import Buttons
+from bot.ui.buttons import BoardButtons
+from bot.ui.calloff_buttons import CallOffButtons
+from bot.ui.challenge_buttons import ChallengeButtons
 from bot.ui.cogs.games import Games
 from bot.ui.cogs.help import Help
 from bot.ui.cogs.privacy import Privacy
@@ -48,8 +51,14 @@ from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
+from bot.ui.notices import Notices
 from bot.ui.outbox import Outbox, share_of_limit
+from bot.ui.preferences import PreferenceButtons
+from bot.ui.privacy_buttons import ForgetButtons
+from bot.ui.router import Router
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
+from bot.ui.stats_buttons import StatsButtons
+from bot.ui.threads import Threads
 
 __all__ = [
     "GameTree",
@@ -70,6 +79,24 @@ def _unusable(error: app_commands.TransformerError) -> Message:
             "{value} isn't a member of this server; pick a member from the list.", value=value
         )
     return N_("I can't use {value} for that option; pick it again.", value=value)
+
+
+def route_clicks(router: Router, service: GameService, boards: Boards, notices: Notices) -> Threads:
+    """Each feature registers its kinds of custom_id with ``router``; returns the threads'
+    offer, which ``/tictactoe``'s busy refusals show too."""
+    threads = Threads(service, boards)
+    features = (
+        BoardButtons(service, boards),
+        ChallengeButtons(service, boards),
+        CallOffButtons(service, boards, notices),
+        StatsButtons(service),
+        ForgetButtons(service, boards),
+        PreferenceButtons(service),
+        threads,
+    )
+    for feature in features:
+        feature.register(router)
+    return threads
 
 
 class GameTree(app_commands.CommandTree["TicTacToeBot"]):
@@ -131,7 +158,8 @@ class TicTacToeBot(commands.AutoShardedBot):
     service: GameService
     outbox: Outbox
     boards: Boards
-    buttons: Buttons
+    notices: Notices
+    router: Router
 
     def __init__(self, settings: Settings, store: Store, *, force_sync: bool = False) -> None:
         super().__init__(
@@ -168,15 +196,17 @@ class TicTacToeBot(commands.AutoShardedBot):
         )
         self.service = GameService(self.store, config)
         self.outbox = Outbox(share_of_limit(config.shards))
-        self.boards = Boards(self, self.service, self.outbox)
-        self.buttons = Buttons(self.service, self.boards, self.gate)
+        self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
+        self.boards = Boards(self, self.service, self.outbox, self.notices)
+        self.router = Router(self.gate)
+        threads = route_clicks(self.router, self.service, self.boards, self.notices)
         # start() finishes bot moves owed since a crash; their boards need redrawing.
         completed = await self.service.start()
         self._service_started = True
         for game in completed:
             self.boards.queue_redraw(game)
             await self.boards.delete_stale_ping(game)
-        games = Games(self.service, self.boards, self.buttons.threads)
+        games = Games(self.service, self.boards, threads)
         await self.add_cog(games)
         self.tree.add_command(games.menu)
         await self.add_cog(Help())
@@ -192,6 +222,10 @@ class TicTacToeBot(commands.AutoShardedBot):
                 watch_loop_lag(self.settings.lag_report), name="ttt-lag-monitor"
             )
         freeze_heap()
+
+    def _queue_redraw(self, game: Game) -> None:
+        """The notices' redraws go through the boards (made after them)."""
+        self.boards.queue_redraw(game)
 
     async def sync_commands(self) -> None:
         """Sync to the dev server every time; globally only if changed or forced. Only in
@@ -226,9 +260,9 @@ class TicTacToeBot(commands.AutoShardedBot):
     # -- what happens while running -------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction, /) -> None:
-        """Every button click goes to ``Buttons`` (every component the bot sees is its own)."""
+        """Every button click goes to the router (every component the bot sees is its own)."""
         if interaction.type is discord.InteractionType.component:
-            await self.buttons.handle(interaction)
+            await self.router.handle(interaction)
 
     async def on_message(self, message: discord.Message, /) -> None:
         """There are no prefix commands: messages are not even read."""
@@ -318,7 +352,7 @@ class TicTacToeBot(commands.AutoShardedBot):
                 await self.boards.delete_stale_ping(game)
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
-            await self.boards.notices.sweep()
+            await self.notices.sweep()
             # Pruning and erasing servers left long ago: no request to Discord.
             await self.service.upkeep.prune(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:

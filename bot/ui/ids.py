@@ -10,7 +10,7 @@ The wire format is fixed: boards posted by an older version stay on Discord, and
 buttons must keep working after an upgrade.
 
 The ids are parsed here rather than by discord.py's ``DynamicItem`` (whose ``template`` is
-the same idea): see ``bot.ui.buttons`` for why the bot routes clicks from one listener.
+the same idea): see ``bot.ui.router`` for why the bot routes clicks from one listener.
 """
 
 from __future__ import annotations

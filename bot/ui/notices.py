@@ -32,32 +32,17 @@ from bot.i18n import translator
 from bot.models import CallOff, Game
 from bot.service import Due, GameService, Ping
 from bot.ui import render
-from bot.ui.outbox import Outbox
+from bot.ui.outbox import UNKNOWN_CHANNEL, Outbox, reachable
 
 __all__ = [
     "BACKOFF",
     "MAX_BACKOFF",
     "TOKEN_MARGIN",
-    "UNKNOWN_CHANNEL",
-    "UNKNOWN_MESSAGE",
     "WARN_EVERY",
     "Notices",
-    "reachable",
 ]
 
 log = logging.getLogger(__name__)
-
-UNKNOWN_CHANNEL = 10003
-UNKNOWN_MESSAGE = 10008
-"""Discord's JSON error codes for a channel or message that does not exist (any more)."""
-
-
-def reachable(client: discord.Client, guild_id: int | None) -> bool:
-    """Whether anything may go to the server: one the bot is still in (once the guilds
-    are known). A channel backed off is the channel route's to check."""
-    gone = guild_id is not None and client.is_ready() and client.get_guild(guild_id) is None
-    return not gone
-
 
 TOKEN_MARGIN = 60.0
 """Seconds before a click's token expires from which it is no longer used."""

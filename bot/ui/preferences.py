@@ -1,6 +1,6 @@
 """A member's choices in a server, as ``/tictactoe-preferences`` answers them: each with a
 button beside it that switches it (``ids.Preference``), and the clicks on those buttons
-(routed here by ``bot.ui.buttons``).
+(routed here by ``bot.ui.router``).
 
 The answer is ephemeral, so only its member sees it; its buttons carry their id all the
 same, like an erasure's, and a click by anyone else (a forged one) is refused privately.
@@ -22,6 +22,7 @@ from bot.models import Change
 from bot.service import Choices, GameService
 from bot.ui import ids
 from bot.ui.gate import user_translator
+from bot.ui.router import Router
 from bot.ui.views import sections_view
 
 __all__ = [
@@ -89,10 +90,13 @@ def preferences_view(
 
 
 class PreferenceButtons:
-    """The clicks on the switches (routed here by ``bot.ui.buttons``)."""
+    """The clicks on the switches."""
 
     def __init__(self, service: GameService) -> None:
         self._service = service
+
+    def register(self, router: Router) -> None:
+        router.register(ids.Preference, self.switch)
 
     async def switch(self, interaction: discord.Interaction, click: ids.Preference) -> None:
         """Set the choice as the button says, in the clicked message's server, and redraw
@@ -101,11 +105,11 @@ class PreferenceButtons:
             raise GameError(N_("These are another member's choices; nothing was changed."))
         assert interaction.guild_id is not None  # the gate refuses DMs
         if click.choice == ids.PINGS:
-            change = await self._service.pings.choices(
+            change = await self._service.guilds.choices(
                 interaction.guild_id, click.user, turn_pings=click.on
             )
         else:
-            change = await self._service.pings.choices(
+            change = await self._service.guilds.choices(
                 interaction.guild_id, click.user, challenges=click.on
             )
         view = preferences_view(

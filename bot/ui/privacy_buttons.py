@@ -1,5 +1,5 @@
 """The clicks on an erasure question's buttons, Erase and Cancel (``ids.Forget``,
-``ids.ForgetCancel``, routed here by ``bot.ui.buttons``).
+``ids.ForgetCancel``, routed here by ``bot.ui.router``).
 
 Only the member who asked may click them, within ``CONFIRM_SECONDS`` of the question.
 Since a server's admins can change who sees ``/tictactoe-forget-server``, and a click
@@ -19,6 +19,7 @@ from bot.ui import ids
 from bot.ui.boards import Boards
 from bot.ui.gate import user_translator
 from bot.ui.privacy_render import guild_done, member_done
+from bot.ui.router import Router
 from bot.ui.views import text_view
 
 __all__ = ["ForgetButtons"]
@@ -27,11 +28,15 @@ _QUIET = discord.AllowedMentions.none()
 
 
 class ForgetButtons:
-    """The clicks on a question's buttons (routed here by ``bot.ui.buttons``)."""
+    """The clicks on a question's buttons."""
 
     def __init__(self, service: GameService, boards: Boards) -> None:
         self._service = service
         self._boards = boards
+
+    def register(self, router: Router) -> None:
+        router.register(ids.Forget, self.confirm)
+        router.register(ids.ForgetCancel, self.cancel)
 
     def _check(self, interaction: discord.Interaction, asker_id: int) -> None:
         """Only the asker, within CONFIRM_SECONDS of the question (on Discord's clock)."""

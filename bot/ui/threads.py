@@ -38,6 +38,7 @@ from bot.ui import ids
 from bot.ui.boards import Boards
 from bot.ui.gate import server_locale, server_translator, user_translator
 from bot.ui.refs import for_discord
+from bot.ui.router import Router
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["Offer", "Threads", "may_open_thread", "offer"]
@@ -113,6 +114,10 @@ class Threads:
         self._boards = boards
         self._turns = _Turns()
         self._opened: OrderedDict[int, None] = OrderedDict()
+
+    def register(self, router: Router) -> None:
+        router.register(ids.ThreadBot, self.open)
+        router.register(ids.ThreadChallenge, self.open)
 
     async def refuse(
         self, interaction: discord.Interaction, busy: ChannelBusy, choice: Offer

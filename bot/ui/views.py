@@ -12,7 +12,7 @@ after a restart, and a click on an out-of-date board is recognised by its move n
 The views only draw: they are stopped before they are sent, so discord.py keeps no copy
 of them in its view store (a board is redrawn at every move; stored views would pile
 up, one per message, for ever). Their clicks are routed by custom_id in
-``bot.ui.buttons``.
+``bot.ui.router``.
 """
 
 from __future__ import annotations

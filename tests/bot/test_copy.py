@@ -93,7 +93,7 @@ async def fill(service: GameService, store: Store) -> Played:
     active = await play_out(service, await service.challenges.accept(challenge.id, CAROL), [4, 0])
     claim = await service.pings.record(Due(active, Kind.PING, None), 9001)
     assert claim.won
-    await service.pings.set_choice(GUILD, BOB, False)
+    await service.guilds.set_turn_pings(GUILD, BOB, False)
     await service.pings.refused(active)  # as if its channel had refused the reminder
     await service.calloffs.propose(active.id, ALICE, GUILD)
     pending = await service.challenges.create(GUILD, CHANNEL + 3, BOB, CAROL)
@@ -140,7 +140,7 @@ async def views(service: GameService, store: Store, p: Played) -> dict[str, Any]
         "settings": await service.guilds.get(GUILD),
         "dave_open": await service.guilds.accepts_challenges(GUILD, DAVE),
         "ping": await PingStore(store.db).get(p.active.id),
-        "bob_notified": await service.pings.choice(GUILD, BOB),
+        "bob_notified": await service.guilds.turn_pings_of(GUILD, BOB),
         "review": await service.reviews.at_once(p.won.id),
         "member_data": await PrivacyStore(store.db).member_data(GUILD, ALICE),  # live games too
         "guild_data": await PrivacyStore(store.db).guild_data(GUILD),

@@ -165,22 +165,22 @@ async def test_a_member_can_turn_challenges_off(fair: GameService) -> None:
 
 async def test_preferences_answer_before_and_after(fair: GameService) -> None:
     """A member's choices as they were and are: their own, else the server's default."""
-    shown = await fair.pings.choices(GUILD, BOB)
+    shown = await fair.guilds.choices(GUILD, BOB)
     assert shown.before == shown.after == Choices(turn_pings=True, challenges=True)
     assert not shown.changed
-    off = await fair.pings.choices(GUILD, BOB, challenges=False)
+    off = await fair.guilds.choices(GUILD, BOB, challenges=False)
     assert (off.before, off.after) == (Choices(True, True), Choices(True, False))
     assert off.changed and not await fair.guilds.accepts_challenges(GUILD, BOB)
-    again = await fair.pings.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
+    again = await fair.guilds.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
     assert again.before == again.after == Choices(True, False) and not again.changed
     # A member who never chose follows the server; their choice then stands.
     await fair.guilds.change(GUILD, {"turn_pings": False})
-    assert (await fair.pings.choices(GUILD, CAROL)).after.turn_pings is False
-    pings = await fair.pings.choices(GUILD, CAROL, turn_pings=True)
+    assert (await fair.guilds.choices(GUILD, CAROL)).after.turn_pings is False
+    pings = await fair.guilds.choices(GUILD, CAROL, turn_pings=True)
     assert (pings.before.turn_pings, pings.after.turn_pings) == (False, True)
-    assert (await fair.pings.choices(GUILD, CAROL)).after == Choices(True, True)
+    assert (await fair.guilds.choices(GUILD, CAROL)).after == Choices(True, True)
     # Per server: Bob's choice here is not his choice elsewhere.
-    assert (await fair.pings.choices(GUILD + 1, BOB)).after == Choices(True, True)
+    assert (await fair.guilds.choices(GUILD + 1, BOB)).after == Choices(True, True)
 
 
 # -- settings ----------------------------------------------------------------------------

@@ -217,14 +217,15 @@ async def test_choices_are_kept_per_member_and_server(
     service: GameService, clock: FakeClock
 ) -> None:
     pings = service.pings
-    assert await pings.choice(GUILD, ALICE) is None
-    await pings.set_choice(GUILD, ALICE, False)
-    assert await pings.choice(GUILD, ALICE) is False
-    assert await pings.choice(GUILD + 1, ALICE) is None
+    guilds = service.guilds
+    assert await guilds.turn_pings_of(GUILD, ALICE) is None
+    await guilds.set_turn_pings(GUILD, ALICE, False)
+    assert await guilds.turn_pings_of(GUILD, ALICE) is False
+    assert await guilds.turn_pings_of(GUILD + 1, ALICE) is None
     await member_game(service)  # ALICE to move
     clock.advance(GRACE)
     assert await pings.due() == []
-    await pings.set_choice(GUILD, ALICE, True)
+    await guilds.set_turn_pings(GUILD, ALICE, True)
     assert len(await pings.due()) == 1
     await service.guilds.change(GUILD, {"turn_pings": False})
     assert len(await pings.due()) == 1, "her own choice beats the server's"

@@ -107,7 +107,7 @@ async def test_what_is_in_the_way_is_linked(fair: GameService, clock: FakeClock)
 async def test_challenges_off_tells_the_challenger_nothing_of_how_to_turn_them_on(
     fair: GameService,
 ) -> None:
-    await fair.pings.choices(GUILD, BOB, challenges=False)
+    await fair.guilds.choices(GUILD, BOB, challenges=False)
     with pytest.raises(ChallengesOff) as caught:
         await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     assert shown(caught.value) == f"<@{BOB}> has turned challenges off on this server."
@@ -163,7 +163,7 @@ async def test_a_new_thread_is_vetted_as_its_start_would_be(
     clock.advance(61)
     await vet(GUILD, CHANNEL, CAROL, opponent_id=DAVE)
     # Consent.
-    await fair.pings.choices(GUILD, DAVE, challenges=False)
+    await fair.guilds.choices(GUILD, DAVE, challenges=False)
     with pytest.raises(ChallengesOff):
         await vet(GUILD, CHANNEL, CAROL, opponent_id=DAVE)
     # The server's channel list: a thread of a listed channel only.

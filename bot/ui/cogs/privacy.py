@@ -2,7 +2,7 @@
 
 Each command answers privately with what would be erased (``bot.ui.privacy_render``)
 and two buttons, Erase and Cancel (``bot.ui.views.confirm_view``), whose clicks
-``bot.ui.buttons`` routes to ``bot.ui.privacy_buttons``. Only the member who asked may
+``bot.ui.router`` routes to ``bot.ui.privacy_buttons``. Only the member who asked may
 click them, within ``CONFIRM_SECONDS`` of the question. The server's erasure is a
 command of its own, which Discord shows only to members with Manage Server
 (``default_permissions``); since a server's admins can change who sees a command, and a

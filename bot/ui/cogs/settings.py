@@ -277,7 +277,7 @@ class ServerSettings(commands.Cog):
         that switches it (``bot.ui.preferences``)."""
         guild, user = interaction.guild_id, interaction.user.id
         assert guild is not None
-        change = await self.service.pings.choices(
+        change = await self.service.guilds.choices(
             guild, user, turn_pings=turn_notifications, challenges=challenges
         )
         asked = turn_notifications is not None or challenges is not None
