@@ -12,7 +12,8 @@ the board through the click on the board that asked it, if this process still ho
 edit the channel's messages (a private thread it is not in); else through the channel.
 
 Every path calls ``delete_stale_ping`` once it has answered or redrawn a game: a member
-game's turn notification whose turn is over is deleted (``bot.ui.notices``; the sweep sends them).
+game's turn notification whose turn is over is deleted (``bot.ui.notices``; the sweep
+sends them).
 Redraws and deletes are not interaction answers: they go through the outbox's pace
 (``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
 (``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
