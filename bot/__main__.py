@@ -51,8 +51,8 @@ log = logging.getLogger("bot")
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_SETTINGS = 0, 1, 2
 GIL_SWITCH_INTERVAL = 0.0005
 """Seconds a busy event loop may keep the GIL from the SQLite thread (Python's default is
-5 ms). Every query returns through that thread, so under load the default put up to 5 ms
-on each one, and all writes queue behind each other."""
+5 ms). Every query returns through that thread, so each may wait this long under load (see
+docs/decisions.md#a-short-gil-switch-interval)."""
 
 
 class FatalError(Exception):

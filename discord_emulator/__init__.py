@@ -14,33 +14,52 @@ buttons), and inspect what the bot did::
         handle = await emu.run_command(alice, channel, "play", size=3)
         response = await handle.response()
         click = await emu.click(alice, response.message, row=0, col=0)
+
+Modules, from plain data up to the facade (imports go that way only):
+
+- entities and payloads: ``flags`` (permission bits, message flags, channel types),
+  ``clock`` (the test clock, snowflakes), ``entities`` (users, roles, members, guilds,
+  channels, messages and their JSON), ``payloads`` (GUILD_CREATE, the guild object, the
+  bot's user, thread members), ``components`` (component rules and ids), ``layout``
+  (buttons by row and column, a message's text), ``locales`` (locale codes, localizations);
+- state and its changes: ``world`` (the :class:`World`: everything that exists, built and
+  removed as Discord allows, each change emitted as an event), ``events`` (one frozen
+  dataclass per kind of change), ``messages`` (payloads validated into a draft),
+  ``mentions`` (who a message pings), ``posting`` (posting, editing and deleting
+  messages), ``commands`` (the commands the bot synced);
+- the gateway: ``protocol`` (opcodes, intents, frames), ``gateway`` (the websocket and its
+  sessions), ``shards`` (sharding rules), ``dispatch`` (events turned into dispatches);
+- interactions and REST: ``interactions`` (the registry, handles, the envelope),
+  ``server`` (HTTP plumbing, injected faults), ``ratelimits``, ``rest`` (the bot's
+  endpoints), ``webhooks`` (the interaction callback and webhook), ``wire`` (JSON),
+  ``errors``;
+- the facade and the test side: ``emulator`` (:class:`Emulator`: the wiring, records,
+  waits and users' actions), ``faults`` (trouble made on purpose), ``client`` (what a
+  user's client offers, builds and refuses), ``waiting`` (waiters and listeners),
+  ``persist`` (the world saved as JSON and restored).
 """
 
 from .commands import OptionType
-from .components import Button, ButtonStyle, ComponentType
+from .components import ButtonStyle, ComponentType
 from .emulator import Emulator
+from .entities import Channel, Guild, Member, Message, Pings, Role, User
 from .errors import APIError, UserActionError
-from .gateway import GatewayFrame, Intent, Session
-from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
-from .locales import DEFAULT_LOCALE, LOCALES
-from .ratelimits import BucketRule, Limits, RateLimiter
-from .server import Fault, RecordedRequest
-from .shards import shard_for
-from .world import (
+from .flags import (
     ALL_PERMISSIONS,
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
-    Channel,
     ChannelType,
-    Guild,
-    Member,
-    Message,
     MessageFlag,
     Permission,
-    Pings,
-    Role,
-    User,
 )
+from .gateway import Session
+from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
+from .layout import Button
+from .locales import DEFAULT_LOCALE, LOCALES
+from .protocol import GatewayFrame, Intent
+from .ratelimits import BucketRule, Limits, RateLimiter
+from .server import Fault, RecordedRequest
+from .shards import shard_for
 
 __all__ = [
     "ALL_PERMISSIONS",

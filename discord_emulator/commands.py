@@ -1,8 +1,8 @@
-"""Application commands: what the bot synced, and checking a user's invocation against it.
+"""Application commands as the bot synced them.
 
 The registry validates bulk overwrites as Discord does (names, descriptions, option order,
-choices) and keeps command ids stable across re-syncs. :func:`build_command_data` plays the
-Discord client: it refuses what the client would not send and fills ``resolved``.
+choices) and keeps command ids stable across re-syncs. What a user's client makes of them
+(an invocation's ``data``) is client.py's.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 import builtins
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from .errors import FormErrors, Path, UserActionError
+from .errors import FormErrors, Path
 from .locales import (
     check_localizations,
     check_sibling_names,
@@ -22,11 +21,10 @@ from .locales import (
     localized,
     stored_localizations,
 )
-from .world import ALL_PERMISSIONS, Channel, Guild, Member, Permission, Role, User
 
-__all__ = ["CommandRegistry", "OptionType", "build_command_data"]
+__all__ = ["MAX_SAFE_INT", "CommandRegistry", "OptionType"]
 
-_MAX_SAFE_INT = 2**53
+MAX_SAFE_INT = 2**53
 
 
 class OptionType(IntEnum):
@@ -269,184 +267,3 @@ def _value_matches(kind: int, value: Any) -> bool:
     if kind == OptionType.NUMBER:
         return isinstance(value, int | float) and not isinstance(value, bool)
     return False
-
-
-@dataclass
-class _Resolver:
-    guild: Guild | None
-    resolved: dict[str, dict[str, Any]]
-
-    def user(self, user: User) -> None:
-        self.resolved.setdefault("users", {})[str(user.id)] = user.to_payload()
-        member = self.guild.member(user) if self.guild else None
-        if member is not None:
-            self.resolved.setdefault("members", {})[str(user.id)] = member.to_payload(
-                with_user=False, with_permissions=True
-            )
-
-    def role(self, role: Role) -> None:
-        self.resolved.setdefault("roles", {})[str(role.id)] = role.to_payload()
-
-    def channel(self, channel: Channel) -> None:
-        payload = channel.to_payload()
-        payload["permissions"] = str(ALL_PERMISSIONS)
-        self.resolved.setdefault("channels", {})[str(channel.id)] = payload
-
-
-def build_command_data(
-    command: dict[str, Any],
-    path: list[str],
-    values: dict[str, Any],
-    *,
-    guild: Guild | None,
-) -> dict[str, Any]:
-    """The ``data`` of an APPLICATION_COMMAND interaction for ``/name path... option=value``.
-
-    Raises :class:`UserActionError` for what the Discord client would refuse.
-    """
-    resolver = _Resolver(guild=guild, resolved={})
-    options = command.get("options") or []
-    top: list[dict[str, Any]] = []
-    holder = top
-    walked = [command["name"]]
-    for part in path:
-        sub = next(
-            (o for o in options if o["name"] == part and o["type"] in (1, 2)),
-            None,
-        )
-        if sub is None:
-            raise UserActionError(f"/{' '.join(walked)} has no subcommand {part!r}")
-        entry: dict[str, Any] = {"type": sub["type"], "name": part, "options": []}
-        holder.append(entry)
-        holder = entry["options"]
-        options = sub.get("options") or []
-        walked.append(part)
-    if any(o["type"] in (1, 2) for o in options):
-        names = ", ".join(o["name"] for o in options)
-        raise UserActionError(f"/{' '.join(walked)} needs a subcommand: one of {names}")
-
-    known = {o["name"]: o for o in options}
-    for name in values:
-        if name not in known:
-            raise UserActionError(f"/{' '.join(walked)} has no option {name!r}")
-    for option in options:
-        name = option["name"]
-        if name not in values or values[name] is None:
-            if option.get("required"):
-                raise UserActionError(f"/{' '.join(walked)}: option {name!r} is required")
-            continue
-        holder.append(
-            {
-                "type": option["type"],
-                "name": name,
-                "value": _convert(option, values[name], resolver),
-            }
-        )
-
-    data: dict[str, Any] = {"id": command["id"], "name": command["name"], "type": command["type"]}
-    if top:
-        data["options"] = top
-    if resolver.resolved:
-        data["resolved"] = resolver.resolved
-    if "guild_id" in command:
-        data["guild_id"] = command["guild_id"]
-    return data
-
-
-def _convert(option: dict[str, Any], value: Any, resolver: _Resolver) -> Any:
-    kind = option["type"]
-    name = option["name"]
-
-    def refuse(reason: str) -> UserActionError:
-        return UserActionError(f"option {name!r}: {reason}")
-
-    if kind == OptionType.STRING:
-        if not isinstance(value, str):
-            raise refuse(f"expected text, got {value!r}")
-        shortest, longest = option.get("min_length", 0), option.get("max_length", 6000)
-        if not shortest <= len(value) <= longest:
-            raise refuse(f"length {len(value)} is outside {shortest}..{longest}")
-    elif kind in (OptionType.INTEGER, OptionType.NUMBER):
-        numeric = (int,) if kind == OptionType.INTEGER else (int, float)
-        if isinstance(value, bool) or not isinstance(value, numeric):
-            wanted = "an integer" if kind == OptionType.INTEGER else "a number"
-            raise refuse(f"expected {wanted}, got {value!r}")
-        if abs(value) > _MAX_SAFE_INT:
-            raise refuse("number out of range")
-        low, high = option.get("min_value"), option.get("max_value")
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise refuse(f"{value} is outside {low}..{high}")
-    elif kind == OptionType.BOOLEAN:
-        if not isinstance(value, bool):
-            raise refuse(f"expected True/False, got {value!r}")
-    elif kind == OptionType.USER:
-        user = value.user if isinstance(value, Member) else value
-        if not isinstance(user, User):
-            raise refuse(f"expected a user, got {value!r}")
-        resolver.user(user)
-        return str(user.id)
-    elif kind == OptionType.CHANNEL:
-        if not isinstance(value, Channel):
-            raise refuse(f"expected a channel, got {value!r}")
-        allowed_types = option.get("channel_types")
-        if allowed_types and int(value.type) not in allowed_types:
-            raise refuse(f"channel type {int(value.type)} is not one of {allowed_types}")
-        resolver.channel(value)
-        return str(value.id)
-    elif kind == OptionType.ROLE:
-        if not isinstance(value, Role):
-            raise refuse(f"expected a role, got {value!r}")
-        resolver.role(value)
-        return str(value.id)
-    elif kind == OptionType.MENTIONABLE:
-        target = value.user if isinstance(value, Member) else value
-        if isinstance(target, User):
-            resolver.user(target)
-        elif isinstance(target, Role):
-            resolver.role(target)
-        else:
-            raise refuse(f"expected a user or a role, got {value!r}")
-        return str(target.id)
-    else:
-        raise refuse("attachment options are not supported by the emulator")
-
-    choices = option.get("choices")
-    if choices and value not in [choice["value"] for choice in choices]:
-        listed = ", ".join(repr(choice["value"]) for choice in choices)
-        raise refuse(f"{value!r} is not one of the choices ({listed})")
-    return value
-
-
-def build_user_command_data(
-    command: dict[str, Any], target: User, *, guild: Guild | None
-) -> dict[str, Any]:
-    """The ``data`` of a user command (a member's Apps menu): the target in ``target_id``
-    and ``resolved`` (its user, and its member in a guild), as the client sends it."""
-    resolver = _Resolver(guild=guild, resolved={})
-    resolver.user(target)
-    return {
-        "id": command["id"],
-        "name": command["name"],
-        "type": command["type"],
-        "target_id": str(target.id),
-        "resolved": resolver.resolved,
-    }
-
-
-def check_command_access(command: dict[str, Any], *, guild: Guild | None, user: User) -> None:
-    """Refuse commands the user could not see: DM/guild contexts, default member permissions."""
-    contexts = command.get("contexts")
-    if guild is None:
-        if command.get("dm_permission") is False or (contexts is not None and 1 not in contexts):
-            raise UserActionError(f"/{command['name']} cannot be used in DMs")
-        return
-    if contexts is not None and 0 not in contexts:
-        raise UserActionError(f"/{command['name']} cannot be used in a guild")
-    required = command.get("default_member_permissions")
-    if required is not None:
-        needed = int(required)
-        have = guild.permissions_of(user)
-        if (needed == 0 and have != ALL_PERMISSIONS) or (have & needed) != needed:
-            raise UserActionError(f"{user.name} lacks the permissions /{command['name']} requires")
-    if not guild.permissions_of(user) & Permission.USE_APPLICATION_COMMANDS:
-        raise UserActionError(f"{user.name} may not use application commands here")

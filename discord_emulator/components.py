@@ -1,4 +1,4 @@
-"""Message components: Discord's validation rules, id assignment, and views for tests.
+"""Message components: their types, Discord's validation rules, and id assignment.
 
 Classic messages hold at most 5 action rows of at most 5 buttons (or one select menu).
 Messages flagged IS_COMPONENTS_V2 hold a layout of up to 40 components counted at every depth
@@ -9,26 +9,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-import orjson
-
 from .errors import FormErrors, Path
 
-__all__ = [
-    "Button",
-    "ButtonStyle",
-    "ComponentType",
-    "assign_ids",
-    "button_grid",
-    "buttons",
-    "copy_json",
-    "flatten_text",
-    "validate_components",
-    "walk",
-]
+__all__ = ["ButtonStyle", "ComponentType", "assign_ids", "validate_components", "walk"]
 
 
 class ComponentType(IntEnum):
@@ -69,36 +55,6 @@ MAX_CUSTOM_ID = 100
 MAX_BUTTON_LABEL = 80
 
 
-@dataclass(frozen=True)
-class Button:
-    """One button of a message as a test sees it.
-
-    ``row``/``col`` locate it in :func:`button_grid`; ``index`` is its position among all
-    buttons of the message in document order.
-    """
-
-    row: int
-    col: int
-    index: int
-    label: str | None
-    style: int
-    disabled: bool
-    custom_id: str | None
-    url: str | None
-    emoji: dict[str, Any] | None
-    component_id: int | None
-    raw: dict[str, Any] = field(repr=False)
-
-    @property
-    def clickable(self) -> bool:
-        """Whether a click sends an interaction (link and premium buttons do not)."""
-        return (
-            not self.disabled
-            and self.custom_id is not None
-            and self.style not in (ButtonStyle.LINK, ButtonStyle.PREMIUM)
-        )
-
-
 def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Every component depth-first in document order, a section's accessory after its texts."""
     for component in components:
@@ -111,121 +67,6 @@ def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         accessory = component.get("accessory")
         if isinstance(accessory, dict):
             yield accessory
-
-
-def _rows(components: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    for component in components:
-        if not isinstance(component, dict):
-            continue
-        kind = component.get("type")
-        if kind == ComponentType.ACTION_ROW:
-            yield [c for c in component.get("components", []) if isinstance(c, dict)]
-        elif kind == ComponentType.CONTAINER:
-            yield from _rows(component.get("components", []))
-        elif kind == ComponentType.SECTION:
-            accessory = component.get("accessory")
-            if isinstance(accessory, dict) and accessory.get("type") == ComponentType.BUTTON:
-                yield [accessory]
-
-
-def _button_places(
-    components: list[dict[str, Any]],
-) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
-    """Each button's (row, col, index, raw payload); rows without buttons do not count."""
-    row_no = index = 0
-    for row in _rows(components):
-        col = 0
-        for raw in row:
-            if raw.get("type") != ComponentType.BUTTON:
-                continue
-            yield row_no, col, index, raw
-            col += 1
-            index += 1
-        if col:
-            row_no += 1
-
-
-def _button(row: int, col: int, index: int, raw: dict[str, Any]) -> Button:
-    return Button(
-        row=row,
-        col=col,
-        index=index,
-        label=raw.get("label"),
-        style=int(raw.get("style", 0)),
-        disabled=bool(raw.get("disabled", False)),
-        custom_id=raw.get("custom_id"),
-        url=raw.get("url"),
-        emoji=raw.get("emoji"),
-        component_id=raw.get("id"),
-        raw=raw,
-    )
-
-
-def button_grid(components: list[dict[str, Any]]) -> list[list[Button]]:
-    """Buttons by row; rows without buttons (a select menu) are left out."""
-    grid: list[list[Button]] = []
-    for row, col, index, raw in _button_places(components):
-        if col == 0:
-            grid.append([])
-        grid[row].append(_button(row, col, index, raw))
-    return grid
-
-
-def find_button(components: list[dict[str, Any]], custom_id: str) -> Button | None:
-    """The first button with ``custom_id``, building no other (the load benchmark clicks
-    hundreds of times a second)."""
-    for row, col, index, raw in _button_places(components):
-        if raw.get("custom_id") == custom_id:
-            return _button(row, col, index, raw)
-    return None
-
-
-def buttons(components: list[dict[str, Any]]) -> list[Button]:
-    return [cell for row in button_grid(components) for cell in row]
-
-
-def flatten_text(
-    content: str, embeds: list[dict[str, Any]], components: list[dict[str, Any]]
-) -> str:
-    parts: list[str] = [content] if content else []
-    for embed in embeds:
-        author = embed.get("author") or {}
-        footer = embed.get("footer") or {}
-        if author.get("name"):
-            parts.append(str(author["name"]))
-        parts.extend(str(embed[key]) for key in ("title", "description") if embed.get(key))
-        for item in embed.get("fields") or []:
-            parts.extend(str(item.get(key, "")) for key in ("name", "value"))
-        if footer.get("text"):
-            parts.append(str(footer["text"]))
-    parts.extend(
-        str(component.get("content", ""))
-        for component in walk(components)
-        if component.get("type") == ComponentType.TEXT_DISPLAY
-    )
-    return "\n".join(parts)
-
-
-def encode_json(value: Any) -> str:
-    """``json.dumps(value)`` as compact text, by orjson: the stdlib's encoder and decoder
-    were a sixth of the emulator's CPU under bench/load.py. Dict keys may be non-strings,
-    as with ``json``."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def decode_json(raw: str | bytes | bytearray) -> Any:
-    """``json.loads(raw)``, by orjson; ValueError (``orjson.JSONDecodeError``) if invalid."""
-    return orjson.loads(raw)
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of parsed JSON (dicts, lists and scalars): ``copy.deepcopy`` without
-    its memo and dispatch, which was a twentieth of the emulator's time under load."""
-    if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [copy_json(item) for item in value]
-    return value
 
 
 def assign_ids(components: list[dict[str, Any]]) -> None:

@@ -1,23 +1,31 @@
-"""Interactions as the emulator tracks them, and the handle tests await results through.
+"""Interactions as the emulator tracks them: the registry, the handle tests await results
+through, and the payloads that carry them.
 
 An interaction must be acknowledged once, within the deadline (3 s on Discord). Otherwise the
 user sees "This interaction failed". After an acknowledgement its token works for webhook
-edits and follow-ups for 15 minutes.
+edits and follow-ups for 15 minutes. Both are measured on the world's clock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .world import DM_APP_PERMISSIONS, Channel, Message, MessageFlag, User
+from .entities import Channel, Message, User
+from .flags import DM_APP_PERMISSIONS, MessageFlag
+from .world import World
 
-if TYPE_CHECKING:
-    from .emulator import Emulator
-
-__all__ = ["CallbackType", "InteractionHandle", "InteractionResponse", "InteractionType"]
+__all__ = [
+    "CallbackType",
+    "InteractionHandle",
+    "InteractionResponse",
+    "InteractionType",
+    "Interactions",
+]
 
 FAILED_TEXT = "This interaction failed"
 
@@ -74,7 +82,7 @@ class InteractionHandle:
 
     def __init__(
         self,
-        emulator: Emulator,
+        registry: Interactions,
         *,
         id: int,
         token: str,
@@ -85,7 +93,7 @@ class InteractionHandle:
         source_message: Message | None,
         created_at: float,
     ) -> None:
-        self._emulator = emulator
+        self._registry = registry
         self.id = id
         self.token = token
         self.type = type
@@ -115,25 +123,54 @@ class InteractionHandle:
     def pending(self) -> bool:
         return not self.acknowledged and not self.failed
 
-    # -- lifecycle (driven by the emulator) -------------------------------------------------
+    # -- lifecycle (driven by the registry and the REST handlers) ------------------------------
 
-    def _arm_deadline(self, seconds: float) -> None:
+    def acknowledge(
+        self, callback_type: CallbackType, data: dict[str, Any] | None, message: Message | None
+    ) -> None:
+        """The bot's valid callback arrived: ``message`` is the response (or None)."""
+        self._acknowledge(callback_type, data, message)
+
+    def fail(self) -> None:
+        """No valid callback in time: the user sees "This interaction failed"."""
+        self._fail()
+
+    def count_original_edit(self) -> None:
+        """The bot edited the original response through the webhook."""
+        self.original_edits += 1
+        self._registry.changed()
+
+    def add_followup(self, message: Message) -> None:
+        self.followups.append(message)
+        self._registry.changed()
+
+    def cancel_deadline(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def arm_deadline(self, seconds: float) -> None:
+        """Fail the interaction unless it is acknowledged within ``seconds`` (on the clock)."""
         loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(seconds, self._expire_if_late)
+        self._timer = loop.call_later(seconds, self.expire_if_late)
 
-    def _expire_if_late(self) -> None:
+    def expire_if_late(self) -> None:
+        """Fail it now if the clock passed its deadline unanswered."""
         if not self.pending:
             return
-        remaining = self.created_at + self._emulator.ack_deadline - self._emulator.clock.now()
+        registry = self._registry
+        remaining = self.created_at + registry.ack_deadline - registry.clock.now()
         if remaining > 0:
-            self._arm_deadline(remaining)
+            self.arm_deadline(remaining)
             return
         self._fail()
+
+    # bench/ wraps _acknowledge and _fail on the class to time clicks: keep them the only
+    # ways a handle settles.
 
     def _fail(self) -> None:
         self.failed = True
         self.failure_text = FAILED_TEXT
-        self._emulator._changed()
+        self._registry.changed()
 
     def _acknowledge(
         self, callback_type: CallbackType, data: dict[str, Any] | None, message: Message | None
@@ -143,7 +180,7 @@ class InteractionHandle:
         self.original = message
         if self._timer is not None:
             self._timer.cancel()
-        self._emulator._changed()
+        self._registry.changed()
 
     # -- what tests await -----------------------------------------------------------------
 
@@ -158,7 +195,7 @@ class InteractionHandle:
 
     async def response(self) -> InteractionResponse:
         """Wait until the bot acknowledged the interaction or the deadline passed."""
-        await self._emulator.wait_for(lambda: not self.pending)
+        await self._registry.wait_for(lambda: not self.pending)
         return self._result()
 
     async def edited_original(self, *, edits: int = 1) -> Message:
@@ -166,7 +203,7 @@ class InteractionHandle:
         original response through the interaction webhook (a first follow-up that fills a
         deferred "thinking" message counts too) and return the message."""
         await self.response()
-        await self._emulator.wait_for(lambda: self.original_edits >= edits or self.failed)
+        await self._registry.wait_for(lambda: self.original_edits >= edits or self.failed)
         if self.original is None:
             raise AssertionError(f"{self!r} has no original response")
         return self.original
@@ -176,7 +213,7 @@ class InteractionHandle:
 
         A follow-up that fills a deferred "thinking" message is the original response, not a
         follow-up (see :meth:`edited_original`)."""
-        await self._emulator.wait_for(lambda: len(self.followups) >= count)
+        await self._registry.wait_for(lambda: len(self.followups) >= count)
         return list(self.followups)
 
     # -- helpers for the emulator ---------------------------------------------------------
@@ -187,7 +224,7 @@ class InteractionHandle:
 
 def envelope(
     *,
-    emulator: Emulator,
+    world: World,
     interaction_id: int,
     token: str,
     type: InteractionType,
@@ -198,7 +235,6 @@ def envelope(
     locale: str,
 ) -> dict[str, Any]:
     """The INTERACTION_CREATE payload for ``user`` acting in ``channel``."""
-    world = emulator
     guild = channel.guild
     channel_payload = channel.to_payload()
     payload: dict[str, Any] = {
@@ -275,7 +311,9 @@ def interaction_metadata(handle: InteractionHandle) -> dict[str, Any]:
     return meta
 
 
-def callback_body(handle: InteractionHandle, message: Message | None) -> dict[str, Any]:
+def callback_body(
+    handle: InteractionHandle, message: Message | None, users: dict[int, User]
+) -> dict[str, Any]:
     """The ``with_response`` answer of an interaction callback."""
     body: dict[str, Any] = {
         "interaction": {
@@ -292,6 +330,101 @@ def callback_body(handle: InteractionHandle, message: Message | None) -> dict[st
     if handle.callback_type is not None and handle.callback_type != CallbackType.MODAL:
         resource: dict[str, Any] = {"type": int(handle.callback_type)}
         if message is not None:
-            resource["message"] = message.to_payload(handle._emulator.users)
+            resource["message"] = message.to_payload(users)
         body["resource"] = resource
     return body
+
+
+class Interactions:
+    """Every interaction sent to the bot in ``world``, by id (``by_id``) and by token.
+
+    ``ack_deadline`` and ``token_lifetime`` are measured on the world's clock; ``changed`` is
+    called when a handle settles or gains a message, and handles wait with ``wait_for``.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        *,
+        ack_deadline: float,
+        token_lifetime: float,
+        changed: Callable[[], None],
+        wait_for: Callable[[Callable[[], bool]], Awaitable[None]],
+    ) -> None:
+        self.world = world
+        self.clock = world.clock
+        self.ack_deadline = ack_deadline
+        self.token_lifetime = token_lifetime
+        self.changed = changed
+        self.wait_for = wait_for
+        self.by_id: dict[int, InteractionHandle] = {}
+        self.by_token: dict[str, InteractionHandle] = {}
+
+    def open(
+        self,
+        user: User,
+        channel: Channel,
+        type: InteractionType,
+        data: dict[str, Any],
+        message: Message | None,
+        overrides: dict[str, Any] | None = None,
+    ) -> InteractionHandle:
+        """A new interaction of ``user`` in ``channel`` (on ``message``, for a component),
+        registered with its acknowledgement deadline running. ``overrides`` replaces top-level
+        keys of its payload; a ``None`` value removes the key."""
+        world = self.world
+        interaction_id = world.snowflakes.next()
+        token = "emu." + secrets.token_urlsafe(48)
+        payload = envelope(
+            world=world,
+            interaction_id=interaction_id,
+            token=token,
+            type=type,
+            data=data,
+            user=user,
+            channel=channel,
+            message=message,
+            locale=world.locale_of(user),
+        )
+        for key, value in (overrides or {}).items():
+            if value is None:
+                payload.pop(key, None)
+            else:
+                payload[key] = value
+        handle = InteractionHandle(
+            self,
+            id=interaction_id,
+            token=token,
+            type=type,
+            user=user,
+            channel=channel,
+            payload=payload,
+            source_message=message,
+            created_at=world.clock.now(),
+        )
+        self.by_id[interaction_id] = handle
+        self.by_token[token] = handle
+        handle.arm_deadline(self.ack_deadline)
+        return handle
+
+    def for_webhook(self, token: str) -> InteractionHandle | None:
+        """The interaction whose token is ``token``, while the token is still valid."""
+        handle = self.by_token.get(token)
+        if handle is None or self.clock.now() - handle.created_at > self.token_lifetime:
+            return None
+        return handle
+
+    def late(self, handle: InteractionHandle) -> bool:
+        """Whether ``handle``'s acknowledgement deadline has passed."""
+        return self.clock.now() - handle.created_at > self.ack_deadline
+
+    def expire_late(self) -> None:
+        """Fail every pending interaction whose deadline the clock has passed."""
+        for handle in self.by_id.values():
+            if handle.pending:
+                handle.expire_if_late()
+
+    def close(self) -> None:
+        """Stop every deadline timer (the emulator is stopping)."""
+        for handle in self.by_id.values():
+            handle.cancel_deadline()

@@ -20,8 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .components import ComponentType, walk
+from .entities import Guild, Pings
 from .errors import FormErrors, Path
-from .world import Guild, Permission, Pings
+from .flags import Permission
 
 __all__ = ["mention_text", "resolve_pings", "validate_allowed_mentions"]
 

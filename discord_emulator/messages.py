@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .components import validate_components
+from .entities import Message
 from .errors import APIError, FormErrors, Path
+from .flags import MessageFlag
 from .mentions import validate_allowed_mentions
-from .world import Message, MessageFlag
 
 __all__ = ["Draft", "parse_message_payload"]
 

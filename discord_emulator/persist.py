@@ -18,7 +18,8 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 from .commands import CommandRegistry
-from .world import Channel, ChannelType, Guild, Member, Message, Pings, Role, User
+from .entities import Channel, Guild, Member, Message, Pings, Role, User
+from .flags import ChannelType
 
 if TYPE_CHECKING:
     from .emulator import Emulator

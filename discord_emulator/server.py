@@ -18,11 +18,20 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from .components import decode_json, encode_json
 from .errors import APIError
 from .ratelimits import RateLimiter
+from .wire import decode_json, encode_json
 
-__all__ = ["NO_CONTENT", "ApiCall", "ApiServer", "Fault", "RecordedRequest", "Router"]
+__all__ = [
+    "NO_CONTENT",
+    "ApiCall",
+    "ApiServer",
+    "Fault",
+    "RecordedRequest",
+    "Router",
+    "snowflake",
+    "truthy",
+]
 
 NO_CONTENT: Any = object()
 """Return this from a handler to answer 204 No Content."""
@@ -132,6 +141,20 @@ class Router:
         return None
 
 
+def truthy(value: str | None) -> bool:
+    """A query flag such as ``?wait=true``."""
+    return (value or "").lower() in ("true", "1")
+
+
+def snowflake(value: str, field: str) -> int:
+    """``value`` as an id, or 400 50035 on ``field`` as Discord answers a malformed one."""
+    if not value.isdigit():
+        raise APIError.invalid_field(
+            (field,), "NUMBER_TYPE_COERCE", f'Value "{value}" is not snowflake.'
+        )
+    return int(value)
+
+
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
     all_headers = {"Content-Type": "application/json", **(headers or {})}
     return web.Response(status=status, body=encode_json(body).encode(), headers=all_headers)
@@ -169,9 +192,8 @@ class ApiServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        # AppRunner.addresses: the bound sockets' getsockname() (the port, when 0 was asked).
+        self.port = int(self._runner.addresses[0][1])
 
     async def stop(self) -> None:
         if self._runner is not None:

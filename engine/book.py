@@ -167,9 +167,9 @@ def pressure(solver: _Solver, me: int, opp: int, cell: int) -> int:
     has not blocked, (1 + the mover's marks there) squared.
 
     Early on no drawing move leaves the opponent a losing reply, so the count of such
-    replies ties them all; the lowest cell then meant a corner, nothing built, and a
-    random player drew about half its games against the level on 5x5 k=5. Building
-    lines among equally safe moves sets the traps a weaker player walks into later."""
+    replies ties them all. Building lines among equally safe moves sets the traps a
+    weaker player walks into later (see
+    docs/decisions.md#impossible-builds-lines-among-equal-moves)."""
     masks = solver.geo.line_masks
     total = 0
     for index in solver.geo.lines_through[cell]:

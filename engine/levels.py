@@ -90,9 +90,9 @@ BIG_NODES = 8_000
 EXACT_CELLS cells (its mistakes and its best move together): it deepens two plies at a
 time up to its ``big_depth`` while the next depth fits, and plays from the deepest search
 that did. About 20 ms of CPU here, 35 ms on a busy machine. It fits depth 4 in the reply
-to a centre opening on 5x5, which depth 2 gets wrong: hard as O then lost about half its
-k=4 games to perfect. A count of positions, not a clock, so the same position gets the
-same move on any machine under any load."""
+to a centre opening on 5x5, which depth 2 gets wrong (see
+docs/decisions.md#hard-searches-to-a-node-budget-on-big-boards). A count of positions,
+not a clock, so the same position gets the same move on any machine under any load."""
 
 
 class UnknownLevelError(ValueError):

@@ -28,7 +28,7 @@ from bot.service.pings import TurnPings
 from bot.service.pool import SearchPool
 from bot.service.privacy import Privacy
 from bot.service.rematches import Rematched, Rematches
-from bot.service.replies import BotReplies
+from bot.service.replies import BotReplies, plan_reply
 from bot.service.reviews import Reviews
 from bot.service.stats import Stats
 from bot.service.threads import NewThreads
@@ -58,9 +58,7 @@ class GameService(Games):
         self._rng = rng if rng is not None else random.Random()
         self._locks = KeyedLocks()
         self._pool = SearchPool(config.ai_workers, executor)
-        self.replies = BotReplies(
-            self._pool, inline_cells=config.inline_cells, reply_seconds=config.reply_seconds
-        )
+        self.replies = BotReplies(self._pool, reply_seconds=config.reply_seconds)
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
         self.rematches = Rematches(self.challenges, store, clock)
@@ -69,7 +67,7 @@ class GameService(Games):
         self.calloffs = CallOffs(store, self.endings, clock)
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock, self._pool, self.guilds)
-        self.threads = NewThreads(store, self.guilds, self.challenges, self.replies)
+        self.threads = NewThreads(store, config, self.guilds, self.challenges, self.replies)
         self.privacy = Privacy(store, config, clock)
         ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
         self.upkeep = Upkeep(store, config, clock, ticks, self._locks)
@@ -90,7 +88,8 @@ class GameService(Games):
             ai.warm_up()  # builds the 3x3 tables here (~50 ms) before the first click
         owed = await self._store.games_bot_to_move(self.config.shards)
         results = await asyncio.gather(
-            *(self._bot_move(game) for game in owed), return_exceptions=True
+            *(self._bot_move(game, plan_reply(game, self.config)) for game in owed),
+            return_exceptions=True,
         )
         completed: list[Game] = []
         for game, result in zip(owed, results, strict=True):

@@ -9,8 +9,8 @@ told StaleBoard or GameOver. A game's end (result, ratings, records, streaks) is
 in one durable transaction.
 
 Bot moves: a human move that leaves the bot to play is committed with status
-BOT_TO_MOVE, unless the reply is a table lookup (``BotReplies.is_inline``), which is
-committed with it. Otherwise the reply is computed in the search pool, outside any
+BOT_TO_MOVE, unless the reply is instant (``bot.service.replies``), which is committed
+with it. Otherwise the reply is computed in the search pool, outside any
 transaction and lock, and written by a second guarded write. A crash in between leaves a
 BOT_TO_MOVE game that ``GameService.start()`` completes before clicks are served (and
 ``settle_overdue()`` takes over if another process left it stranded). Each reply's rng
@@ -40,7 +40,7 @@ from bot.service import rules, writes
 from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.locks import KeyedLocks
-from bot.service.replies import BotReplies
+from bot.service.replies import BotReplies, ReplyPlan, plan_reply
 from bot.service.writes import TIME_RAN_OUT, turn_over
 from bot.store import ChannelTaken, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
@@ -58,11 +58,13 @@ STRANDED_AFTER = 30.0
 
 @dataclass(frozen=True, slots=True)
 class Moved:
-    """A move played (``GameService.move``): the game after it, and the turn ping the
-    move made stale, whose message is to be deleted."""
+    """A move played (``GameService.move``): the game after it, the turn ping the move
+    made stale, whose message is to be deleted, and the plan of the bot's reply if the
+    game still owes it (at BOT_TO_MOVE: ``bot_reply`` makes it)."""
 
     game: Game
     stale_ping: Ping | None
+    reply: ReplyPlan | None = None
 
 
 class Games:
@@ -100,10 +102,6 @@ class Games:
         if not await self._store.set_game_message(game_id, message_id):
             raise GameNotFound()
 
-    def is_slow_search(self, game: Game) -> bool:
-        """See ``BotReplies.is_slow``."""
-        return self.replies.is_slow(game)
-
     # -- starting -----------------------------------------------------------------------
 
     async def start_bot_game(
@@ -126,8 +124,9 @@ class Games:
         board's usual win length); if the bot is X, its first move is already made.
         ``locale``: the server's Discord locale, the language of the game's board;
         ``parent_id``: the channel whose thread ``channel_id`` is, if it is one;
-        ``on_slow`` is awaited, once every check passed, before a first move that may
-        outlast Discord's 3 seconds (the Discord layer defers its answer there)."""
+        ``on_slow`` is awaited, once every check passed, before a first move made in the
+        pool, which may queue past Discord's 3 seconds (the Discord layer defers its
+        answer there)."""
         level = DEFAULT_LEVEL if level is None else level
         k = rules.win_length(width, height, k)
         rules.validate_options(width, height, k, level)
@@ -156,8 +155,10 @@ class Games:
                 rematch_of=rematch_of,
                 locale=locale,
             )
+            plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
-                self.replies.check_room(new)  # Busy if the pool is full, before the insert
+                plan = plan_reply(new, self.config)
+                self.replies.check_room(plan)  # Busy if the pool is full, before the insert
             try:
                 game = await self._store.insert_game(
                     new,
@@ -170,11 +171,11 @@ class Games:
                 raise rules.busy(games) from None
             except LimitReached as error:
                 raise await self.guilds.too_many(error, player_id, settings) from None
-        if game.status is GameStatus.BOT_TO_MOVE:
-            if on_slow is not None and self.replies.may_be_slow(width, height):
-                await on_slow()
-            return await self._bot_move(game)
-        return game
+        if plan is None:
+            return game
+        if on_slow is not None and not plan.instant:
+            await on_slow()
+        return await self._bot_move(game, plan)
 
     async def rematchable(self, game_id: int, user_id: int, guild_id: int | None = None) -> Game:
         """The game ``user_id`` asks a rematch of; NotAPlayer unless they played in it.
@@ -218,35 +219,43 @@ class Games:
             await writes.settle_if_overdue(self._store, game, now)
             rules.check_move(game, user_id, cell, move_no)
             new = rules.advance(game, cell, now, self.config.turn_timeout)
-            if new.status is GameStatus.BOT_TO_MOVE and self.replies.is_inline(new):
-                new = rules.advance(new, self.replies.inline(new), now, self.config.turn_timeout)
-            owes_reply = new.status is GameStatus.BOT_TO_MOVE
-            if owes_reply:
-                self.replies.promise(new)  # Busy if the pool is full, before any write
+            plan = None
+            if new.status is GameStatus.BOT_TO_MOVE:
+                plan = plan_reply(new, self.config)
+                if plan.instant:
+                    reply = self.replies.instant(new, plan)
+                    new = rules.advance(new, reply, now, self.config.turn_timeout)
+                    plan = None
+                else:
+                    self.replies.promise(new, plan)  # Busy if the pool is full, before any write
             written = None
             try:
                 written = await writes.write(self._store, new, game)
             finally:
-                if owes_reply and written is None:
+                if plan is not None and written is None:
                     self.replies.withdraw(new)
             if written is None:
                 raise await writes.conflict(self._store, game_id, guild_id)
             new = written
-        if new.status is GameStatus.BOT_TO_MOVE and await_reply:
-            new = await self._bot_move(new)
-        return Moved(new, turn_over(new, standing))
+        if plan is not None and await_reply:
+            new = await self._bot_move(new, plan)
+            plan = None
+        return Moved(new, turn_over(new, standing), plan)
 
-    async def bot_reply(self, game: Game) -> Game:
-        """``game`` after the bot's owed move (as stored: if someone else made it, theirs)."""
+    async def bot_reply(self, game: Game, plan: ReplyPlan | None = None) -> Game:
+        """``game`` after the bot's owed move (as stored: if someone else made it, theirs).
+        ``plan``: the reply's, as ``move`` gave it; None plans it here (a game read back)."""
         if game.status is not GameStatus.BOT_TO_MOVE:
             return game
-        return await self._bot_move(game)
+        if plan is None:
+            plan = plan_reply(game, self.config)
+        return await self._bot_move(game, plan)
 
-    async def _bot_move(self, game: Game) -> Game:
+    async def _bot_move(self, game: Game, plan: ReplyPlan) -> Game:
         """Complete the bot's owed move; one task per game, immune to cancellation."""
         task = self._bot_tasks.get(game.id)
         if task is None or task.done():
-            task = asyncio.create_task(self._complete_bot_move(game))
+            task = asyncio.create_task(self._complete_bot_move(game, plan))
             self._bot_tasks[game.id] = task
             task.add_done_callback(functools.partial(self._forget_bot_task, game.id))
         result = await asyncio.shield(task)
@@ -256,8 +265,8 @@ class Games:
         if self._bot_tasks.get(game_id) is task:
             del self._bot_tasks[game_id]
 
-    async def _complete_bot_move(self, game: Game) -> Game | None:
-        cell = await self.replies.compute(game)
+    async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
+        cell = await self.replies.compute(game, plan)
         async with self._locks[game.id]:
             new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
             written = await writes.write(self._store, new, game)
@@ -281,7 +290,7 @@ class Games:
         for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:
                 try:
-                    changed.append(await self._bot_move(game))
+                    changed.append(await self._bot_move(game, plan_reply(game, self.config)))
                 except Exception:
                     log.exception("Could not complete the bot's move in game %s", game.id)
         return changed

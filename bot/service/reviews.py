@@ -2,11 +2,11 @@
 
 A game's review is stored (``Store.reviews``, the engine's Review as JSON with a
 ``version``) the first time it is computed; concurrent clicks in one process share one
-computation, and across processes the first stored wins. A review stored by an older
-version (before REVIEW_VERSION: version 1 named the *first* change of the value, not the
-one that decided the game) is never shown: it counts as absent, and the new one replaces
-it in the store. Small boards (``ServiceConfig.inline_cells``) are
-reviewed on the spot, like the bot's replies there (microseconds of table lookups).
+computation, and across processes the first stored wins. A review stored with a version
+before REVIEW_VERSION is never shown: it counts as absent, and the new one replaces it in
+the store (see docs/decisions.md#reviews-name-the-deciding-move). Small boards
+(``ServiceConfig.inline_cells``) are reviewed on the spot, like the bot's replies there
+(microseconds of table lookups).
 
 The Review cooldown is a price on searches, so it applies only to reviews that need one:
 a stored review, a small board's or one already being computed is free. It is claimed

@@ -6,8 +6,9 @@ from __future__ import annotations
 from bot.models import First
 from bot.service import rules
 from bot.service.challenges import Challenges
+from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
-from bot.service.replies import BotReplies
+from bot.service.replies import BotReplies, plan_reply
 from bot.store import GuildStore, LimitReached, Store
 from engine.levels import DEFAULT_LEVEL
 
@@ -16,9 +17,15 @@ __all__ = ["NewThreads"]
 
 class NewThreads:
     def __init__(
-        self, store: Store, guilds: Guilds, challenges: Challenges, replies: BotReplies
+        self,
+        store: Store,
+        config: ServiceConfig,
+        guilds: Guilds,
+        challenges: Challenges,
+        replies: BotReplies,
     ) -> None:
         self._store = store
+        self._config = config
         self._guild_store = GuildStore(store.db)
         self._guilds = guilds
         self._challenges = challenges
@@ -81,4 +88,4 @@ class NewThreads:
                 now=0.0,
                 turn_timeout=settings.turn_timeout,
             )
-            self._replies.check_room(probe)
+            self._replies.check_room(plan_reply(probe, self._config))

@@ -69,8 +69,8 @@ ANONYMISE_WINNER = (
     f"UPDATE games SET winner_id = {DELETED_MEMBER} WHERE id IN ({_MEMBER_ENDED_IDS})"
     " AND winner_id = ?"
 )
-"""Before ANONYMISE_X/_O: it finds the member's games by their mark (no index has winner_id;
-by guild it read every ended game of the server)."""
+"""Before ANONYMISE_X/_O: it finds the member's games by their mark, since no index has
+winner_id (see docs/decisions.md#member-games-found-by-mark)."""
 ANONYMISE_X = (
     f"UPDATE games SET x_id = {DELETED_MEMBER}, x_rating_before = NULL, x_rating_after = NULL"
     f" WHERE guild_id = ? AND {IS_ENDED} AND x_id = ? RETURNING id"

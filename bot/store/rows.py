@@ -73,8 +73,8 @@ def status_is(*values: str) -> str:
     indexes in migrations/ spell theirs: ``status = 'active'``, ``status IN ('a', 'b')``.
 
     SQLite uses a partial index only when it can see from the query text that the rows
-    qualify; with the statuses bound as parameters it scanned every game of the guild,
-    on every /tictactoe. tests/bot/test_storage.py checks the query plans.
+    qualify (see docs/decisions.md#statuses-written-into-the-sql). tests/bot/test_storage.py
+    checks the query plans.
     """
     assert all(v.replace("_", "").isalpha() for v in values)  # constants, never user input
     if len(values) == 1:

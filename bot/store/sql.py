@@ -89,8 +89,8 @@ MEMBER_HISTORY = (
     f" UNION SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND {IS_ENDED} AND o_id = ?"
     " ORDER BY updated_at DESC, id DESC LIMIT ?"
 )
-"""One lookup per mark, each in its partial index (games_ended_by_x/_o), merged in order:
-with ``x_id = ? OR o_id = ?`` SQLite read every ended game of the guild instead."""
+"""One lookup per mark, each in its partial index (games_ended_by_x/_o), merged in order
+(see docs/decisions.md#member-games-found-by-mark)."""
 
 # -- challenges --------------------------------------------------------------------------
 

@@ -7,11 +7,10 @@ coroutine another coroutine's statements could run, inside the first one's trans
 So a transaction has the connection to itself (``Access.exclusive``), while statements
 that stand alone (autocommit: each its own transaction) may be queued together
 (``Access.shared``): aiosqlite's thread then runs them back to back instead of going to
-sleep between them, which cut the CPU of a hop from ~75 to ~20 µs with 50 in flight
-(a one-statement loop on this project's machine). A transaction runs as a task of its
-own, shielded from its caller: once BEGIN is sent, COMMIT or ROLLBACK follows before the
-connection is let go, even if the caller is cancelled meanwhile (it then merely stops
-waiting for the outcome).
+sleep between them (see docs/decisions.md#stand-alone-statements-queued-together). A
+transaction runs as a task of its own, shielded from its caller: once BEGIN is sent,
+COMMIT or ROLLBACK follows before the connection is let go, even if the caller is
+cancelled meanwhile (it then merely stops waiting for the outcome).
 
 Only aiosqlite's public API is used; the connection is in autocommit mode
 (``isolation_level=None``), so the BEGIN/COMMIT statements here are the only transaction
@@ -60,8 +59,8 @@ class Access:
     Transactions go first: while one runs or waits, new statements wait, and queued
     transactions run back to back, letting statements in only when none is left. A
     transaction waits for the statements already in flight, so each hand-over costs a
-    turn of the event loop; under a saturating load (bench/peer.py) taking turns one by
-    one made the transactions that end games queue for hundreds of milliseconds. Every
+    turn of the event loop, and taking turns one by one would starve the transactions
+    that start and end games (see docs/decisions.md#queued-transactions-back-to-back). Every
     count changes without awaiting, so a cancelled caller never leaves one wrong.
     """
 
@@ -245,7 +244,7 @@ class SqliteDatabase:
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         """Run ``statements`` in order and fetch their rows, queued together: one round
         trip to the thread for all of them instead of one each (a transaction's hops are
-        what other users wait for, and under load each took a turn of a busy event loop).
+        what other users wait for: see docs/decisions.md#a-transaction-in-few-round-trips).
         The caller has exclusive access, so nothing else is queued between them. Every
         statement runs even if one before it fails; the first failure is then raised."""
         queued = [

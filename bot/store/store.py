@@ -15,7 +15,7 @@ before them. Other commits survive the bot being killed, even with SIGKILL, but 
 cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreSQL:
 ``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
-Newer tables have stores of their own on the same database (``guilds``, ``pings``,
+Other tables have stores of their own on the same database (``guilds``, ``pings``,
 ``reviews``, ``privacy``, ``calloffs``, ``upkeep``); refusals are in bot/store/refusals.py.
 """
 

@@ -113,8 +113,9 @@ PRUNE_PINGS = (
     f" AND g.{IS_ENDED} AND g.updated_at < ? LIMIT ?)"
 )
 """Rows of games that ended long ago (the sweep removes a fresh one with its message).
-CROSS JOIN keeps SQLite reading the small table first (PostgreSQL plans it as a join):
-else it walked every ended game older than the cut-off, a list that only grows."""
+CROSS JOIN keeps SQLite reading the small table first (PostgreSQL plans it as a join),
+not every ended game older than the cut-off, a list that only grows (see
+docs/decisions.md#pruning-reads-a-small-table-first)."""
 PRUNE_CALLOFFS = (
     "DELETE FROM calloffs WHERE game_id IN (SELECT c.game_id FROM calloffs AS c"
     " JOIN games AS g ON g.id = c.game_id"
@@ -127,8 +128,8 @@ PRUNE_REVIEWS = (
     " AS oldest WHERE updated_at < :before)"
 )
 """Among the ``batch`` reviews of the oldest games (ids grow with time): a look at the
-head of the table, however many reviews of recent games it holds (looking for old ones
-among all of them read every review at every round)."""
+head of the table, however many reviews of recent games it holds, so a round never reads
+every review (see docs/decisions.md#pruning-reads-a-small-table-first)."""
 PRUNE_GAMES = (
     "DELETE FROM games WHERE id IN"
     f" (SELECT id FROM games WHERE {IS_ENDED} AND updated_at < ? LIMIT ?)"

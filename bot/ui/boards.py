@@ -204,10 +204,9 @@ class Boards:
         timeout, a crash after the commit). Each edit is followed by a fresh read and
         repeated while the game moved on meanwhile, so the message ends at the stored
         state even if another click's answer lands in between: an edit read before a
-        move can land after that move's answer. (A cap of three edits left such a stale
-        board standing when moves came faster than paced edits.) It stops at the
-        game's end, at most one edit a move. A game waiting for the bot is left alone:
-        whoever computes that move draws it.
+        move can land after that move's answer. It stops at the game's end, at most one
+        edit a move, with no other cap (see docs/decisions.md#a-board-refresh-without-a-cap).
+        A game waiting for the bot is left alone: whoever computes that move draws it.
         """
         if interaction.message is None or interaction.channel_id is None:
             return

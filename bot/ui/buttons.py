@@ -9,7 +9,6 @@ import discord
 
 from bot.errors import CellTaken, GameOver, StaleBoard
 from bot.i18n import N_
-from bot.models import GameStatus
 from bot.service import GameService
 from bot.ui import ids, render_end
 from bot.ui.boards import Boards
@@ -71,10 +70,10 @@ class BoardButtons:
             await answer_error(interaction, error)
             await self._boards.refresh(game_id, interaction)
             return
-        game = moved.game
-        if game.status is GameStatus.BOT_TO_MOVE:
-            reply = asyncio.ensure_future(service.bot_reply(game))
-            if not service.is_slow_search(game):  # usually quick, unless the pool is busy
+        game, plan = moved.game, moved.reply
+        if plan is not None:  # the reply is owed, from the pool
+            reply = asyncio.ensure_future(service.bot_reply(game, plan))
+            if not plan.answer_first:  # usually quick, unless the pool is busy
                 await asyncio.wait({reply}, timeout=QUICK_REPLY_SECONDS)
             if not reply.done():
                 await self._boards.answer(interaction, game)

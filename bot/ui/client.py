@@ -144,8 +144,8 @@ def message_free_intents() -> discord.Intents:
     """The default intents without direct messages' events. Server messages' events stay
     (``guild_messages``): MESSAGE_DELETE and MESSAGE_DELETE_BULK tell the bot that a board
     or a challenge was deleted. They bring MESSAGE_CREATE and MESSAGE_UPDATE too, which it
-    ignores; parsing those of its own board edits cost ~8% of a click, so the client keeps
-    no message cache (``max_messages=None``) to make each one cost as little as it can."""
+    ignores; the client keeps no message cache (``max_messages=None``) to make each one
+    cost as little as it can (see docs/decisions.md#message-events-without-a-message-cache)."""
     intents = discord.Intents.default()
     intents.dm_messages = False
     return intents

@@ -14,9 +14,9 @@ log = logging.getLogger(__name__)
 
 def freeze_heap() -> None:
     """Keep what start-up allocated (modules, discord.py, the engine's tables) out of
-    every later garbage collection: full collections scanned it all and stopped the
-    event loop for up to ~50 ms under load (bench/load.py); now they scan only what is
-    new. Those objects live as long as the process anyway."""
+    every later garbage collection, so a full one, which stops the event loop, scans
+    only what is new (see docs/decisions.md#the-start-up-heap-frozen). Those objects
+    live as long as the process anyway."""
     gc.collect()
     gc.freeze()
 

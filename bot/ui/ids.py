@@ -10,7 +10,8 @@ The wire format is fixed: boards posted by an older version stay on Discord, and
 buttons must keep working after an upgrade.
 
 The ids are parsed here rather than by discord.py's ``DynamicItem`` (whose ``template`` is
-the same idea): see ``bot.ui.router`` for why the bot routes clicks from one listener.
+the same idea): see docs/decisions.md#every-button-through-one-listener for why the bot
+routes clicks from one listener.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class CustomId:
 
     def format(self) -> str:
         """The custom_id to put on the button: ``TEMPLATE`` filled (each kind writes it as an
-        f-string, three times quicker on a board of 25 cells; tests check they agree)."""
+        f-string, see docs/decisions.md#custom-ids-written-as-f-strings; tests check
+        they agree)."""
         raise NotImplementedError
 
     @classmethod

@@ -3,12 +3,10 @@ listener to the handler its feature registered for that kind (``Router.register`
 
 The custom_id carries all a click needs (``ttt:cell:{game}:{cell}:{move_no}``,
 ``ttt:forfeit:{game}``, ``ttt:accept:{challenge}``, ...: ``bot.ui.ids``); the handler
-loads the rest from the database, so buttons work across restarts. Why one listener
-rather than a ``DynamicItem`` per button: discord.py dispatches a dynamic item by first
-rebuilding the whole clicked message as a view, which costs as much CPU as drawing the
-board again (75 µs on 3x3, 165 µs on 5x5, ``python -m bench.routing``), where a listener
-costs a regular-expression match; and it drops, unanswered, a click whose custom_id is
-no longer on the message as Discord sent it. Here every click that arrives is answered.
+loads the rest from the database, so buttons work across restarts. One listener, not a
+``DynamicItem`` per button: a click costs a match of its custom_id, not a rebuild of its
+message as a view, and every click that arrives is answered, even one whose custom_id is
+no longer on the message (see docs/decisions.md#every-button-through-one-listener).
 """
 
 from __future__ import annotations

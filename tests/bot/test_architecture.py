@@ -350,3 +350,108 @@ def test_modules_stay_readable(folder: Path) -> None:
         if (n := len(path.read_text().splitlines())) > MAX_LINES
     }
     assert not long, long
+
+
+# -- the emulator -------------------------------------------------------------------------
+# discord_emulator/ is cut along its seams (issue 35): small modules, no import cycle even
+# through type hints, no reach into another object's private members, aiohttp's included.
+
+
+def cycles_in(edges: dict[str, set[str]]) -> list[str]:
+    """Every import cycle of ``edges`` found by a depth-first walk, as ``a -> b -> a``."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+    cycles: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(edges.get(name, ())):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name)
+    return cycles
+
+
+def test_emulator_modules_stay_readable() -> None:
+    long = {
+        path.relative_to(ROOT).as_posix(): n
+        for path in EMULATOR.rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert not long, long
+
+
+def test_the_emulator_has_no_import_cycle() -> None:
+    """Imports under ``TYPE_CHECKING`` count: a circle of type hints is a circle too."""
+    found = graph((EMULATOR,))
+    edges = {name: {t for t in targets if t in found} for name, targets in found.items()}
+    assert not cycles_in(edges), "\n".join(cycles_in(edges))
+
+
+def test_the_cycle_scan_sees_type_checking_imports() -> None:
+    one = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .two import B\n"
+    trees = {"pkg/one.py": ast.parse(one), "pkg/two.py": ast.parse("from .one import A\n")}
+    known = {"pkg.one", "pkg.two"}
+    edges = {module_name(r): imports(r, t, known) & known for r, t in trees.items()}
+    assert cycles_in(edges) == ["pkg.one -> pkg.two -> pkg.one"]
+
+
+def reaches(relative: str, tree: ast.Module) -> list[str]:
+    """``x._name`` where ``x`` is not ``self``/``cls``, ``_name`` fetched or set by name,
+    and ``_name`` imported from another module."""
+    found = []
+    for node in ast.walk(tree):
+        where = f"{relative}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+            on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            private = name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+            if private and not on_self:
+                found.append(f"{where} reaches .{name}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("getattr", "setattr", "hasattr", "delattr") and node.args[1:]:
+                key = node.args[1]
+                if isinstance(key, ast.Constant) and str(key.value).startswith("_"):
+                    found.append(f"{where} reaches {key.value!r} by name")
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and alias.name != "__future__":
+                    found.append(f"{where} imports {node.module}.{alias.name}")
+    return found
+
+
+def test_the_emulator_reaches_into_no_private_member() -> None:
+    found = [hit for relative, tree in sources(EMULATOR) for hit in reaches(relative, tree)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "handle._fail()",
+        "port = site._server.sockets",
+        "getattr(runner, '_site')",
+        "from .commands import _Resolver",
+    ],
+)
+def test_the_reach_scan_catches(code: str) -> None:
+    assert reaches("x.py", ast.parse(code))
+
+
+def test_the_reach_scan_allows_own_members() -> None:
+    assert not reaches("x.py", ast.parse("self._fail()\ncls._cache = {}\nx.__class__\n"))
+
+
+def test_the_emulator_uses_only_the_public_api_of_aiohttp() -> None:
+    """No ``_``-prefixed attribute of aiohttp objects (``site._server``), no name or module
+    outside aiohttp's documented API (the port comes from ``AppRunner.addresses``)."""
+    found = [hit for relative, tree in sources(EMULATOR) for hit in private_uses(relative, tree)]
+    assert not found, "\n".join(found)

@@ -71,8 +71,9 @@ async def test_5x5_replies_that_need_a_search_go_to_the_pool(
     game = await service.start_bot_game(
         GUILD, CHANNEL, ALICE, level="impossible", width=5, height=5, k=3, first=First.ME
     )
-    game = (await service.move(game.id, ALICE, 12, game.move_no, await_reply=False)).game
-    assert game.status is GameStatus.BOT_TO_MOVE and service.is_slow_search(game)
+    moved = await service.move(game.id, ALICE, 12, game.move_no, await_reply=False)
+    game, plan = moved.game, moved.reply
+    assert game.status is GameStatus.BOT_TO_MOVE and plan is not None and plan.answer_first
     assert pool.jobs == 0
-    game = await service.bot_reply(game)
+    game = await service.bot_reply(game, plan)
     assert game.move_no == 2 and game.status is GameStatus.ACTIVE and pool.jobs == 1

@@ -467,21 +467,6 @@ async def test_bot_games_count_per_level_and_streaks(service: GameService) -> No
     assert len(stats.recent) == 3 and stats.recent[0].id == results[-1].id
 
 
-async def test_is_slow_search(service: GameService) -> None:
-    small = await service.start_bot_game(GUILD, 1, ALICE, level="impossible", first=First.ME)
-    big_easy = await service.start_bot_game(
-        GUILD, 2, ALICE, level="easy", width=5, height=5, k=4, first=First.ME
-    )
-    big_hard = await service.start_bot_game(
-        GUILD, 3, ALICE, level="hard", width=4, height=4, k=4, first=First.ME
-    )
-    member = await member_game(service, ALICE, BOB, channel=4, width=5, height=5, k=4)
-    assert not service.is_slow_search(small)
-    assert not service.is_slow_search(big_easy)
-    assert service.is_slow_search(big_hard)
-    assert not service.is_slow_search(member)
-
-
 # -- timeouts, forfeits, stops -----------------------------------------------------------------
 
 
