@@ -36,11 +36,12 @@ from bench.pg import (
     describe,
     fresh_database,
     postgres_server,
+    read_rows,
 )
 from bot.models import First
 from bot.service import GameService, ServiceConfig
 from bot.store import CallOffStore, ReviewStore, Store
-from tests.pgtools import read_rows
+from bot.tunables import Values
 
 GUILD = 1 << 22
 MEMBERS = 200
@@ -81,13 +82,10 @@ async def play(
     games, every = args.games, args.every
     store = await Store.open(target)
     clock = Clock()
-    config = ServiceConfig(
-        challenge_cooldown=60.0,
-        games_per_member=5,
-        server_games=100,
-        inline_cells=9,
-        history_days=history_days,
+    numbers = Values(
+        challenge_cooldown=60.0, games_per_member=5, server_games=100, history_days=history_days
     )
+    config = ServiceConfig(numbers, inline_cells=9)
     service = GameService(store, config, clock=clock)
     rng = random.Random(23)
     figures: list[tuple[int, float]] = []

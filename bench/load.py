@@ -8,7 +8,8 @@
     python -m bench.load --quick --compare-setups --repeat 3  # three set-ups, in turns
     python -m bench.load --slow-games 1000 --scale 0.25       # slow member games' pings
 
-Run from the repository's root. One run is ``bench/load_run.py``, its players
+Run from the repository's root. A scenario of ``bench/harness.py`` (which starts the bot
+processes and runs the set-ups in turns); one run is ``bench/load_run.py``, its players
 ``bench/load_players.py`` and its figures ``bench/load_figures.py``.
 
 The bot runs on SQLite (a new file per run) or PostgreSQL (``--database postgresql``: a
@@ -56,9 +57,11 @@ import argparse
 import asyncio
 import contextlib
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from bench import slow_games
-from bench.load_figures import summarise
+from bench import harness, slow_games
+from bench.harness import summarise
 from bench.load_run import run
 from bench.pg import (
     add_database_arguments,
@@ -116,7 +119,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, help="with --slow-games: every time times this")
     args = parser.parse_args()
     if args.slow_games is not None:
-        asyncio.run(slow_games.run(args.slow_games, args.move_seconds, args.scale))
+        slow_games.main_of(args.slow_games, args.move_seconds, args.scale)
         return
     check_database_arguments(parser, args, both=args.compare_setups)
     games = args.games or (60 if args.quick else 500)
@@ -138,18 +141,45 @@ def main() -> None:
             f"  ({os.cpu_count()} cores here, shared by the bot processes, their AI workers,"
             " PostgreSQL and the emulator + load generator: a second bot process adds no CPU)"
         )
-        results: dict[Setup, list[dict[str, float]]] = {setup: [] for setup in setups}
-        for index in range(repeat):
-            turn = setups[index % len(setups) :] + setups[: index % len(setups)]
-            for setup in turn:
-                if repeat > 1 or len(setups) > 1:
-                    print(f"\n-- run {index + 1} of {repeat}: {setup.label}")
-                figures = run(games, clicks, args.rate, args.seed, args.big, bot_env, setup, server)
-                results[setup].append(asyncio.run(figures))
+        load = Load(setups, repeat, games, clicks, args.rate, args.seed, args.big, bot_env, server)
+        results = harness.play(load, repeat, rotate=True)
     if len(setups) > 1:
         compare(results)
     elif repeat > 1:
         summarise(results[setups[0]])
+
+
+@dataclass
+class Load:
+    """The scenario: the set-ups in turns, the first the baseline of the ratios."""
+
+    setups: Sequence[Setup]
+    repeat: int
+    games: int
+    clicks: int
+    rate: float
+    seed: int
+    big: bool
+    bot_env: dict[str, str]
+    server: str | None
+
+    def kinds(self) -> Sequence[Setup]:
+        return self.setups
+
+    async def run_once(self, setup: Setup, number: int) -> dict[str, float]:
+        if self.repeat > 1 or len(self.setups) > 1:
+            round_ = (number - 1) // len(self.setups) + 1
+            print(f"\n-- run {round_} of {self.repeat}: {setup.label}")
+        return await run(
+            self.games,
+            self.clicks,
+            self.rate,
+            self.seed,
+            self.big,
+            self.bot_env,
+            setup,
+            self.server,
+        )
 
 
 def setup_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Setup:

@@ -1,11 +1,13 @@
-"""The load bench's figures: percentiles, each second's p99, memory, and the summary of
-repeated runs (``bench.load``)."""
+"""The load bench's figures: each second's p99, and memory (``bench.load``; percentiles and
+the summary of repeated runs are the harness's)."""
 
 from __future__ import annotations
 
 import re
 import statistics
 from pathlib import Path
+
+from bench.harness import percentile
 
 LAG = re.compile(r"Event loop lag: max ([0-9.]+) ms, p99 ([0-9.]+) ms, p50 ([0-9.]+) ms")
 GC = re.compile(r"(\d+) GC runs, ([0-9.]+) ms in all, longest ([0-9.]+) ms")
@@ -16,13 +18,6 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def seconds_of(starts: list[float], took: list[float]) -> dict[int, list[float]]:
@@ -64,12 +59,3 @@ def seconds_within(starts: list[float], took: list[float], limit: float) -> floa
     """The share (%) of the run's full seconds whose 3x3 clicks had a p99 within limit."""
     p99s = full_second_p99s(seconds_of(starts, took))
     return 100 * sum(p <= limit for p in p99s) / len(p99s) if p99s else float("nan")
-
-
-def summarise(results: list[dict[str, float]]) -> None:
-    """Each run's headline figures and their median: the machine is shared and noisy."""
-    print(f"\n{len(results)} runs (same seed, a fresh bot and database each):")
-    for key in results[0]:
-        values = [r[key] for r in results]
-        runs = " ".join(f"{v:8.1f}" for v in values)
-        print(f"{key:>16}: {runs}   median {statistics.median(values):8.1f}")

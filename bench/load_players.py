@@ -1,6 +1,6 @@
 """The load bench's players: one game per channel, clicked by the player on move, and
-the waits and timestamps that time each click without slowing the emulator down
-(``bench.load``)."""
+the timestamps that split each click's time (``bench.load``; their waits are the
+harness's ``Answers``)."""
 
 from __future__ import annotations
 
@@ -10,93 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from discord_emulator import Emulator, InteractionHandle
-from tests.e2e.processes import answered_thinking
+from bench.harness import Answers
+from bot.launcher import answered_thinking
+from discord_emulator import Emulator
 
 LEVELS = ("easy", "medium", "hard", "impossible")
-
-
-class Waits:
-    """Event-driven waits on emulator state, one future per waiting coroutine.
-
-    ``Emulator.wait_for`` wakes every waiting coroutine at every change, which with 500
-    games waiting at once costs the load generator more than the clicks themselves.
-    Re-checking every waiting click's predicate at every change still took about a sixth
-    of this process's CPU, and this process shares two cores with the bot: so a click
-    waits on its own handle, woken by that handle's answer or failure alone, and only the
-    few waits on later edits (5x5 replies) are re-checked at each change.
-    """
-
-    def __init__(self, emu: Emulator) -> None:
-        self.waiting: dict[int, tuple[Callable[[], bool], asyncio.Future[None]]] = {}
-        self.by_handle: dict[int, list[asyncio.Future[None]]] = {}
-        self._emu = emu
-        self._undo: list[Callable[[], None]] = []
-
-    def install(self) -> None:
-        from discord_emulator import interactions
-
-        emu, waiting, by_handle = self._emu, self.waiting, self.by_handle
-        original = emu._changed
-
-        def changed() -> None:
-            original()
-            for key, (check, future) in list(waiting.items()):
-                if check() and not future.done():
-                    future.set_result(None)
-                    del waiting[key]
-
-        def settled(handle: Any) -> None:
-            for future in by_handle.pop(handle.id, ()):
-                if not future.done():
-                    future.set_result(None)
-
-        handle_class = interactions.InteractionHandle
-        real_ack, real_fail = handle_class._acknowledge, handle_class._fail
-
-        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
-            real_ack(handle, *args, **kwargs)
-            settled(handle)
-
-        def fail(handle: Any) -> None:
-            real_fail(handle)
-            settled(handle)
-
-        emu._changed = changed  # type: ignore[method-assign]  # handles look it up each time
-        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
-        handle_class._fail = fail  # type: ignore[method-assign]
-        self._undo = [
-            lambda: setattr(handle_class, "_fail", real_fail),
-            lambda: setattr(handle_class, "_acknowledge", real_ack),
-            lambda: delattr(emu, "_changed"),
-        ]
-
-    def uninstall(self) -> None:
-        for undo in self._undo:
-            undo()
-        self._undo = []
-
-    async def answered(self, handle: InteractionHandle) -> None:
-        """Wait (at most two minutes) until the bot answered ``handle`` or it failed."""
-        if not handle.pending:
-            return
-        future = asyncio.get_running_loop().create_future()
-        self.by_handle.setdefault(handle.id, []).append(future)
-        async with asyncio.timeout(120):
-            await future
-
-    async def until(self, check: Callable[[], bool]) -> None:
-        """Wait (at most two minutes) until ``check()`` holds."""
-        if check():
-            return
-        future = asyncio.get_running_loop().create_future()
-        key = id(future)
-        self.waiting[key] = (check, future)
-        try:
-            async with asyncio.timeout(120):
-                await future
-        finally:
-            self.waiting.pop(key, None)
 
 
 class Stages:
@@ -180,7 +98,7 @@ class Game:
     def __init__(
         self,
         emu: Emulator,
-        waits: Waits,
+        waits: Answers,
         guild: object,
         index: int,
         rng: random.Random,

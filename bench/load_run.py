@@ -13,16 +13,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.load_figures import GC, LAG, by_second, percentile, rss_kib, seconds_within
-from bench.load_players import Game, LostTable, Stages, Waits
+from bench.harness import Answers, percentile
+from bench.load_figures import GC, LAG, by_second, rss_kib, seconds_within
+from bench.load_players import Game, LostTable, Stages
 from bench.pg import (
     database_size,
     fresh_database,
     server_pid,
 )
 from bench.setups import Cpu, Setup, launch_bots, server_of, servers_needed
+from bot.launcher import full_collections_held_back
 from discord_emulator import Emulator
-from tests.e2e.processes import full_collections_held_back
 
 
 @contextlib.asynccontextmanager
@@ -97,13 +98,12 @@ async def run(
             ]
             stuck: list[str] = []
             async with slow_exit_noted(stuck), launch_bots(emu, workdir, setup, env) as bots:
-                await bots[0].wait_until(emu.wait_for_commands("tictactoe"))  # global commands
                 pids = [bot.process.pid for bot in bots]
                 database_pid = None if url is None else await server_pid(url)
                 size_before = 0 if url is None else await database_size(url)
                 await asyncio.sleep(1.0)
                 idle = [rss_kib(pid) for pid in pids]
-                waits = Waits(emu)
+                waits = Answers(emu)
                 waits.install()
                 stages = Stages()
                 stages.install()  # after waits: its acknowledge hook wraps theirs

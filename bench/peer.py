@@ -9,8 +9,9 @@ Run from the repository's root. The peer is ``bench/peer_bot.py``: discord.py's
 ``examples/views/tic_tac_toe.py`` behind a slash command, in memory. Our bot is
 ``python -m bot`` with a fresh SQLite database and its own defaults (``--bot-env`` adds
 settings; the tests' 1 s sweep interval is left out). The players are in
-``bench/peer_tables.py``, the processes in ``bench/peer_process.py``, the figures in
-``bench/peer_report.py`` and the profile's breakdown in ``bench/peer_profile.py``.
+``bench/peer_tables.py``, the figures in ``bench/peer_report.py`` and the profile's
+breakdown in ``bench/peer_profile.py``; it is a scenario of ``bench/harness.py``, which
+starts the bots (``bot/launcher.py``) and runs the two in turns.
 
 Each run starts an emulator in this process, one bot process, and ``--games`` games between
 members, each in its own channel with its own two members, 20 to a server (below the default
@@ -49,32 +50,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
-import signal
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import discord
 
-if TYPE_CHECKING:
-    from discord_emulator import (
-        Emulator,
-        RecordedRequest,
-    )
-    from tests.e2e.processes import BotProcess
-
-from bench.peer_process import READY_TIMEOUT, bot_process
+from bench import harness
+from bench.harness import BotExited, RunError, all_of, guarded, tolerated
+from bench.peer_bot import PEER_COMMAND
 from bench.peer_profile import print_breakdown
 from bench.peer_report import HEADER, Result, describe_checkout, row, summarise
-from bench.peer_tables import ACK_DEADLINE, OURS, PEER, Answers, Boards, RunError, Table
+from bench.peer_tables import ACK_DEADLINE, OURS, PEER, Answers, Boards, Table
 from bench.procs import cpu_seconds, thread_cpu_seconds
+from bot.launcher import BotProcess, bot_env, full_collections_held_back
+from discord_emulator import Emulator
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP_TIMEOUT = 300.0
@@ -83,81 +77,19 @@ TABLES_PER_SERVER = 20
 so the bench runs with every fair-play limit at its default."""
 
 
-def tolerated(request: RecordedRequest) -> bool:
-    """Refusals that do not stop a run: a 429 (discord.py waits and retries; counted, see
-    ``Result``), and Unknown Message on deleting a message the bot had deleted already
-    (our bot deletes some turn notifications twice; counted too)."""
-    if request.status == 429:
-        return True
-    return (
-        request.status == 404
-        and request.method == "DELETE"
-        and isinstance(request.response, dict)
-        and request.response.get("code") == 10008
-    )
-
-
-async def watch(emu: Emulator, bot: BotProcess) -> None:
-    """Fail the run at once if the emulator refused one of the bot's requests (an invalid
-    message, say: the click would otherwise wait out the answer deadline) or the bot exits."""
-    seen = 0
-    while True:
-        await asyncio.sleep(0.2)
-        requests = emu.requests
-        for request in requests[seen:]:
-            if request.status >= 400 and not tolerated(request):
-                raise RunError(
-                    f"the emulator refused {request.method} {request.path}: {request.status}"
-                    f" {str(request.response)[:500]}\nrequest body: {str(request.json)[:500]}"
-                )
-        seen = len(requests)
-        if bot.returncode is not None:
-            raise RunError(f"the bot exited with {bot.returncode}")
-
-
-async def guarded(emu: Emulator, bot: BotProcess, work: Any, limit: float, what: str) -> Any:
-    """Await ``work`` within ``limit`` seconds, stopped early by :func:`watch`."""
-    task = asyncio.ensure_future(work)
-    watcher = asyncio.create_task(watch(emu, bot))
-    try:
-        async with asyncio.timeout(limit):
-            await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
-    except TimeoutError:
-        raise RunError(f"{what} took over {limit:g} s") from None
-    finally:
-        for pending in (task, watcher):
-            if not pending.done():
-                pending.cancel()
-                with contextlib.suppress(BaseException):
-                    await pending
-    if watcher.done() and not watcher.cancelled():
-        watcher.result()  # raises
-    return task.result()
-
-
-async def all_of(coroutines: Iterable[Coroutine[Any, Any, Any]]) -> None:
-    """Run the coroutines concurrently; if one fails, cancel the rest, then raise."""
-    tasks = [asyncio.ensure_future(coroutine) for coroutine in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
 def bench_env(emu: Emulator, workdir: Path, kind: str, options: Options) -> dict[str, str]:
     """The bot's environment: the emulator's endpoints, global commands (the games span
     several servers) and every fair-play setting at its default."""
-    from tests.e2e.processes import bot_env
-
     env = bot_env(emu, workdir / "bench.db")
-    env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tests' 1 s: use the bot's own default
+    env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tools' 1 s: use the bot's own default
     env.pop("SHUTDOWN_GRACE_SECONDS", None)
     if kind == OURS:
         # This repository after the bot's: bench.peer_profile, for a profiled run.
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(options.bot_path), str(REPO)]))
         env.update(options.bot_env)
+    else:
+        env["PYTHONPATH"] = str(REPO)
+        env["PEER_ANNOUNCE_BOARDS"] = "1"  # see bench/peer_bot.py's ANNOUNCE_BOARDS
     return env
 
 
@@ -173,16 +105,35 @@ class Options:
     profile: Path | None = None
 
 
+@dataclass
+class Peer:
+    """The scenario: our bot, then discord.py's example (the baseline of the ratio)."""
+
+    options: Options
+
+    def kinds(self) -> tuple[str, str]:
+        return OURS, PEER
+
+    async def run_once(self, kind: str, number: int) -> Result:
+        result = await run_once(kind, self.options)
+        print(row(number, result), flush=True)
+        return result
+
+
 async def run_once(kind: str, options: Options, profile: Path | None = None) -> Result:
     """One run of one bot: a fresh emulator, bot process and database; ``profile``: our
     bot under cProfile, writing there."""
-    from discord_emulator import Emulator
-
     boards = Boards() if kind == PEER else None
-    answers = Answers(boards)
+    args: tuple[str, ...]
+    if kind == PEER:
+        command, module, args = PEER_COMMAND, "bench.peer_bot", ()
+    elif profile is not None:
+        command, module, args = "tictactoe", "bench.peer_profile", (str(profile),)
+    else:
+        command, module, args = "tictactoe", "bot", ()
     with tempfile.TemporaryDirectory(prefix=f"ttt-peer-{kind}-") as tmp:
         workdir = Path(tmp)
-        async with Emulator(ack_deadline=ACK_DEADLINE, wait_timeout=READY_TIMEOUT) as emu:
+        async with Emulator(ack_deadline=ACK_DEADLINE, wait_timeout=harness.READY_TIMEOUT) as emu:
             servers = -(-options.games // TABLES_PER_SERVER)
             guilds = [emu.add_guild(f"Bench {n}") for n in range(servers)]
             tables = [
@@ -190,21 +141,37 @@ async def run_once(kind: str, options: Options, profile: Path | None = None) -> 
                 for i in range(options.games)
             ]
             env = bench_env(emu, workdir, kind, options)
+            answers = Answers(emu, boards)
+            launch = harness.bot(
+                emu,
+                workdir,
+                env,
+                *args,
+                module=module,
+                command=command,
+                log_name=f"{kind}.log",
+                pipe_stdout=boards is not None,
+            )
             bot: BotProcess | None = None
             answers.install()
             try:
-                async with bot_process(kind, emu, env, workdir, boards, profile) as bot:
-                    result = await measure(emu, bot, tables, answers, kind, options)
+                async with launch as bot:
+                    reader = None
+                    if boards is not None:
+                        assert bot.process.stdout is not None
+                        reader = asyncio.create_task(boards.read(bot.process.stdout))
+                    try:
+                        result = await measure(emu, bot, tables, answers, kind, options)
+                    finally:
+                        if reader is not None:
+                            reader.cancel()
             except Exception:
                 if bot is not None:
-                    tail = bot.log().splitlines()[-30:]
-                    print(f"-- the last lines of the {kind} bot's log:", *tail, sep="\n")
+                    print(f"-- the last lines of the {kind} bot's log:", bot.log_tail(30), sep="\n")
                 raise
             finally:
                 answers.uninstall()
-            result.errors = sum(
-                " ERROR " in line or "Traceback" in line for line in bot.log().splitlines()
-            )
+            result.errors = len(harness.errors_in(bot.log()))
             result.exit_code = bot.returncode
     return result
 
@@ -218,13 +185,12 @@ async def measure(
     options: Options,
 ) -> Result:
     """Set the games up, then time the closed loop of clicks."""
-    from tests.e2e.processes import full_collections_held_back
 
     async def set_up() -> None:
         for chunk in range(0, len(tables), 50):
             await all_of(t.start(answers) for t in tables[chunk : chunk + 50])
 
-    await guarded(emu, bot, set_up(), SETUP_TIMEOUT, "setting the games up")
+    await guarded(emu, [bot], set_up(), SETUP_TIMEOUT, "setting the games up")
     for table in tables:
         table.starts = 0
     await asyncio.sleep(1.0)  # let the bot finish what the set-up left it
@@ -239,7 +205,7 @@ async def measure(
                 await table.start(answers)
             latencies.append(await table.click(answers))
 
-    pid = bot.process.pid
+    pid = bot.pid
     emu.rate_limits.reset_counts()  # the timed window's REST only
     first_request = len(emu.requests)
     with full_collections_held_back():
@@ -247,7 +213,7 @@ async def measure(
         began, cpu, (main_cpu, _) = time.perf_counter(), cpu_seconds(pid), thread_cpu_seconds(pid)
         await guarded(
             emu,
-            bot,
+            [bot],
             all_of(play(table) for table in tables),
             options.time_limit,
             f"{options.clicks} clicks",
@@ -276,10 +242,7 @@ async def measure(
     )
 
 
-async def drive(options: Options) -> None:
-    main = asyncio.current_task()
-    assert main is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+def drive(options: Options) -> None:
     print(
         "CPU per cell click, bot's main process only (our bot's AI workers not counted)\n"
         f"{options.games} games between members, {options.clicks} timed cell clicks a run,"
@@ -290,15 +253,11 @@ async def drive(options: Options) -> None:
         " examples/views/tic_tac_toe.py)\n"
     )
     print(HEADER, flush=True)
-    results: list[Result] = []
-    for number in range(1, 2 * options.runs + 1):
-        kind = OURS if number % 2 else PEER
-        result = await run_once(kind, options)
-        results.append(result)
-        print(row(number, result), flush=True)
+    by_kind = harness.play(Peer(options), options.runs)
+    results = [r for pair in zip(by_kind[OURS], by_kind[PEER], strict=True) for r in pair]
     summarise(results)
     if options.profile is not None:
-        profiled = await run_once(OURS, options, options.profile)
+        profiled = asyncio.run(run_once(OURS, options, options.profile))
         print(f"\nprofiled run: {row(2 * options.runs + 1, profiled)}")
         main = statistics.median(r.main_us_per_click for r in results if r.kind == OURS)
         print_breakdown(str(options.profile), profiled.clicks, main)
@@ -360,11 +319,13 @@ def main() -> None:
     if min(options.games, options.clicks, options.runs) < 1:
         parser.error("--games, --clicks and --runs must be at least 1")
     try:
-        asyncio.run(drive(options))
+        drive(options)
     except (KeyboardInterrupt, asyncio.CancelledError):
         sys.exit("interrupted")
     except RunError as error:
         sys.exit(f"run failed: {error}")
+    except BotExited as error:  # it did not stop within its grace
+        sys.exit(f"run failed: {str(error).splitlines()[0]}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
+from bench.harness import percentile
 from bench.peer_tables import OURS, PEER
 
 
@@ -43,11 +44,6 @@ class Result:
     @property
     def main_us_per_click(self) -> float:
         return self.main_cpu / self.clicks * 1e6
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 HEADER = (

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
         Message,
     )
 
+from bench import harness
+from bench.harness import RunError
 from bench.peer_bot import PEER_COMMAND
 
 OURS, PEER = "ours", "peer"
@@ -24,10 +26,6 @@ ACK_DEADLINE = 30.0
 not end a run; slowness shows in the latency columns instead."""
 ANSWER_TIMEOUT = ACK_DEADLINE + 15.0
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
-
-
-class RunError(RuntimeError):
-    """The bot did not answer as expected; the run's figures would mean nothing."""
 
 
 class Boards:
@@ -62,63 +60,20 @@ class Boards:
             raise RunError(f"the peer never announced board {message_id}") from None
 
 
-class Answers:
-    """Wakes the coroutine waiting on an interaction when the emulator applies its answer.
+class Answers(harness.Answers):
+    """The harness's waits on answers, with the peer's board announcements."""
 
-    ``InteractionHandle.response()`` re-checks every waiter at every emulator change, which
-    with 200 games in flight costs this process more than the clicks; here each click waits
-    on its own future. ``at`` keeps when each answer was applied (the latency's end).
-    """
-
-    def __init__(self, boards: Boards | None = None) -> None:
-        self.futures: dict[int, asyncio.Future[None]] = {}
-        self.at: dict[int, float] = {}
+    def __init__(self, emu: Emulator, boards: Boards | None = None) -> None:
+        super().__init__(emu)
         self.boards = boards
         """For the peer: its boards are clickable only once announced."""
-        self._undo: list[tuple[Any, str, Any]] = []
-
-    def install(self) -> None:
-        from discord_emulator import interactions
-
-        handle_class = interactions.InteractionHandle
-        real_ack, real_fail = handle_class._acknowledge, handle_class._fail
-        futures, at = self.futures, self.at
-
-        def settle(handle: Any) -> None:
-            future = futures.pop(handle.id, None)
-            if future is not None and not future.done():
-                future.set_result(None)
-
-        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
-            at[handle.id] = time.perf_counter()
-            real_ack(handle, *args, **kwargs)
-            settle(handle)
-
-        def fail(handle: Any) -> None:
-            real_fail(handle)
-            settle(handle)
-
-        self._undo = [(handle_class, "_acknowledge", real_ack), (handle_class, "_fail", real_fail)]
-        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
-        handle_class._fail = fail  # type: ignore[method-assign]
-
-    def uninstall(self) -> None:
-        for owner, name, original in self._undo:
-            setattr(owner, name, original)
-        self._undo = []
 
     async def wait(self, handle: InteractionHandle, expected: int) -> Message:
         """Wait for ``handle``'s answer; RunError unless it is callback type ``expected``."""
-        if handle.pending:
-            future = asyncio.get_running_loop().create_future()
-            self.futures[handle.id] = future
-            try:
-                async with asyncio.timeout(ANSWER_TIMEOUT):
-                    await future
-            except TimeoutError:
-                raise RunError(
-                    f"{handle!r}: no answer nor failure in {ANSWER_TIMEOUT:g} s"
-                ) from None
+        try:
+            await self.answered(handle, ANSWER_TIMEOUT)
+        except TimeoutError:
+            raise RunError(f"{handle!r}: no answer nor failure in {ANSWER_TIMEOUT:g} s") from None
         if handle.failed:
             raise RunError(f"{handle!r} was not answered within {ACK_DEADLINE:g} s")
         if handle.callback_type != expected or handle.original is None:

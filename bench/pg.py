@@ -7,22 +7,27 @@ root, pgserver starts PostgreSQL as a user of its own. With ``--database-url`` t
 benchmark uses that server instead; its user must be allowed to create databases.
 
 Every run gets a database of its own, made empty and dropped afterwards, as every SQLite
-run gets a new file: a run never starts on another's rows or dead tuples.
+run gets a new file: a run never starts on another's rows or dead tuples. ``read_rows``
+reads a database's rows without the store (the tests use it too, and the throwaway server).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import shutil
 import sqlite3
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import yarl
 
 from bench.procs import parent_pid, process_name
-from tests.pgtools import throwaway_pg_server
 
 __all__ = [
     "ENGINES",
@@ -32,7 +37,9 @@ __all__ = [
     "describe",
     "fresh_database",
     "postgres_server",
+    "read_rows",
     "server_pid",
+    "throwaway_pg_server",
 ]
 
 ENGINES = ("sqlite", "postgresql")
@@ -129,3 +136,40 @@ async def describe(engine: str, url: str | None = None) -> str:
         await conn.close()
     where = yarl.URL(url).with_password(None)
     return f"PostgreSQL {version} at {where} (a new database per run)"
+
+
+@contextlib.contextmanager
+def throwaway_pg_server(prefix: str) -> Iterator[Any]:
+    """A PostgreSQL server from the ``pgserver`` wheel (its URI: ``.get_uri(database)``),
+    listening on a unix socket only, in a new folder of /tmp that is deleted afterwards.
+
+    Not under pytest's temporary folder: run as root, pgserver starts PostgreSQL as a user
+    of its own, and any pytest starting meanwhile makes that folder root-only.
+    """
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(folder))  # platformdirs' lock files
+    import pgserver  # the test extra's; imported once XDG_RUNTIME_DIR is set
+
+    try:
+        server = pgserver.get_server(folder / "data", cleanup_mode="delete")
+        try:
+            yield server
+        finally:
+            server.cleanup()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def read_rows(target: str | Path, query: str, *parameters: Any) -> list[tuple[Any, ...]]:
+    """``query``'s rows, read by a connection of the test's own (``?`` placeholders on
+    SQLite, ``$n`` on PostgreSQL): what is in the database, whatever the store says."""
+    if isinstance(target, Path):
+        with sqlite3.connect(target) as conn:
+            rows = conn.execute(query, parameters).fetchall()
+        conn.close()
+        return rows
+    conn = await asyncpg.connect(target)
+    try:
+        return [tuple(r) for r in await conn.fetch(query, *parameters)]
+    finally:
+        await conn.close()

@@ -17,8 +17,8 @@ from typing import Any
 
 import discord
 
+from bench.drawing import game as make_game
 from bot.ui.views import board_view
-from tests.bot.test_render import make_game
 
 ROUNDS = 3000
 
@@ -61,7 +61,7 @@ async def main() -> None:
     channel = discord.PartialMessageable(state=state, id=8)
     print("CPU per click (µs): rebuilding the clicked board as a view, vs drawing it")
     for moves, size in (((0, 4), (3, 3, 3)), ((0, 6, 12), (5, 5, 4))):
-        game = make_game(moves, size=size)
+        game = make_game(moves, size[0], size[2])
         payload = board_view(game).to_components()
         message = discord.Message(state=state, channel=channel, data=message_data(payload))
         rebuild = per_call(lambda m=message: discord.ui.LayoutView.from_message(m, timeout=None))

@@ -48,10 +48,11 @@ from bench.pg import (
 from bot.models import First, Game
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
+from bot.tunables import SERVER_GAMES, Values
 from engine.levels import LEVELS
 
 # 100 games in flight need four servers: a server has at most 25 live games by default.
-SERVERS = -(-100 // ServiceConfig.server_games)
+SERVERS = -(-100 // SERVER_GAMES.default)
 
 
 @dataclass
@@ -160,7 +161,7 @@ class Engine:
 
 async def main(engine: Engine) -> None:
     async with engine.store() as store:
-        service = GameService(store, ServiceConfig(ai_workers=1))
+        service = GameService(store, ServiceConfig(Values(ai_workers=1)))
         started = time.perf_counter()
         await service.start()
         print(f"game service benchmark: GameService.move on 3x3, {await engine.describe()}")
@@ -219,7 +220,7 @@ async def durability(engine: Engine, rounds: int = 3, moves: int = 1500) -> None
     for _ in range(rounds):
         for level in ("NORMAL", "FULL"):
             async with engine.store(synchronous=level) as store:
-                service = GameService(store, ServiceConfig(ai_workers=1))
+                service = GameService(store, ServiceConfig(Values(ai_workers=1)))
                 try:
                     bench = Bench(service)
                     await bench.sequential(bench.member_game, 200)  # warm-up
@@ -245,7 +246,7 @@ async def compare_engines(engines: list[Engine], rounds: int, moves: int) -> Non
     for round_no in range(rounds):
         for engine in engines if round_no % 2 == 0 else engines[::-1]:
             async with engine.store() as store:
-                service = GameService(store, ServiceConfig(ai_workers=1))
+                service = GameService(store, ServiceConfig(Values(ai_workers=1)))
                 try:
                     bench = Bench(service)
                     await bench.sequential(bench.member_game, min(300, moves))  # warm-up

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import math
-import statistics
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from bench import harness
 from bench.procs import children_cpu_seconds, cpu_seconds, tree_cpu_seconds
-from bot.service.config import ServiceConfig
-from tests.e2e.processes import BotProcess
+from bot.launcher import BotProcess
+from bot.tunables import SERVER_GAMES
+from discord_emulator import Emulator
 
 __all__ = ["COMPARED", "Cpu", "Setup", "compare", "launch_bots", "server_of", "servers_needed"]
 
-PER_SERVER = ServiceConfig.server_games
+PER_SERVER = SERVER_GAMES.default
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Setup:
     shards: int = 1
 
     def shards_of(self, process: int) -> tuple[int, list[int]] | None:
-        """``BotProcess.launch``'s ``shards`` for process ``process``: its range of the
+        """The ``shards`` of process ``process``: its range of the
         shards; None with a single shard (no SHARD_* settings at all)."""
         if self.shards == 1:
             return None
@@ -78,24 +78,13 @@ def server_of(game: int, games: int, servers: int) -> int:
 
 @contextlib.asynccontextmanager
 async def launch_bots(
-    emu: Any, workdir: Path, setup: Setup, env: Mapping[str, str]
+    emu: Emulator, workdir: Path, setup: Setup, env: Mapping[str, str]
 ) -> AsyncIterator[list[BotProcess]]:
     """Start ``setup``'s bot processes one after the other (shard 0's first: it syncs the
-    commands), each with its own log; stop them all on exit."""
-    async with contextlib.AsyncExitStack() as stack:
-        bots = []
-        for process in range(setup.processes):
-            log_name = "bot.log" if setup.processes == 1 else f"bot{process}.log"
-            launch = BotProcess.launch(
-                emu,
-                workdir,
-                database=workdir / "load.db",
-                shards=setup.shards_of(process),
-                log_name=log_name,
-                **env,
-            )
-            bots.append(await stack.enter_async_context(launch))
-        yield bots
+    commands, globally), each with its own log; stop them all on exit."""
+    shards = [setup.shards_of(process) for process in range(setup.processes)]
+    async with harness.bots(emu, workdir, env, shards, workdir / "load.db") as started:
+        yield started
 
 
 @dataclass
@@ -132,24 +121,4 @@ class Cpu:
 def compare(results: dict[Setup, list[dict[str, float]]]) -> None:
     """Each setup's median of each headline figure, and each median as a ratio of the
     first setup's (the baseline, run in turns with the others in this invocation)."""
-    setups = list(results)
-    rounds = min(len(runs) for runs in results.values())
-    keys = [key for key in results[setups[0]][0] if all(key in r[0] for r in results.values())]
-    medians = {
-        setup: {key: statistics.median(run[key] for run in runs) for key in keys}
-        for setup, runs in results.items()
-    }
-    header = "".join(f"{setup.label:>26}" for setup in setups)
-    print(f"\nmedians of {rounds} runs of each setup, the setups in turns:")
-    print(f"{'':>18}{header}")
-    for key in keys:
-        print(f"{key:>18}" + "".join(f"{medians[s][key]:>26.1f}" for s in setups))
-    base = setups[0]
-    print(f"\nratios to {base.label} (medians):")
-    print(f"{'':>18}{header}")
-    for key in keys:
-        cells = []
-        for setup in setups:
-            value, reference = medians[setup][key], medians[base][key]
-            cells.append(f"{value / reference:>25.2f}x" if reference else f"{'-':>26}")
-        print(f"{key:>18}" + "".join(cells))
+    harness.compare({setup.label: runs for setup, runs in results.items()})

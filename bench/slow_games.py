@@ -8,10 +8,14 @@ Each game is a 3 x 3 game between two new members (the challenger, X, plays firs
 wins in five moves), whose player on move waits ``--move-seconds`` before every click,
 Accept included; the games start spread over one move's time (and at most 20 a second),
 so the clicks come evenly. The bot runs with its own defaults (a 300 s turn clock: a
-ping once a turn waited 30 s, a sweep every 5 s), every time multiplied by ``--scale``
-when given (the turn clock no shorter than the bot's 30 s minimum and the sweep than its
-1 s: a ping's timing depends on the grace, not the turn, while moves come before either
-runs out).
+ping once a turn waited 30 s), but for the sweep, which runs every second as in every
+tool's bot (``bot.launcher.PACE``; the bot's own default is 5 s). With ``--scale`` every
+time is multiplied by it, the sweep's 5 s included (the turn clock no shorter than the
+bot's 30 s minimum and the sweep than its 1 s: a ping's timing depends on the grace, not
+the turn, while moves come before either runs out).
+
+A scenario of ``bench/harness.py``, with one kind and no baseline: its figures are
+measured against their goals.
 
 Prints, from the emulator's record of what the bot sent: the turns that waited past
 the grace and the pings sent for them (the goal: exactly one per such turn, none in
@@ -30,10 +34,12 @@ import re
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.setups import Setup, launch_bots, server_of, servers_needed
+from bench import harness
+from bench.setups import server_of, servers_needed
 from bot.service.pings import GRACE
 from bot.tunables import SWEEP_INTERVAL, TURN_TIMEOUT
 from discord_emulator import Emulator
@@ -123,8 +129,7 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
             emu = await stack.enter_async_context(Emulator(wait_timeout=120))
             guilds = [emu.add_guild(f"Slow {n}") for n in range(servers_needed(games, 1))]
             tables = [Table(emu, guilds[server_of(i, games, len(guilds))], i) for i in range(games)]
-            bots = await stack.enter_async_context(launch_bots(emu, Path(tmp), Setup(), env))
-            await bots[0].wait_until(emu.wait_for_commands("tictactoe"))
+            bots = await stack.enter_async_context(harness.bots(emu, Path(tmp), env))
             first = len(emu.requests)
             started = time.monotonic()
             # Starts spread over a move's time, and at most 20 a second (each start is a
@@ -166,7 +171,7 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
     kinds = Counter(f"{r.method} {re.sub(r'[0-9]+', '{id}', r.path)}" for r in limited)
     for kind, count in kinds.most_common():
         print(f"    {count:6} {kind}")
-    errors = [line for line in log.splitlines() if " ERROR " in line or "Traceback" in line]
+    errors = harness.errors_in(log)
     if errors:
         print("  the bot logged errors:", *errors[:5], sep="\n    ")
     warnings = [line for line in log.splitlines() if " WARNING " in line]
@@ -199,7 +204,27 @@ def main() -> None:
     args = parser.parse_args()
     if args.scale is not None and not 1 / 30 <= args.scale <= 1:
         parser.error("--scale must be from 1/30 (a 1 s grace) to 1")
-    asyncio.run(run(args.games, args.move_seconds, args.scale))
+    main_of(args.games, args.move_seconds, args.scale)
+
+
+@dataclass
+class SlowGames:
+    """The scenario: one run, its figures against the goals (no baseline to run)."""
+
+    games: int
+    move_seconds: float
+    scale: float | None
+
+    def kinds(self) -> tuple[str]:
+        return ("ours",)
+
+    async def run_once(self, kind: str, number: int) -> dict[str, float]:
+        return await run(self.games, self.move_seconds, self.scale)
+
+
+def main_of(games: int, move_seconds: float, scale: float | None) -> None:
+    """``python -m bench.slow_games`` (and ``bench.load --slow-games``) with these."""
+    harness.play(SlowGames(games, move_seconds, scale), 1)
 
 
 if __name__ == "__main__":

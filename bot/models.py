@@ -11,16 +11,7 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
-from bot.tunables import (
-    CHALLENGE_COOLDOWN,
-    CHALLENGE_REACH,
-    CHALLENGE_TIMEOUT,
-    GAMES_PER_MEMBER,
-    PING_GRACE,
-    REVIEW_COOLDOWN,
-    SERVER_GAMES,
-    TURN_TIMEOUT,
-)
+from bot.tunables import SERVER, Tunable, Values
 from engine import Board, Mark
 
 __all__ = [
@@ -260,21 +251,21 @@ class Shards:
         return (guild_id >> 22) % self.count in self.ids
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     """A server's settings as they apply: its moderators' choices, else the bot's defaults."""
 
     channels: tuple[int, ...] = ()  # where games may start; empty: every channel
-    turn_timeout: float = TURN_TIMEOUT.default  # the definitions: bot.tunables
-    challenge_timeout: float = CHALLENGE_TIMEOUT.default
-    games_per_member: int = GAMES_PER_MEMBER.default
-    server_games: int = SERVER_GAMES.default
-    challenge_cooldown: float = CHALLENGE_COOLDOWN.default
-    review_cooldown: float = REVIEW_COOLDOWN.default
     reviews: bool = True  # whether finished games offer Review
     turn_pings: bool = True  # whether members who did not choose get turn notifications
-    ping_grace: float | None = PING_GRACE.default  # None: min(30 s, a fifth of the turn)
-    challenge_reach: int = CHALLENGE_REACH.default
+    numbers: Values = field(default_factory=lambda: Values(SERVER))
+    """The values of ``bot.tunables.SERVER``: ``settings[TURN_TIMEOUT]`` reads one."""
+
+    def __getitem__(self, tunable: Tunable[T]) -> T:
+        return self.numbers[tunable]
 
     def allows_channel(self, channel_id: int, parent_id: int | None = None) -> bool:
         """Whether games may start in ``channel_id``; a thread (``parent_id``: its
@@ -282,9 +273,6 @@ class GuildSettings:
         if not self.channels or channel_id in self.channels:
             return True
         return parent_id is not None and parent_id in self.channels
-
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)

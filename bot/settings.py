@@ -12,33 +12,22 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import yarl
 
 from bot.durations import parse_duration
-from bot.tunables import (
-    AI_WORKERS,
-    CHALLENGE_COOLDOWN,
-    CHALLENGE_REACH,
-    CHALLENGE_TIMEOUT,
-    GAMES_PER_MEMBER,
-    HISTORY_DAYS,
-    HOST,
-    LAG_REPORT,
-    LEFT_SERVER_DAYS,
-    PING_GRACE,
-    REVIEW_COOLDOWN,
-    SERVER,
-    SERVER_GAMES,
-    SHUTDOWN_GRACE,
-    SWEEP_INTERVAL,
-    TURN_TIMEOUT,
-    Kind,
-    Tunable,
-)
+from bot.tunables import HOST, AnyTunable, Kind, Tunable, Value, Values
 
-__all__ = ["DEFAULT_DATABASE_PATH", "Settings", "SettingsError", "database_secrets"]
+__all__ = [
+    "DEFAULT_DATABASE_PATH",
+    "SECRET_PARAMETERS",
+    "Settings",
+    "SettingsError",
+    "database_secrets",
+]
+
+T = TypeVar("T")
 
 DEFAULT_DATABASE_PATH = Path("data/tictactoe.db")
 
@@ -46,8 +35,9 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _MAX_SNOWFLAKE = 2**63 - 1
 _MAX_SHARDS = 100_000
 """More shards than any bot needs (Discord asks for one per 2,500 servers at most)."""
-_SECRET_PARAMETERS = ("password", "sslpassword")
-"""Query parameters of a libpq URL that hold a secret (asyncpg reads both)."""
+SECRET_PARAMETERS = ("password", "sslpassword")
+"""Query parameters of a libpq URL that hold a secret (asyncpg reads both): redacted from
+logs (``bot.store.postgres.without_password``) and from output (``database_secrets``)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
 
 
@@ -70,22 +60,10 @@ class Settings:
     api_base: str | None = None
     gateway_url: str | None = None
     log_level: str = "INFO"
-    # The numbers (bot.tunables); the servers' settings are defaults their moderators
-    # may change with /tictactoe-settings, within the same bounds.
-    turn_timeout: float = TURN_TIMEOUT.default
-    challenge_timeout: float = CHALLENGE_TIMEOUT.default
-    games_per_member: int = GAMES_PER_MEMBER.default
-    server_games: int = SERVER_GAMES.default
-    challenge_cooldown: float = CHALLENGE_COOLDOWN.default
-    review_cooldown: float = REVIEW_COOLDOWN.default
-    ping_grace: float | None = PING_GRACE.default  # None: min(30 s, a fifth of the turn)
-    challenge_reach: int = CHALLENGE_REACH.default
-    ai_workers: int = AI_WORKERS.default
-    sweep_interval: float = SWEEP_INTERVAL.default
-    shutdown_grace: float = SHUTDOWN_GRACE.default
-    lag_report: float | None = LAG_REPORT.default  # log the event loop's lag this often
-    left_server_days: float = LEFT_SERVER_DAYS.default  # a server the bot left is erased then
-    history_days: float | None = HISTORY_DAYS.default  # finished games are deleted then
+    # The numbers (bot.tunables.HOST): settings[TURN_TIMEOUT] reads one. The servers'
+    # settings among them are defaults their moderators may change with
+    # /tictactoe-settings, within the same bounds.
+    numbers: Values = field(default_factory=Values)
     # Sharding: None and None lets discord.py ask Discord for the count and run every
     # shard; a count alone runs all of its shards; ids (sorted) run only those.
     shard_count: int | None = None
@@ -124,14 +102,15 @@ class Settings:
             api_base=_url("DISCORD_API_BASE", get("DISCORD_API_BASE"), "https", "http"),
             gateway_url=_url("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), "wss", "ws"),
             log_level=level,
-            **{setting.name: _number(setting, get(setting.variable)) for setting in HOST},
+            numbers=Values(
+                HOST, **{setting.name: _number(setting, get(setting.variable)) for setting in HOST}
+            ),
             shard_count=count,
             shard_ids=None if shard_ids is None else _shard_ids("SHARD_IDS", shard_ids, count),
         )
 
-    def server_defaults(self) -> dict[str, Any]:
-        """The defaults of the servers' settings, by name (``bot.tunables.SERVER``)."""
-        return {setting.name: getattr(self, setting.name) for setting in SERVER}
+    def __getitem__(self, tunable: Tunable[T]) -> T:
+        return self.numbers[tunable]
 
     @property
     def log_level_number(self) -> int:
@@ -172,7 +151,7 @@ def database_secrets(url: str | None, environ: Mapping[str, str]) -> set[str]:
             parsed = None
         if parsed is not None:
             found.add(parsed.password or "")
-            found.update(v for k, v in parsed.query.items() if k.lower() in _SECRET_PARAMETERS)
+            found.update(v for k, v in parsed.query.items() if k.lower() in SECRET_PARAMETERS)
             passfile = parsed.query.get("passfile", passfile)
     found.add(environ.get("PGPASSWORD", ""))
     found.update(_passfile_passwords(Path(passfile).expanduser()))
@@ -253,7 +232,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _number(setting: Tunable[Any], raw: str | None) -> Any:
+def _number(setting: AnyTunable, raw: str | None) -> Value:
     """``setting``'s value in ``raw``, within its bounds; its default when unset (and
     when 0, for a setting whose default is off)."""
     if raw is None or (setting.default is None and raw == "0"):

@@ -20,16 +20,18 @@ from pathlib import Path
 
 from aiohttp import web
 
+from bot.launcher import BotExited, BotProcess, bot_env
 from discord_emulator import Emulator
 
 from .api import Events, make_app
-from .botproc import BotProcess
 from .world import BOT_NAME, World
 
 log = logging.getLogger("playground")
 
 READY_TIMEOUT = 60.0
 """How long the bot may take to connect and sync its commands."""
+STOP_WITHIN = 20.0
+"""How long the bot may take to stop after SIGTERM before it is killed."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -110,10 +112,17 @@ async def run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    bot = await BotProcess.start(emu, world.guild, folder)
+    # In the data folder (so it reads no .env of the user's with a real token), its SQLite
+    # file and log there, the user's other settings (TURN_TIMEOUT_SECONDS...) passed on;
+    # in a session of its own, so that a Ctrl-C reaches the playground only, which then
+    # stops the bot with SIGTERM (its orderly shutdown) and waits for it.
+    env = bot_env(emu, folder / "tictactoe.db", dev_guild=world.guild, inherit=True)
+    env.setdefault("SHUTDOWN_GRACE_SECONDS", "5")
+    bot = await BotProcess.start(env, folder, emu=emu, new_session=True)
     status = 0
     try:
-        ready = asyncio.ensure_future(bot.wait_ready(emu, world.guild))
+        waiting = bot.wait_ready(emu, dev_guild=world.guild, within=READY_TIMEOUT)
+        ready = asyncio.ensure_future(waiting)
         stopping = asyncio.ensure_future(stop.wait())
         await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if ready.done():
@@ -125,16 +134,19 @@ async def run(args: argparse.Namespace) -> int:
             await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
             stopping.cancel()
             if exited.done():
-                raise RuntimeError(f"the bot exited with status {bot.process.returncode}")
+                raise BotExited(f"the bot exited with status {bot.returncode}")
         else:
             ready.cancel()
-    except (RuntimeError, TimeoutError) as exc:
-        reason = str(exc) or "the bot was not ready within a minute"
+    except (BotExited, TimeoutError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else "the bot was not ready within a minute"
         print(f"error: {reason}; the end of its log:\n{bot.log_tail()}", file=sys.stderr)
         status = 1
     finally:
         print("Stopping...", file=sys.stderr, flush=True)
-        await bot.stop()
+        try:
+            await bot.stop(within=STOP_WITHIN)
+        except BotExited:
+            print(f"the bot did not stop within {STOP_WITHIN:g} s: killed", file=sys.stderr)
         events.close()
         await world.close()
         await runner.cleanup()

@@ -1,19 +1,25 @@
 """Helpers for tests that reach a database directly: PostgreSQL URLs, emptying a
-database between tests, and reading rows from either engine without the store."""
+database between tests, and (from ``bench.pg``, which the benchmarks share) a throwaway
+PostgreSQL server and reading rows from either engine without the store."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import sqlite3
-import tempfile
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import asyncpg
+
+from bench.pg import read_rows, throwaway_pg_server
+
+__all__ = [
+    "database_url",
+    "empty_database",
+    "new_pg_database",
+    "read_rows",
+    "throwaway_pg_server",
+]
 
 
 def database_url(server: Any, database: str) -> str:
@@ -32,28 +38,6 @@ def new_pg_database(server: Any) -> Iterator[str]:
         server.psql(f"DROP DATABASE {name} WITH (FORCE);")
 
 
-@contextlib.contextmanager
-def throwaway_pg_server(prefix: str) -> Iterator[Any]:
-    """A PostgreSQL server from the ``pgserver`` wheel (its URI: ``.get_uri(database)``),
-    listening on a unix socket only, in a new folder of /tmp that is deleted afterwards.
-
-    Not under pytest's temporary folder: run as root, pgserver starts PostgreSQL as a user
-    of its own, and any pytest starting meanwhile makes that folder root-only.
-    """
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(folder))  # platformdirs' lock files
-    import pgserver  # the test extra's; imported once XDG_RUNTIME_DIR is set
-
-    try:
-        server = pgserver.get_server(folder / "data", cleanup_mode="delete")
-        try:
-            yield server
-        finally:
-            server.cleanup()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 async def empty_database(url: str) -> None:
     """Delete every row (foreign keys left unchecked meanwhile) and restart identities."""
     conn = await asyncpg.connect(url)
@@ -69,20 +53,5 @@ async def empty_database(url: str) -> None:
                 await conn.execute(f'DELETE FROM "{table}"')
             for (sequence,) in sequences:
                 await conn.execute(f'ALTER SEQUENCE "{sequence}" RESTART')
-    finally:
-        await conn.close()
-
-
-async def read_rows(target: str | Path, query: str, *parameters: Any) -> list[tuple[Any, ...]]:
-    """``query``'s rows, read by a connection of the test's own (``?`` placeholders on
-    SQLite, ``$n`` on PostgreSQL): what is in the database, whatever the store says."""
-    if isinstance(target, Path):
-        with sqlite3.connect(target) as conn:
-            rows = conn.execute(query, parameters).fetchall()
-        conn.close()
-        return rows
-    conn = await asyncpg.connect(target)
-    try:
-        return [tuple(r) for r in await conn.fetch(query, *parameters)]
     finally:
         await conn.close()

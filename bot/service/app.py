@@ -34,6 +34,7 @@ from bot.service.stats import Stats
 from bot.service.threads import NewThreads
 from bot.service.upkeep import Upkeep, monotonic_for
 from bot.store import Store
+from bot.tunables import AI_WORKERS
 
 __all__ = ["GameService"]
 
@@ -57,7 +58,7 @@ class GameService(Games):
         self._clock = clock
         self._rng = rng if rng is not None else random.Random()
         self._locks = KeyedLocks()
-        self._pool = SearchPool(config.ai_workers, executor)
+        self._pool = SearchPool(config[AI_WORKERS], executor)
         self.replies = BotReplies(self._pool, reply_seconds=config.reply_seconds)
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)

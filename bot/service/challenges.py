@@ -41,6 +41,14 @@ from bot.store import (
     PendingTaken,
     Store,
 )
+from bot.tunables import (
+    CHALLENGE_COOLDOWN,
+    CHALLENGE_REACH,
+    CHALLENGE_TIMEOUT,
+    GAMES_PER_MEMBER,
+    SERVER_GAMES,
+    TURN_TIMEOUT,
+)
 
 __all__ = ["Challenges"]
 
@@ -142,13 +150,13 @@ class Challenges:
                 first=order,
                 status=ChallengeStatus.PENDING,
                 created_at=now,
-                expires_at=now + min(UNSHOWN_LAPSE, settings.challenge_timeout),
+                expires_at=now + min(UNSHOWN_LAPSE, settings[CHALLENGE_TIMEOUT]),
                 rematch_of=rematch_id,
                 locale=locale,
             )
             try:
                 made = await self._store.insert_challenge(
-                    challenge, cooldown_until=now + settings.challenge_cooldown, exempt=exempt
+                    challenge, cooldown_until=now + settings[CHALLENGE_COOLDOWN], exempt=exempt
                 )
             except CoolingDown as error:
                 raise cooldown_refusal(opponent_id, error.until) from None
@@ -157,7 +165,7 @@ class Challenges:
         # Its message shows the expiry that recording the message gives it, and the clock
         # its game will get (the server's when accepted).
         return dataclasses.replace(
-            made, expires_at=now + settings.challenge_timeout, turn_seconds=settings.turn_timeout
+            made, expires_at=now + settings[CHALLENGE_TIMEOUT], turn_seconds=settings[TURN_TIMEOUT]
         )
 
     async def _vet(
@@ -188,10 +196,10 @@ class Challenges:
             raise ChallengesOff(
                 N_("{member} has turned challenges off on this server.", member=Member(opponent_id))
             )
-        await self._check_reach(guild_id, challenger_id, opponent_id, settings.challenge_reach)
+        await self._check_reach(guild_id, challenger_id, opponent_id, settings[CHALLENGE_REACH])
         live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
         for member, playing in live.items():
-            if len(playing) >= settings.games_per_member:
+            if len(playing) >= settings[GAMES_PER_MEMBER]:
                 raise rules.too_many_games(member, challenger_id, playing, settings)
         return settings
 
@@ -341,7 +349,7 @@ class Challenges:
                 height=challenge.height,
                 k=challenge.k,
                 now=now,
-                turn_timeout=settings.turn_timeout,
+                turn_timeout=settings[TURN_TIMEOUT],
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
                 locale=challenge.locale,
@@ -352,8 +360,8 @@ class Challenges:
                     game,
                     now,
                     exclusive=self._config.one_game_per_channel,
-                    per_member=settings.games_per_member,
-                    per_server=settings.server_games,
+                    per_member=settings[GAMES_PER_MEMBER],
+                    per_server=settings[SERVER_GAMES],
                 )
             except ChannelTaken:  # a game started meanwhile (another process): link it
                 games = await self._store.live_games(challenge.guild_id, challenge.channel_id)

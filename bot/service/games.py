@@ -43,6 +43,7 @@ from bot.service.locks import KeyedLocks
 from bot.service.replies import BotReplies, ReplyPlan, plan_reply
 from bot.service.writes import TIME_RAN_OUT, turn_over
 from bot.store import ChannelTaken, LimitReached, Store
+from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["TIME_RAN_OUT", "Games", "Moved"]
@@ -151,7 +152,7 @@ class Games:
                 height=height,
                 k=k,
                 now=now,
-                turn_timeout=settings.turn_timeout,
+                turn_timeout=settings[TURN_TIMEOUT],
                 rematch_of=rematch_of,
                 locale=locale,
             )
@@ -163,8 +164,8 @@ class Games:
                 game = await self._store.insert_game(
                     new,
                     exclusive=exclusive,
-                    per_member=settings.games_per_member,
-                    per_server=settings.server_games,
+                    per_member=settings[GAMES_PER_MEMBER],
+                    per_server=settings[SERVER_GAMES],
                 )
             except ChannelTaken:  # a game started meanwhile (another process): link it
                 games = await self._store.live_games(guild_id, channel_id)
@@ -218,13 +219,13 @@ class Games:
             )
             await writes.settle_if_overdue(self._store, game, now)
             rules.check_move(game, user_id, cell, move_no)
-            new = rules.advance(game, cell, now, self.config.turn_timeout)
+            new = rules.advance(game, cell, now, self.config[TURN_TIMEOUT])
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
                 plan = plan_reply(new, self.config)
                 if plan.instant:
                     reply = self.replies.instant(new, plan)
-                    new = rules.advance(new, reply, now, self.config.turn_timeout)
+                    new = rules.advance(new, reply, now, self.config[TURN_TIMEOUT])
                     plan = None
                 else:
                     self.replies.promise(new, plan)  # Busy if the pool is full, before any write
@@ -268,7 +269,7 @@ class Games:
     async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
         cell = await self.replies.compute(game, plan)
         async with self._locks[game.id]:
-            new = rules.advance(game, cell, self._clock(), self.config.turn_timeout)
+            new = rules.advance(game, cell, self._clock(), self.config[TURN_TIMEOUT])
             written = await writes.write(self._store, new, game)
             if written is not None:
                 return written

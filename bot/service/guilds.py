@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.durations import parse_duration
@@ -20,7 +20,7 @@ from bot.refs import Channel
 from bot.service import rules
 from bot.service.config import ServiceConfig
 from bot.store import GuildStore, LimitReached, Store
-from bot.tunables import BOUNDS, BY_NAME, SERVER
+from bot.tunables import BOUNDS, BY_NAME, SERVER, SWITCHES
 
 __all__ = ["BOUNDS", "DURATIONS", "MAX_CHANNELS", "Choices", "Guilds", "read_duration"]
 
@@ -28,7 +28,6 @@ MAX_CHANNELS = 25
 """Channels a server may list for games (a longer list is easier as "every channel")."""
 DURATIONS = frozenset(setting.name for setting in SERVER if not setting.whole)
 """The settings that are lengths of time (typed as ``90s``, ``5m``, ``1h30m``, ``1d``)."""
-_SWITCHES = {"reviews", "turn_pings"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +46,7 @@ class Guilds:
         self._clock = clock
 
     def defaults(self) -> GuildSettings:
-        config = self._config
-        return GuildSettings(**{setting.name: getattr(config, setting.name) for setting in SERVER})
+        return GuildSettings(numbers=self._config.numbers.only(SERVER))
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings as they apply now."""
@@ -57,9 +55,10 @@ class Guilds:
 
     def _resolve(self, overrides: Mapping[str, Any], channels: tuple[int, ...]) -> GuildSettings:
         chosen = {name: value for name, value in overrides.items() if value is not None}
-        for switch in _SWITCHES & chosen.keys():
-            chosen[switch] = bool(chosen[switch])
-        return replace(self.defaults(), channels=channels, **chosen)
+        switches = {name: bool(chosen.pop(name)) for name in SWITCHES if name in chosen}
+        defaults = self.defaults()
+        numbers = defaults.numbers.replace(**chosen)
+        return replace(defaults, channels=channels, numbers=numbers, **switches)
 
     async def change(
         self,
@@ -112,7 +111,7 @@ class Guilds:
                     )
                 )
         stored = tuple(sorted(listed))
-        for switch in _SWITCHES:
+        for switch in SWITCHES:
             if overrides.get(switch) is not None:
                 overrides[switch] = int(bool(overrides[switch]))
         await self._guild_store.put_settings(guild_id, overrides, stored, self._clock())
@@ -167,7 +166,7 @@ class Guilds:
         return Change(before, after)
 
 
-_SETTING_NAMES = {f.name for f in fields(GuildSettings)} - {"channels"}
+_SETTING_NAMES = {*(setting.name for setting in SERVER), *SWITCHES}
 
 
 def _check(name: str, value: Any) -> None:
@@ -223,16 +222,7 @@ def read_duration(name: str, text: str) -> float:
 
 
 def label(name: str) -> Message:
-    """A setting's name as people read it."""
-    return {
-        "turn_timeout": N_("The turn clock"),
-        "challenge_timeout": N_("The challenge expiry"),
-        "games_per_member": N_("Live games per member"),
-        "server_games": N_("Live games in the server"),
-        "challenge_cooldown": N_("The challenge cooldown"),
-        "review_cooldown": N_("The review cooldown"),
-        "reviews": N_("Review"),
-        "turn_pings": N_("Turn notifications"),
-        "ping_grace": N_("The wait before a turn notification"),
-        "challenge_reach": N_("Members one member may challenge in 10 minutes"),
-    }[name]
+    """A server setting's name as people read it (``bot.tunables``)."""
+    text = BY_NAME[name].label
+    assert text is not None, f"{name} is not a server setting"
+    return text

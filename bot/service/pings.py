@@ -28,6 +28,7 @@ from bot.models import Game, GameStatus, Ping, StandingPing
 from bot.service.config import ServiceConfig
 from bot.service.writes import turn_over
 from bot.store import PingStore, Store, TurnState
+from bot.tunables import PING_GRACE, SWEEP_INTERVAL
 
 __all__ = [
     "GRACE",
@@ -153,7 +154,7 @@ class TurnPings:
         """The pings due now in this process's servers (all if the config has no
         ``shards``), oldest turn first."""
         now = self._clock()
-        sweep_interval = self._config.sweep_interval
+        sweep_interval = self._config[SWEEP_INTERVAL]
         # Coarse bounds, to keep the rows few: no grace is under MIN_GRACE, and no
         # reminder comes more than REMINDER_LEAD plus a sweep before its deadline.
         waiting = await self._ping_store.waiting(
@@ -162,7 +163,7 @@ class TurnPings:
             now + REMINDER_LEAD + sweep_interval,
             shards=self._config.shards,
         )
-        default = self._config.ping_grace
+        default = self._config[PING_GRACE]
         found = (due(state, now, sweep_interval, default) for state in waiting)
         return [item for item in found if item is not None]
 

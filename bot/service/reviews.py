@@ -30,6 +30,7 @@ from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.pool import Cost, SearchPool
 from bot.store import ReviewStore, Store
+from bot.tunables import REVIEW_COOLDOWN
 from engine.analysis import Review, Slip
 
 __all__ = ["REVIEW_VERSION", "Reviews", "decode", "encode"]
@@ -122,7 +123,7 @@ class Reviews:
         """
         if guild_id is not None and (cooldown is None or enabled is None):
             settings = await self._guilds.get(guild_id)
-            cooldown = settings.review_cooldown if cooldown is None else cooldown
+            cooldown = settings[REVIEW_COOLDOWN] if cooldown is None else cooldown
             enabled = settings.reviews if enabled is None else enabled
         game = await self._ended_game(game_id, guild_id, enabled is not False)
         found = await self._without_search(game)
@@ -183,7 +184,7 @@ class Reviews:
 
     async def _claim_cooldown(self, guild_id: int, user_id: int, seconds: float | None) -> float:
         """Start the member's cooldown; ReviewCooldown if one is running. Returns its end."""
-        seconds = self._config.review_cooldown if seconds is None else seconds
+        seconds = self._config[REVIEW_COOLDOWN] if seconds is None else seconds
         now = self._clock()
         until = now + max(0.0, seconds)
         running = await self._review_store.claim_cooldown(guild_id, user_id, now, until)

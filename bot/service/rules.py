@@ -28,6 +28,7 @@ from bot.errors import (
 from bot.i18n import N_, Nn_
 from bot.models import Challenge, First, Game, GameStatus, GuildSettings, Result
 from bot.refs import Channel, Command, Member, Place, Places
+from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
 from engine.levels import LEVELS
 from engine.values import is_fair
@@ -221,11 +222,11 @@ def too_many_games(
                 " again when it ends: {links}",
                 "This server already has {n} live games, the most its moderators allow; try"
                 " again when one ends. The oldest: {links}",
-                settings.server_games,
+                settings[SERVER_GAMES],
                 links=links,
             )
         )
-    limit = settings.games_per_member
+    limit = settings[GAMES_PER_MEMBER]
     if member == actor:
         return TooManyGames(
             Nn_(

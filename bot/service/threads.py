@@ -10,6 +10,7 @@ from bot.service.config import ServiceConfig
 from bot.service.guilds import Guilds
 from bot.service.replies import BotReplies, plan_reply
 from bot.store import GuildStore, LimitReached, Store
+from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["NewThreads"]
@@ -70,8 +71,8 @@ class NewThreads:
             await self._guild_store.check_places(
                 guild_id,
                 (user_id,),
-                per_member=settings.games_per_member,
-                per_server=settings.server_games,
+                per_member=settings[GAMES_PER_MEMBER],
+                per_server=settings[SERVER_GAMES],
             )
         except LimitReached as error:
             raise await self._guilds.too_many(error, user_id, settings) from None
@@ -86,6 +87,6 @@ class NewThreads:
                 height=height,
                 k=k,
                 now=0.0,
-                turn_timeout=settings.turn_timeout,
+                turn_timeout=settings[TURN_TIMEOUT],
             )
             self._replies.check_room(plan_reply(probe, self._config))

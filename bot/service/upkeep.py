@@ -25,6 +25,7 @@ from bot.service import rules, writes
 from bot.service.config import ServiceConfig
 from bot.service.locks import KeyedLocks
 from bot.store import LiveGames, PingStore, PrivacyStore, Pruned, Store, UpkeepStore
+from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
 
 __all__ = ["ALLOWANCE", "Upkeep"]
 
@@ -193,7 +194,7 @@ class Upkeep:
         self._pruned_at = now
         pruned = Pruned()
         if self.prunes:
-            history = self._config.history_days
+            history = self._config[HISTORY_DAYS]
             pruned = await self._upkeep_store.prune(
                 now,
                 challenges_before=now - CHALLENGES_KEPT,
@@ -207,7 +208,7 @@ class Upkeep:
         return pruned, await self._erase_left(now, still_member)
 
     async def _erase_left(self, now: float, still_member: Callable[[int], bool]) -> list[int]:
-        when = now - self._config.left_server_days * DAY
+        when = now - self._config[LEFT_SERVER_DAYS] * DAY
         due = await self._upkeep_store.left_before(when, self._config.shards, LEFT_PER_ROUND)
         erased = []
         for guild_id in due:

@@ -19,22 +19,13 @@ from bot.store import sql
 from bot.store.backend import Database
 from bot.store.limits import check_places
 from bot.store.rows import Row, challenge_from_row
+from bot.tunables import SERVER, SWITCHES
 
 __all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "OVERRIDES", "GuildStore"]
 
-OVERRIDES = (
-    "turn_timeout",
-    "challenge_timeout",
-    "games_per_member",
-    "server_games",
-    "challenge_cooldown",
-    "review_cooldown",
-    "reviews",
-    "turn_pings",
-    "ping_grace",
-    "challenge_reach",
-)
-"""The guild_settings columns a moderator may set, in the order of GET_SETTINGS."""
+OVERRIDES = (*(setting.name for setting in SERVER), *SWITCHES)
+"""The guild_settings columns a moderator may set (``bot.tunables``: each server setting
+is stored in the column of its name), in the order of GET_SETTINGS."""
 
 GET_SETTINGS = f"SELECT {', '.join(OVERRIDES)} FROM guild_settings WHERE guild_id = ?"
 PUT_SETTINGS = (

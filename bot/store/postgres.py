@@ -39,6 +39,7 @@ import asyncpg
 import yarl
 
 from bot.errors import StorageError
+from bot.settings import SECRET_PARAMETERS
 from bot.store.backend import Statement, UniqueViolation, to_the_end
 from bot.store.dialect import parameters, translate
 from bot.store.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
@@ -59,16 +60,12 @@ _SETTINGS = (
 )
 
 
-_SECRET_PARAMETERS = ("password", "sslpassword")
-"""Query parameters of a libpq URL that hold a secret (asyncpg takes both)."""
-
-
 def without_password(url: str) -> str:
     """``url`` fit for a log line or an error message: without the password of its user
     part (``user:password@``) nor its ``password`` or ``sslpassword`` parameters."""
     try:
         parsed = yarl.URL(url).with_password(None)
-        query = [(k, v) for k, v in parsed.query.items() if k.lower() not in _SECRET_PARAMETERS]
+        query = [(k, v) for k, v in parsed.query.items() if k.lower() not in SECRET_PARAMETERS]
         return str(parsed.with_query(query))
     except (TypeError, ValueError):
         return "the database URL"  # unparsable: never echoed, it may hold a password

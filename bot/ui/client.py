@@ -39,6 +39,7 @@ from bot.i18n import N_, Message
 from bot.models import Game
 from bot.service import GameService, ServiceConfig, Store
 from bot.settings import Settings
+from bot.tunables import LAG_REPORT, LEFT_SERVER_DAYS, SHUTDOWN_GRACE, SWEEP_INTERVAL
 from bot.ui.boards import Boards
 from bot.ui.buttons import BoardButtons
 from bot.ui.calloff_buttons import CallOffButtons
@@ -178,7 +179,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self.force_sync = force_sync
         self.gate = Gate()
         self.identify_pacer = IdentifyPacer(functools.partial(max_concurrency, self))
-        self.sweeper = tasks.loop(seconds=settings.sweep_interval)(self.sweep_once)
+        self.sweeper = tasks.loop(seconds=settings[SWEEP_INTERVAL])(self.sweep_once)
         self._service_started = False
         self._wound_down = asyncio.Lock()
         self._lag_monitor: asyncio.Task[None] | None = None
@@ -186,14 +187,7 @@ class TicTacToeBot(commands.AutoShardedBot):
     # -- start-up -----------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        config = ServiceConfig(
-            **self.settings.server_defaults(),
-            ai_workers=self.settings.ai_workers,
-            shards=owned_shards(self.settings),
-            left_server_days=self.settings.left_server_days,
-            history_days=self.settings.history_days,
-            sweep_interval=self.settings.sweep_interval,
-        )
+        config = ServiceConfig(self.settings.numbers, shards=owned_shards(self.settings))
         self.service = GameService(self.store, config)
         self.outbox = Outbox(share_of_limit(config.shards))
         self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
@@ -217,10 +211,8 @@ class TicTacToeBot(commands.AutoShardedBot):
         await self.sync_commands()
         # The first sweep settles games that ran out while the bot was down.
         self.sweeper.start()
-        if self.settings.lag_report is not None:
-            self._lag_monitor = asyncio.create_task(
-                watch_loop_lag(self.settings.lag_report), name="ttt-lag-monitor"
-            )
+        if (every := self.settings[LAG_REPORT]) is not None:
+            self._lag_monitor = asyncio.create_task(watch_loop_lag(every), name="ttt-lag-monitor")
         freeze_heap()
 
     def _queue_redraw(self, game: Game) -> None:
@@ -281,7 +273,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             guild.id,
             len(games),
             len(challenges),
-            self.settings.left_server_days,
+            self.settings[LEFT_SERVER_DAYS],
         )
 
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
@@ -372,7 +364,7 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def _wind_down(self) -> None:
         """Stop the sweep and let actions in flight end, all within the grace period."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.shutdown_grace
+        deadline = loop.time() + self.settings[SHUTDOWN_GRACE]
         self.gate.closing = True
         if self._lag_monitor is not None:
             self._lag_monitor.cancel()
@@ -380,7 +372,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self.sweeper.stop()  # a sweep in progress finishes: its boards need redrawing
         if sweep is not None and not sweep.done():
             try:
-                await asyncio.wait_for(asyncio.shield(sweep), self.settings.shutdown_grace)
+                await asyncio.wait_for(asyncio.shield(sweep), self.settings[SHUTDOWN_GRACE])
             except TimeoutError:
                 log.warning("The sweep did not finish in time")
                 self.sweeper.cancel()

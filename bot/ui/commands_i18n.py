@@ -169,7 +169,7 @@ def _texts(
         if isinstance(command, app_commands.Group):
             continue
         for parameter in command.parameters:
-            where = f"{path} {parameter.name}"
+            where = f"{path} {parameter.display_name}"  # as Discord names it
             name = parameter.locale_name or locale_str(parameter.display_name)
             about = parameter.locale_description or locale_str(parameter.description)
             found.append((where, Where.parameter_name, name, parameter))

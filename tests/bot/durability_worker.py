@@ -39,6 +39,7 @@ from bot.models import (
 )
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
+from bot.tunables import Values
 from engine import Mark
 from engine.levels import LEVELS
 
@@ -87,7 +88,7 @@ async def play(path: str, seed: int, executor_kind: str) -> None:
         concurrent.futures.ThreadPoolExecutor(max_workers=1) if executor_kind == "thread" else None
     )
     service = GameService(
-        store, ServiceConfig(turn_timeout=10**9), executor=executor, rng=random.Random(seed)
+        store, ServiceConfig(Values(turn_timeout=10**9)), executor=executor, rng=random.Random(seed)
     )
     await service.start()  # completes any game a previous run left waiting for the bot
     sys.stdout.write("READY\n")

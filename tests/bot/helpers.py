@@ -16,6 +16,7 @@ from pathlib import Path
 from bot.models import First, Game
 from bot.service import GameService, Moved, ServiceConfig
 from bot.store import Store
+from bot.tunables import BY_NAME, Values
 
 GUILD = 1000
 CHANNEL = 2000
@@ -30,12 +31,7 @@ ROOMY_CONFIG = {
     "challenge_cooldown": 0.0,
     "challenge_reach": 20,
 }
-DEFAULT_LIMITS = {
-    "games_per_member": ServiceConfig.games_per_member,
-    "server_games": ServiceConfig.server_games,
-    "challenge_cooldown": ServiceConfig.challenge_cooldown,
-    "challenge_reach": ServiceConfig.challenge_reach,
-}
+DEFAULT_LIMITS = {name: BY_NAME[name].default for name in ROOMY_CONFIG}
 """The bot's own defaults, for tests of the limits (make_service is roomy otherwise)."""
 
 
@@ -70,9 +66,10 @@ def make_service(
     # runs with the bot's defaults).
     for name, value in ROOMY_CONFIG.items():
         config.setdefault(name, value)
+    numbers = {name: config.pop(name) for name in list(config) if name in BY_NAME}
     return GameService(
         store,
-        ServiceConfig(**config),  # type: ignore[arg-type]
+        ServiceConfig(Values(**numbers), **config),  # type: ignore[arg-type]
         clock=clock,
         executor=executor,
         rng=random.Random(1234),

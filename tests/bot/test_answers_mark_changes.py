@@ -12,6 +12,7 @@ from discord import ButtonStyle
 from bot.i18n import N_, translator
 from bot.models import Change, GuildSettings, LeaderboardEntry, LeaderboardPage, Record
 from bot.service import Choices
+from bot.tunables import SERVER, Values
 from bot.ui import ids
 from bot.ui.cogs.settings import settings_text
 from bot.ui.preferences import choices_title, marked, preferences_view
@@ -35,7 +36,7 @@ def test_marked_leaves_an_unchanged_value_alone() -> None:
 
 def test_settings_mark_only_what_a_change_moved() -> None:
     before = GuildSettings()
-    after = dataclasses.replace(before, turn_timeout=90.0, channels=(42,))
+    after = dataclasses.replace(before, numbers=Values(SERVER, turn_timeout=90.0), channels=(42,))
     text = settings_text(after, SAVED, EN, before)
     assert changed_lines(text) == [
         "Games can be started in: every channel → **<#42>**",
@@ -51,16 +52,19 @@ def test_settings_mark_only_what_a_change_moved() -> None:
 def test_reset_marks_every_value_it_moved_back() -> None:
     chosen = GuildSettings(
         channels=(7, 8),
-        turn_timeout=86_400.0,
-        challenge_timeout=15.0,
-        games_per_member=5,
-        server_games=100,
-        challenge_cooldown=0.0,
-        review_cooldown=3_600.0,
         reviews=False,
         turn_pings=False,
-        ping_grace=120.0,
-        challenge_reach=20,
+        numbers=Values(
+            SERVER,
+            turn_timeout=86_400.0,
+            challenge_timeout=15.0,
+            games_per_member=5,
+            server_games=100,
+            challenge_cooldown=0.0,
+            review_cooldown=3_600.0,
+            ping_grace=120.0,
+            challenge_reach=20,
+        ),
     )
     defaults = GuildSettings()
     lines = changed_lines(settings_text(defaults, SAVED, EN, chosen))

@@ -8,10 +8,12 @@
 - Layers: every arrow allowed between our packages is listed (``ARROWS``) and any other
   fails: ``bot.ui`` -> ``bot.service`` (its package only) -> ``bot.store`` (its package
   only); ``engine`` imports nothing of ours, nor discord, asyncio or a database;
-  ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator;
-  models, errors, settings, tunables, refs and i18n (the texts in each reader's language)
-  import only each other and the engine; SQL lives in ``bot/store``; and no module
-  imports, directly or not, one that imports it.
+  ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator and
+  ``bot.launcher`` (the bot as a process, for tools), which imports nothing of ours;
+  models, errors, settings, tunables, refs and i18n (the texts in each reader's language) import
+  only each other and the engine; bot/ui calls the service's own methods, never its
+  parts; SQL lives in ``bot/store``; and no module imports, directly or not, one that
+  imports it.
 - Size: no module of bot/, engine/, bench/ or playground/ is over 450 lines.
 """
 
@@ -242,7 +244,8 @@ ARROWS: dict[str, tuple[str, ...]] = {
     "bot.__init__": (),
     "engine": ("engine",),
     "discord_emulator": ("discord_emulator",),  # a Discord of its own, for any bot
-    "playground": ("playground", "discord_emulator"),  # runs the bot as a process
+    "bot.launcher": ("bot.launcher",),  # the bot as a process, for tools; none of its code
+    "playground": ("playground", "discord_emulator", "bot.launcher"),  # runs the bot as one
 }
 """Every arrow allowed between our packages: a module of the key's package may import
 ours only from these (a key's own modules included); ``BASE`` modules import only each
@@ -304,6 +307,9 @@ def test_layers_import_one_way() -> None:
         ("engine.solver", "bot.models"),
         ("engine.solver", "asyncio"),
         ("playground.pilot", "bot"),
+        ("playground.pilot", "bot.ui.client"),
+        ("bot.launcher", "bot.ui.client"),
+        ("bot.ui.client", "bot.launcher"),
         ("discord_emulator.server", "engine"),
         ("bot.store.sqlite", "discord"),
     ],

@@ -25,7 +25,7 @@ from discord.app_commands import TranslationContextLocation as Where
 from bot import i18n
 from bot.durations import UNITS, parse_duration
 from bot.models import First
-from bot.tunables import BOUNDS, CHALLENGE_REACH
+from bot.tunables import CHALLENGE_REACH, SERVER
 from bot.ui.client import commands_hash
 from bot.ui.cogs.games import FIRST_NAMES, Games
 from bot.ui.cogs.help import Help
@@ -116,20 +116,14 @@ def test_every_localized_command_keeps_discords_rules(name: str) -> None:
 
 @pytest.mark.parametrize("name", CATALOGS)
 def test_the_time_bounds_survive_translation(name: str) -> None:
-    """Each time option's description ends with its BOUNDS as typed ("(30s-1d)") and an
+    """Each time option's description ends with its bounds as typed ("(30s-1d)") and an
     example in the same form; a translation keeps both, letters included (they are what
     a moderator types, in any language)."""
-    options = {
-        "turn_clock": "turn_timeout",
-        "challenge_expiry": "challenge_timeout",
-        "challenge_cooldown": "challenge_cooldown",
-        "review_cooldown": "review_cooldown",
-        "notify_after": "ping_grace",
-    }
+    # Each server setting is the option of its own name (turn_timeout shows as turn_clock).
     parameters = {p.name: p for c in slash_commands() for p in c.parameters}
-    for option, setting in options.items():
-        low, high = (typed(seconds) for seconds in BOUNDS[setting])
-        english = parameters[option].description
+    for setting in (setting for setting in SERVER if not setting.whole):
+        low, high = (typed(seconds) for seconds in setting.bounds)
+        english = parameters[setting.name].description
         assert english.endswith(f"({low}-{high})"), english
         example = english.split("such as ")[1].split(" ")[0].rstrip(",")
         assert parse_duration(example) > 0

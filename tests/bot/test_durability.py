@@ -30,6 +30,7 @@ import pytest
 
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
+from bot.tunables import Values
 from engine import Board
 
 WORKER = Path(__file__).with_name("durability_worker.py")
@@ -138,7 +139,7 @@ async def crash_and_restart(tmp_path: Path, runs: int, executors: list[str]) -> 
     store = await Store.open(db)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         service = GameService(
-            store, ServiceConfig(turn_timeout=10**9), executor=pool, rng=random.Random(1)
+            store, ServiceConfig(Values(turn_timeout=10**9)), executor=pool, rng=random.Random(1)
         )
         await service.start()
         assert await store.games_bot_to_move() == []

@@ -27,6 +27,7 @@ from bot.errors import (
 from bot.models import GameStatus, Result
 from bot.service import Choices, GameService, rules
 from bot.store import Store
+from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 
 from .helpers import (
     ALICE,
@@ -90,7 +91,7 @@ async def test_accepting_while_busy_elsewhere_is_refused(fair: GameService) -> N
 
 async def test_the_server_cap_and_a_higher_member_limit(fair: GameService) -> None:
     settings = (await fair.guilds.change(GUILD, {"server_games": 2, "games_per_member": 2})).after
-    assert (settings.server_games, settings.games_per_member) == (2, 2)
+    assert (settings[SERVER_GAMES], settings[GAMES_PER_MEMBER]) == (2, 2)
     await fair.start_bot_game(GUILD, 1, ALICE, level="easy", first="me")
     await fair.start_bot_game(GUILD, 2, ALICE, level="easy", first="me")
     with pytest.raises(TooManyGames, match="already has 2 live games"):
@@ -190,7 +191,8 @@ async def test_a_change_returns_the_settings_before_and_after(fair: GameService)
     defaults = fair.guilds.defaults()
     change = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert change.before == defaults and change.changed
-    assert change.after == replace(defaults, turn_timeout=120.0, channels=(CHANNEL,))
+    numbers = defaults.numbers.replace(turn_timeout=120.0)
+    assert change.after == replace(defaults, numbers=numbers, channels=(CHANNEL,))
     same = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert same.before == same.after == change.after and not same.changed
     reset = await fair.guilds.change(GUILD, {}, reset=True)
@@ -228,7 +230,7 @@ async def test_the_servers_bounds_are_the_hosts(fair: GameService) -> None:
     for setting in tunables.SERVER:
         for inside in setting.bounds:
             settings = (await fair.guilds.change(GUILD, {setting.name: inside})).after
-            assert getattr(settings, setting.name) == inside
+            assert settings[setting] == inside
         for outside in (setting.low - 1, setting.high + 1):
             with pytest.raises(InvalidSettings, match="must be from"):
                 await fair.guilds.change(GUILD, {setting.name: outside})
@@ -236,7 +238,7 @@ async def test_the_servers_bounds_are_the_hosts(fair: GameService) -> None:
 
 async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> None:
     settings = (await fair.guilds.change(GUILD, {"turn_timeout": 45}, allow_channel=CHANNEL)).after
-    assert settings.channels == (CHANNEL,) and settings.turn_timeout == 45
+    assert settings.channels == (CHANNEL,) and settings[TURN_TIMEOUT] == 45
     with pytest.raises(ChannelNotAllowed) as caught:
         await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
     assert f"<#{CHANNEL}>" in shown(caught.value)

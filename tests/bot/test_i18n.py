@@ -20,6 +20,7 @@ from bot.errors import GameError, NotYourTurn, ReviewCooldown, TooManyGames
 from bot.models import Challenge, GuildSettings
 from bot.service import GameService
 from bot.service.rules import too_many_games
+from bot.tunables import SERVER, Values
 
 from .shown import shown
 
@@ -196,15 +197,15 @@ def test_an_unmarked_message_is_shown_as_it_is() -> None:
     ("n", "word"), [(1, "партию"), (2, "партии"), (5, "партий"), (11, "партий"), (21, "партию")]
 )
 def test_russian_has_its_three_plural_forms(n: int, word: str) -> None:
-    error = too_many_games(7, 7, [], GuildSettings(games_per_member=n))
+    error = too_many_games(7, 7, [], GuildSettings(numbers=Values(SERVER, games_per_member=n)))
     assert shown(error, "ru") == (
         f"Вы уже играете {n} {word} на этом сервере — больше здесь нельзя: ."
     )
 
 
 def test_english_says_a_game_for_one() -> None:
-    one = too_many_games(7, 7, [], GuildSettings(games_per_member=1))
-    three = too_many_games(8, 7, [], GuildSettings(games_per_member=3))
+    one = too_many_games(7, 7, [], GuildSettings(numbers=Values(SERVER, games_per_member=1)))
+    three = too_many_games(8, 7, [], GuildSettings(numbers=Values(SERVER, games_per_member=3)))
     assert shown(one) == "You're already in a game on this server: ."
     assert shown(three, "en-US").startswith("<@8> is already in 3 games")
 
@@ -238,7 +239,7 @@ def test_service_refusals_follow_the_reader() -> None:
 def test_the_settings_answer_is_in_the_askers_language() -> None:
     from bot.ui.cogs.settings import settings_text
 
-    settings = GuildSettings(turn_timeout=90.0, reviews=False)
+    settings = GuildSettings(reviews=False, numbers=Values(SERVER, turn_timeout=90.0))
     title = i18n.N_("Tic-tac-toe on this server")
     english = settings_text(settings, title, i18n.translator("en-US"))
     assert "Turn clock: 1 min 30 s" in english and "Review: not offered" in english

@@ -43,6 +43,7 @@ from bot.models import (
 )
 from bot.service import Choices
 from bot.service.guilds import BOUNDS
+from bot.tunables import SERVER, Values
 from bot.ui import render, render_end
 from bot.ui.cogs.help import Help, help_text
 from bot.ui.cogs.settings import settings_text
@@ -218,10 +219,15 @@ def test_the_settings(t: Translator) -> None:
         for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
             check(settings_text(settings, title, t))
     longest = {name: high for name, (_, high) in BOUNDS.items()}
-    most = GuildSettings(**longest)  # type: ignore[arg-type]
+    most = GuildSettings(numbers=Values(SERVER, **longest))
     check(settings_text(most, i18n.N_("Saved. The settings now:"), t))
     # What a change moved, marked; every value the other way too (reviews, notifications).
-    least = GuildSettings(channels=(BIG,), reviews=False, turn_pings=False, challenge_cooldown=0)
+    least = GuildSettings(
+        channels=(BIG,),
+        reviews=False,
+        turn_pings=False,
+        numbers=Values(SERVER, challenge_cooldown=0),
+    )
     check(settings_text(most, i18n.N_("Saved. The settings now:"), t, before=least))
     check(settings_text(least, i18n.N_("Nothing changed. The settings now:"), t, before=least))
 

@@ -38,6 +38,7 @@ from bot.models import (
 from bot.service import Choices
 from bot.service.guilds import BOUNDS, MAX_CHANNELS
 from bot.service.stats import RECENT_GAMES
+from bot.tunables import SERVER, Values
 from bot.ui import render, render_end
 from bot.ui.cogs.settings import settings_text
 from bot.ui.preferences import choices_title, preferences_view
@@ -205,7 +206,7 @@ def test_erasure(t: Translator) -> None:
 def test_the_settings_answer(t: Translator) -> None:
     longest = {name: high for name, (_, high) in BOUNDS.items()}
     channels = tuple(BIG - i for i in range(MAX_CHANNELS))
-    settings = GuildSettings(channels=channels, **longest)  # type: ignore[arg-type]
+    settings = GuildSettings(channels=channels, numbers=Values(SERVER, **longest))
     for title in (i18n.N_("Tic-tac-toe on this server"), i18n.N_("Saved. The settings now:")):
         check_content(settings_text(settings, title, t))
     # A reset after the longest settings: every value marked, old → new.

@@ -29,10 +29,11 @@ RACER = textwrap.dedent(
     from bot.errors import TooManyGames
     from bot.service import GameService, ServiceConfig
     from bot.store import Store
+    from bot.tunables import Values
 
     async def main(db, go, channel, player, cap):
         store = await Store.open(db)
-        service = GameService(store, ServiceConfig(server_games=cap, inline_cells=0))
+        service = GameService(store, ServiceConfig(Values(server_games=cap), inline_cells=0))
         print("READY", flush=True)
         while not pathlib.Path(go).exists():
             time.sleep(0.001)  # spin: both should start within a millisecond

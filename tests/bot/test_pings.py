@@ -24,6 +24,7 @@ from bot.service.pings import (
     reminder_at,
 )
 from bot.store import PingStore, Store, TurnState
+from bot.tunables import TURN_TIMEOUT
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
 
@@ -172,7 +173,7 @@ async def test_the_reminder_replaces_the_first_ping_once_per_turn(
     service: GameService, clock: FakeClock
 ) -> None:
     pings = service.pings
-    turn = service.config.turn_timeout  # 300 s: the reminder comes 60-65 s before
+    turn = service.config[TURN_TIMEOUT]  # 300 s: the reminder comes 60-65 s before
     await member_game(service)
     clock.advance(GRACE)
     (first,) = await pings.due()
@@ -209,7 +210,7 @@ async def test_the_first_mover_who_accepted_is_left_alone(
     challenge = await service.challenges.create(GUILD, CHANNEL, ALICE, BOB, first=First.OPPONENT)
     game = await service.challenges.accept(challenge.id, BOB)
     assert game.current_player_id == BOB
-    clock.advance(service.config.turn_timeout - 1)
+    clock.advance(service.config[TURN_TIMEOUT] - 1)
     assert await service.pings.due() == []
 
 
@@ -235,7 +236,7 @@ async def test_choices_are_kept_per_member_and_server(
 
 async def test_games_against_the_bot_never_ping(service: GameService, clock: FakeClock) -> None:
     await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
-    clock.advance(service.config.turn_timeout - 1)
+    clock.advance(service.config[TURN_TIMEOUT] - 1)
     assert await service.pings.due() == []
 
 

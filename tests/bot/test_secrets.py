@@ -18,8 +18,8 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import REDACTED, read_environment
+from bot.launcher import HOME as REPO
 from tests.bot.test_settings import TOKEN, api_stand_in, one_error_line, run_bot
-from tests.e2e.processes import REPO
 
 # -- redaction ---------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from bot.service import GameService, ServiceConfig, ai
 from bot.service.challenges import UNSHOWN_LAPSE
 from bot.service.pool import Cost
 from bot.store import Store
+from bot.tunables import Values
 from engine import Board, Mark
 
 from .helpers import (
@@ -725,7 +726,7 @@ async def test_start_completes_games_left_waiting_for_the_bot(
 
 
 async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
-    service = GameService(store, ServiceConfig(ai_workers=1, inline_cells=0), clock=clock)
+    service = GameService(store, ServiceConfig(Values(ai_workers=1), inline_cells=0), clock=clock)
     await service.start()
     try:
         game = await service.start_bot_game(
@@ -815,7 +816,7 @@ async def test_sweep_takes_over_bot_moves_stranded_by_another_process(
 
 
 async def test_a_killed_pool_worker_is_replaced(store: Store, clock: FakeClock) -> None:
-    service = GameService(store, ServiceConfig(ai_workers=1, inline_cells=0), clock=clock)
+    service = GameService(store, ServiceConfig(Values(ai_workers=1), inline_cells=0), clock=clock)
     await service.start()
     try:
         pool = service._pool._executor

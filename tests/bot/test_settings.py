@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,17 @@ from bot.__main__ import FatalError, configure_logging, use_endpoints
 from bot.models import GuildSettings
 from bot.service import ServiceConfig, guilds
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
+from bot.tunables import (
+    AI_WORKERS,
+    CHALLENGE_COOLDOWN,
+    CHALLENGE_TIMEOUT,
+    PING_GRACE,
+    REVIEW_COOLDOWN,
+    SHUTDOWN_GRACE,
+    SWEEP_INTERVAL,
+    TURN_TIMEOUT,
+    Values,
+)
 from bot.ui.cogs.settings import ServerSettings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,8 +43,9 @@ def test_defaults() -> None:
     assert settings.dev_guild_id is None
     assert settings.api_base is None and settings.gateway_url is None
     assert settings.log_level == "INFO"
-    assert (settings.turn_timeout, settings.challenge_timeout) == (300.0, 60.0)
-    assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (1, 5.0, 10.0)
+    assert (settings[TURN_TIMEOUT], settings[CHALLENGE_TIMEOUT]) == (300.0, 60.0)
+    assert (settings[AI_WORKERS], settings[SWEEP_INTERVAL]) == (1, 5.0)
+    assert settings[SHUTDOWN_GRACE] == 10.0
     assert settings.shard_count is None and settings.shard_ids is None  # discord.py decides
 
 
@@ -62,8 +73,9 @@ def test_every_variable_is_read() -> None:
     assert settings.api_base == "http://127.0.0.1:8080/api/v10"
     assert settings.gateway_url == "ws://127.0.0.1:8080/gateway"
     assert settings.log_level == "DEBUG" and settings.log_level_number == logging.DEBUG
-    assert (settings.turn_timeout, settings.challenge_timeout) == (90.0, 30.5)
-    assert (settings.ai_workers, settings.sweep_interval, settings.shutdown_grace) == (4, 2.0, 3.0)
+    assert (settings[TURN_TIMEOUT], settings[CHALLENGE_TIMEOUT]) == (90.0, 30.5)
+    assert (settings[AI_WORKERS], settings[SWEEP_INTERVAL]) == (4, 2.0)
+    assert settings[SHUTDOWN_GRACE] == 3.0
     assert (settings.shard_count, settings.shard_ids) == (8, (4, 5, 6, 7))
 
 
@@ -78,9 +90,9 @@ def test_the_host_types_durations_within_the_servers_bounds() -> None:
             "PING_GRACE_SECONDS": "1h",
         }
     )
-    assert (settings.turn_timeout, settings.challenge_timeout) == (86_400.0, 3_600.0)
-    assert (settings.challenge_cooldown, settings.review_cooldown) == (300.0, 0.0)
-    assert settings.ping_grace == 3_600.0
+    assert (settings[TURN_TIMEOUT], settings[CHALLENGE_TIMEOUT]) == (86_400.0, 3_600.0)
+    assert (settings[CHALLENGE_COOLDOWN], settings[REVIEW_COOLDOWN]) == (300.0, 0.0)
+    assert settings[PING_GRACE] == 3_600.0
 
 
 @pytest.mark.parametrize("setting", tunables.SERVER, ids=lambda setting: setting.variable)
@@ -95,7 +107,7 @@ def test_the_host_has_exactly_the_servers_bounds(setting: tunables.Tunable[Any])
     for inside in (low, high):
         if inside or setting.default is not None:  # 0 is "off" where the default is
             env = {"DISCORD_TOKEN": TOKEN, setting.variable: f"{inside:g}"}
-            assert getattr(Settings.from_env(env), setting.name) == inside
+            assert Settings.from_env(env)[setting] == inside
     for outside in (low - 1, high + 1):
         if outside == 0 and setting.default is None:
             continue
@@ -105,42 +117,58 @@ def test_the_host_has_exactly_the_servers_bounds(setting: tunables.Tunable[Any])
             f"{setting.variable}: must be from {low:g} to {high:g}"
             f"{'' if setting.whole else ' seconds'}, not {outside:g}"
         )
-    if setting.whole:  # the option's type: Discord's client enforces the same range
-        command = ServerSettings.tictactoe_settings
-        option = next(p for p in command.parameters if p.name == setting.name)
+    # The option of the same name; for a count, its type: Discord's client enforces the same
+    # range (a duration's description gives it: tests/bot/test_command_i18n.py).
+    command = ServerSettings.tictactoe_settings
+    option = next(p for p in command.parameters if p.name == setting.name)
+    if setting.whole:
         assert (option.min_value, option.max_value) == (low, high)
 
 
 def test_every_server_setting_is_a_host_setting_and_an_option() -> None:
-    names = {setting.name for setting in tunables.SERVER}
-    assert (
-        names
-        == set(tunables.BOUNDS)
-        == {f.name for f in fields(GuildSettings)}
-        - {
-            "channels",
-            "reviews",
-            "turn_pings",
-        }
-    )
-    assert names <= {f.name for f in fields(Settings)} & {f.name for f in fields(ServiceConfig)}
-    assert Settings(token=TOKEN).server_defaults() == {
-        setting.name: setting.default for setting in tunables.SERVER
-    }
+    """The host's settings, the service's configuration and a server's settings hold the
+    values of bot.tunables, their defaults unless given; each server setting is an option
+    of /tictactoe-settings under its own name, and has a name people read."""
+    host, config = Settings(token=TOKEN), ServiceConfig()
+    assert host.numbers == config.numbers == Values() == Values(tunables.HOST)
+    for setting in tunables.HOST:
+        assert host[setting] == config[setting] == setting.default
+    options = {parameter.name for parameter in ServerSettings.tictactoe_settings.parameters}
     for setting in tunables.SERVER:
-        assert getattr(GuildSettings(), setting.name) == setting.default
-        assert getattr(ServiceConfig(), setting.name) == setting.default
+        assert setting in tunables.HOST
+        assert GuildSettings()[setting] == setting.default
+        assert setting.name in options and setting.label is not None
+    assert set(tunables.SWITCHES) <= options
+    assert GuildSettings().numbers == config.numbers.only(tunables.SERVER)
 
 
-def test_readme_gives_each_variables_bounds() -> None:
+def test_values_take_only_their_settings() -> None:
+    with pytest.raises(ValueError, match="ai_workers"):
+        Values(tunables.SERVER, ai_workers=2)
+    with pytest.raises(KeyError):
+        GuildSettings()[tunables.AI_WORKERS]  # the host's alone
+    chosen = Values(turn_timeout=45.0).replace(ping_grace=10.0)
+    assert (chosen[tunables.TURN_TIMEOUT], chosen[tunables.PING_GRACE]) == (45.0, 10.0)
+    assert chosen != Values() and chosen == Values(turn_timeout=45.0, ping_grace=10.0)
+
+
+def test_readme_and_env_example_give_each_variables_default_and_bounds() -> None:
     rows = {
         line.split("`")[1]: line
         for line in (REPO / "README.md").read_text().splitlines()
         if line.startswith("| `")
     }
+    example = dict(
+        line.split("=", 1)
+        for line in (REPO / ".env.example").read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    )
     for setting in tunables.HOST:
         row = rows[setting.variable]
         assert f"{setting.low:g} to {setting.high:g}" in row, row
+        default = "unset" if setting.default is None else f"`{setting.default:g}`"
+        assert row.split(" | ")[1] == default, row
+        assert example[setting.variable] == ("" if default == "unset" else f"{setting.default:g}")
 
 
 def test_a_host_clock_below_the_servers_stops_the_bot_with_one_line(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
 from bot.settings import Settings, SettingsError
 from bot.store import CallOffStore, PingStore, ReviewStore, Store
 from bot.store import upkeep as upkeep_sql
+from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
 from tests.pgtools import read_rows
 
 from .helpers import (
@@ -288,10 +289,10 @@ async def test_each_pruning_statement_reads_an_index_or_a_small_table(db_path: P
 def test_the_hosts_settings_for_data_kept() -> None:
     base = {"DISCORD_TOKEN": "x.y.z"}
     default = Settings.from_env(base)
-    assert (default.left_server_days, default.history_days) == (30.0, None)
+    assert (default[LEFT_SERVER_DAYS], default[HISTORY_DAYS]) == (30.0, None)
     chosen = Settings.from_env(base | {"LEFT_SERVER_DAYS": "7", "HISTORY_DAYS": "365"})
-    assert (chosen.left_server_days, chosen.history_days) == (7.0, 365.0)
-    assert Settings.from_env(base | {"HISTORY_DAYS": "0"}).history_days is None  # off
+    assert (chosen[LEFT_SERVER_DAYS], chosen[HISTORY_DAYS]) == (7.0, 365.0)
+    assert Settings.from_env(base | {"HISTORY_DAYS": "0"})[HISTORY_DAYS] is None  # off
     for name, raw in (("LEFT_SERVER_DAYS", "0"), ("HISTORY_DAYS", "-1"), ("HISTORY_DAYS", "x")):
         with pytest.raises(SettingsError, match=name):
             Settings.from_env(base | {name: raw})

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
+from bot.launcher import BotProcess, answered_thinking, full_collections_held_back
 from discord_emulator import (
     CallbackType,
     Emulator,
@@ -21,7 +22,6 @@ from tests.e2e.helpers import (
     is_calloff,
     is_turn_ping,
 )
-from tests.e2e.processes import BotProcess, answered_thinking, full_collections_held_back
 from tests.pgtools import new_pg_database
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.i18n import N_, Translator, translator
+from bot.launcher import BotProcess, answered_thinking
 from discord_emulator import (
     Button,
     ButtonStyle,
@@ -42,7 +43,6 @@ from discord_emulator import (
     Message,
     User,
 )
-from tests.e2e.processes import BotProcess, answered_thinking
 
 EMPTY = "\u25aa\ufe0f"
 """An empty cell's emoji, ▪️. Every cell is one emoji and no label, so all are as wide."""

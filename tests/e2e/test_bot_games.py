@@ -9,10 +9,10 @@ from collections import defaultdict
 
 import pytest
 
+from bot.launcher import ai_paused, answered_thinking
 from bot.ui import ids
 from discord_emulator import ButtonStyle, CallbackType, InteractionType
 from engine.levels import get_level
-from tests.e2e.processes import ai_paused, answered_thinking
 
 from .helpers import (
     TURN_TIMER,

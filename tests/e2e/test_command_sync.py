@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.launcher import BotProcess
 from discord_emulator import Emulator
 from tests.bot.test_command_i18n import slash_commands
-from tests.e2e.processes import BotProcess
 
 
 async def test_a_sync_sends_every_language_to_discord(tmp_path: Path) -> None:

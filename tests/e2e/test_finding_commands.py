@@ -26,13 +26,13 @@ from discord.app_commands import TranslationContextLocation as Where
 
 from bot.errors import SelfChallenge
 from bot.i18n import N_, Duration, Message, Translator, translator
+from bot.launcher import BotProcess, full_collections_held_back
 from bot.models import Record
 from bot.ui import render
 from bot.ui.commands_i18n import CommandTranslator
 from bot.ui.preferences import marked
 from discord_emulator import CallbackType, Emulator, Permission, User, UserActionError
 from discord_emulator import Message as Posted
-from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database
 
 from .helpers import WAIT, Arena, assert_log_clean, eventually, refusal

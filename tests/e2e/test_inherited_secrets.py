@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yarl
 
+from bot.launcher import BotProcess, bot_env
 from discord_emulator import Emulator
-from tests.e2e.processes import BotProcess, bot_env
 
 
 def descendants(pid: int) -> list[int]:

@@ -15,8 +15,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from bot.launcher import BotProcess, full_collections_held_back
 from discord_emulator import Emulator
-from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.pgtools import new_pg_database
 
 from .helpers import WAIT, Arena, assert_log_clean, eventually

@@ -11,8 +11,8 @@ import asyncio
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from bot.launcher import BotProcess
 from discord_emulator import Channel, Emulator
-from tests.e2e.processes import BotProcess
 from tests.pgtools import read_rows
 
 from .helpers import WAIT, Arena, assert_log_clean, eventually

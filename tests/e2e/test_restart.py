@@ -15,11 +15,12 @@ import time
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from bot.launcher import BotProcess, ai_paused, answered_thinking
 from bot.models import Result
 from bot.service import GameService, ServiceConfig
 from bot.store import Store
+from bot.tunables import TURN_TIMEOUT
 from discord_emulator import CallbackType, Emulator, Permission, User
-from tests.e2e.processes import BotProcess, ai_paused, answered_thinking
 from tests.overdue import run_out
 from tests.pgtools import read_rows
 
@@ -222,7 +223,7 @@ async def test_a_board_settled_by_a_process_that_died_before_redrawing_it_is_red
         # What the dead process did before dying: the sweep's settling write, and no more.
         store = await Store.open(target)
         try:
-            late = ServiceConfig().turn_timeout + 60
+            late = ServiceConfig()[TURN_TIMEOUT] + 60
             service = GameService(store, clock=lambda: time.time() + late)
             settled, _ = await service.sweep()
             # Bob never moved: his time-out is an abort (unrated, no result).

@@ -18,6 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
+from bot.launcher import BotProcess, answered_thinking, full_collections_held_back
 from bot.models import Game, GameStatus, Result
 from bot.service.config import ServiceConfig
 from bot.store import Store
@@ -31,7 +32,6 @@ from discord_emulator import (
     User,
 )
 from engine import Mark
-from tests.e2e.processes import BotProcess, answered_thinking, full_collections_held_back
 
 from .helpers import Arena, assert_log_clean, pick_cell
 

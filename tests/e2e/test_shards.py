@@ -17,9 +17,9 @@ import contextlib
 import signal
 from pathlib import Path
 
+from bot.launcher import BotProcess, full_collections_held_back
 from bot.ui.shards import IDENTIFY_SPACING
 from discord_emulator import Emulator
-from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.overdue import run_out
 
 from .helpers import WAIT, Arena, assert_log_clean, check_final, edited_through_channel, eventually

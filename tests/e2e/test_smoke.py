@@ -6,9 +6,9 @@ import signal
 import time
 from pathlib import Path
 
+from bot.launcher import BotProcess, answered_thinking
 from discord_emulator import ButtonStyle, CallbackType, Emulator, Message, Permission
 from tests.e2e.helpers import EMPTY, shown
-from tests.e2e.processes import BotProcess, answered_thinking
 from tests.overdue import run_out
 
 

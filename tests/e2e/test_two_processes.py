@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.launcher import BotProcess, full_collections_held_back
 from discord_emulator import (
     CallbackType,
     Emulator,
@@ -45,7 +46,6 @@ from discord_emulator import (
     User,
     shard_for,
 )
-from tests.e2e.processes import BotProcess, full_collections_held_back
 from tests.overdue import elapse, run_out
 from tests.pgtools import new_pg_database, read_rows
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.launcher import BotProcess, bot_env
 from discord_emulator import Button, CallbackType, Channel, Emulator, Guild, Message, User
 from engine import Board
 from tests.e2e.helpers import MARKS
-from tests.e2e.processes import BotProcess, bot_env
 
 CELL_ID = re.compile(r"\Attt:cell:(?P<game>[0-9]+):(?P<cell>[0-9]+):(?P<move>[0-9]+)\Z")
 ANY_CELL = re.compile(r"\Attt:(?:cell|taken|over):(?P<game>[0-9]+):(?P<cell>[0-9]+)(?::[0-9]+)?\Z")

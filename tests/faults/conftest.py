@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.launcher import full_collections_held_back
 from discord_emulator import Emulator
-from tests.e2e.processes import full_collections_held_back
 from tests.faults.arena import (
     Arena,
     wait_for_no_processes,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.launcher import answered_thinking
 from discord_emulator import CallbackType, Message, User
 from tests.e2e.helpers import assert_log_clean, eventually
-from tests.e2e.processes import answered_thinking
 
 from .arena import (
     Arena,

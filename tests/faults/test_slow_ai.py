@@ -11,9 +11,9 @@ import asyncio
 import statistics
 import time
 
+from bot.launcher import answered_thinking
 from discord_emulator import CallbackType
 from tests.e2e.helpers import assert_log_clean
-from tests.e2e.processes import answered_thinking
 
 from .arena import Arena, Table, free_cells
 

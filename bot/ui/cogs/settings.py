@@ -16,7 +16,17 @@ from bot.errors import PermissionDenied
 from bot.i18n import N_, Duration, Message, Translator
 from bot.models import GuildSettings
 from bot.service import GRACE, GameService, read_duration
-from bot.tunables import CHALLENGE_REACH, GAMES_PER_MEMBER, SERVER_GAMES, Tunable
+from bot.tunables import (
+    CHALLENGE_COOLDOWN,
+    CHALLENGE_REACH,
+    CHALLENGE_TIMEOUT,
+    GAMES_PER_MEMBER,
+    PING_GRACE,
+    REVIEW_COOLDOWN,
+    SERVER_GAMES,
+    TURN_TIMEOUT,
+    Tunable,
+)
 from bot.ui.gate import send_ephemeral, user_translator
 from bot.ui.preferences import choices_title, marked, on_off, preferences_view
 
@@ -61,10 +71,10 @@ def settings_text(
         return ", ".join(f"<#{c}>" for c in of.channels) or t(N_("every channel"))
 
     def grace(of: GuildSettings) -> str:
-        if of.ping_grace is None:
+        if (grace := of[PING_GRACE]) is None:
             rule = N_("{time} (or a fifth of the turn clock if shorter)", time=_seconds(GRACE, t))
             return t(rule)
-        return _seconds(of.ping_grace, t)
+        return _seconds(grace, t)
 
     def cooldown(seconds: float) -> str:
         return _seconds(seconds, t) if seconds else t(N_("none"))
@@ -74,26 +84,26 @@ def settings_text(
         [
             f"**{t(title)}**",
             t(N_("Games can be started in: {channels}", channels=shown(channels))),
-            t(N_("Turn clock: {time}", time=shown(lambda of: _seconds(of.turn_timeout, t)))),
+            t(N_("Turn clock: {time}", time=shown(lambda of: _seconds(of[TURN_TIMEOUT], t)))),
             t(
                 N_(
                     "Challenges expire after: {time}",
-                    time=shown(lambda of: _seconds(of.challenge_timeout, t)),
+                    time=shown(lambda of: _seconds(of[CHALLENGE_TIMEOUT], t)),
                 )
             ),
-            t(N_("Live games per member: {n}", n=shown(lambda of: str(of.games_per_member)))),
-            t(N_("Live games in the server: {n}", n=shown(lambda of: str(of.server_games)))),
+            t(N_("Live games per member: {n}", n=shown(lambda of: str(of[GAMES_PER_MEMBER])))),
+            t(N_("Live games in the server: {n}", n=shown(lambda of: str(of[SERVER_GAMES])))),
             t(
                 N_(
                     "Cooldown between challenges to the same member: {time}",
-                    time=shown(lambda of: cooldown(of.challenge_cooldown)),
+                    time=shown(lambda of: cooldown(of[CHALLENGE_COOLDOWN])),
                 )
             ),
             t(N_("Review: {state}", state=review)),
             t(
                 N_(
                     "Wait between one member's reviews: {time}",
-                    time=shown(lambda of: cooldown(of.review_cooldown)),
+                    time=shown(lambda of: cooldown(of[REVIEW_COOLDOWN])),
                 )
             ),
             t(
@@ -107,7 +117,7 @@ def settings_text(
             t(
                 N_(
                     "Different members one member may challenge in 10 minutes: {n}",
-                    n=shown(lambda of: str(of.challenge_reach)),
+                    n=shown(lambda of: str(of[CHALLENGE_REACH])),
                 )
             ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
@@ -138,9 +148,9 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         all_channels=locale_str("all_channels"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-        turn_clock=locale_str("turn_clock"),
+        turn_timeout=locale_str("turn_clock"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-        challenge_expiry=locale_str("challenge_expiry"),
+        challenge_timeout=locale_str("challenge_expiry"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         games_per_member=locale_str("games_per_member"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
@@ -148,13 +158,13 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_cooldown=locale_str("challenge_cooldown"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-        review=locale_str("review"),
+        reviews=locale_str("review"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         review_cooldown=locale_str("review_cooldown"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-        turn_notifications=locale_str("turn_notifications"),
+        turn_pings=locale_str("turn_notifications"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
-        notify_after=locale_str("notify_after"),
+        ping_grace=locale_str("notify_after"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_reach=locale_str("challenge_reach"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
@@ -167,8 +177,8 @@ class ServerSettings(commands.Cog):
         remove_channel=locale_str("Stop allowing games in this channel"),
         all_channels=locale_str("Allow games in every channel again"),
         # The bounds are bot.tunables' (tests/bot/test_command_i18n.py checks).
-        turn_clock=locale_str("Time for each move, such as 90s, 5m, 1h30m or 1d (30s-1d)"),
-        challenge_expiry=locale_str(
+        turn_timeout=locale_str("Time for each move, such as 90s, 5m, 1h30m or 1d (30s-1d)"),
+        challenge_timeout=locale_str(
             "How long a challenge waits for an answer, such as 5m (15s-1h)"
         ),
         games_per_member=locale_str("Live games a member may be in at once"),
@@ -176,10 +186,10 @@ class ServerSettings(commands.Cog):
         challenge_cooldown=locale_str(
             "Wait before a member may challenge the same member again, such as 10m (0s-1h)"
         ),
-        review=locale_str("Offer the Review button on finished games"),
+        reviews=locale_str("Offer the Review button on finished games"),
         review_cooldown=locale_str("Wait between one member's reviews, such as 30s (0s-1h)"),
-        turn_notifications=locale_str("Ping players whose turn waits, unless they chose otherwise"),
-        notify_after=locale_str(
+        turn_pings=locale_str("Ping players whose turn waits, unless they chose otherwise"),
+        ping_grace=locale_str(
             "How long a turn may wait before its player is pinged, such as 2m (1s-1h)"
         ),
         # The numbers are bot.tunables.CHALLENGE_REACH's (test_command_i18n.py checks).
@@ -194,39 +204,41 @@ class ServerSettings(commands.Cog):
         add_channel: discord.TextChannel | None = None,
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool = False,
-        turn_clock: Time | None = None,
-        challenge_expiry: Time | None = None,
+        # Each setting's parameter has its name in bot.tunables (SWITCHES for on/off), so
+        # that what arrives is the service's change as it is; @rename gives the option's.
+        turn_timeout: Time | None = None,
+        challenge_timeout: Time | None = None,
         games_per_member: GamesPerMember | None = None,
         server_games: ServerGames | None = None,
         challenge_cooldown: Time | None = None,
-        review: bool | None = None,
+        reviews: bool | None = None,
         review_cooldown: Time | None = None,
-        turn_notifications: bool | None = None,
-        notify_after: Time | None = None,
+        turn_pings: bool | None = None,
+        ping_grace: Time | None = None,
         challenge_reach: ChallengeReach | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise PermissionDenied(N_("Only members with Manage Server can change these settings."))
-        times = {
-            "turn_timeout": turn_clock,
-            "challenge_timeout": challenge_expiry,
-            "challenge_cooldown": challenge_cooldown,
-            "review_cooldown": review_cooldown,
-            "ping_grace": notify_after,
+        given = dict(
+            turn_timeout=turn_timeout,
+            challenge_timeout=challenge_timeout,
+            games_per_member=games_per_member,
+            server_games=server_games,
+            challenge_cooldown=challenge_cooldown,
+            reviews=reviews,
+            review_cooldown=review_cooldown,
+            turn_pings=turn_pings,
+            ping_grace=ping_grace,
+            challenge_reach=challenge_reach,
+        )
+        # A length of time comes as typed (Time): 90s, 5m, 1h30m.
+        changes: dict[str, Any] = {
+            name: read_duration(name, value) if isinstance(value, str) else value
+            for name, value in given.items()
+            if value is not None
         }
-        given: dict[str, Any] = {
-            name: read_duration(name, text) for name, text in times.items() if text is not None
-        }
-        given |= {
-            "games_per_member": games_per_member,
-            "server_games": server_games,
-            "reviews": review,
-            "turn_pings": turn_notifications,
-            "challenge_reach": challenge_reach,
-        }
-        changes = {name: value for name, value in given.items() if value is not None}
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
             settings = await self.service.guilds.get(interaction.guild_id)
