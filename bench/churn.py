@@ -38,9 +38,12 @@ from bench.pg import (
     postgres_server,
     read_rows,
 )
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import First
-from bot.service import GameService, ServiceConfig
-from bot.store import CallOffStore, ReviewStore, Store
+from bot.pings.calloff_queries import CallOffStore
+from bot.stats.review_queries import ReviewStore
 from bot.tunables import Values
 
 GUILD = 1 << 22

@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.store import PrivacyStore, Store
+from bot.games.queries import Store
+from bot.privacy.queries import PrivacyStore
 
 GAME = (
     "INSERT INTO games (guild_id, channel_id, x_id, o_id, width, height, k, status, result,"

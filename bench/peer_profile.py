@@ -25,11 +25,11 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "pings and notices",
         (
-            "/bot/ui/notices.py",
+            "/bot/pings/notices.py",
             "/bot/ui/outbox.py",
-            "/bot/service/pings.py",
-            "/bot/store/pings.py",
-            "/bot/store/calloffs.py",
+            "/bot/pings/service.py",
+            "/bot/pings/queries.py",
+            "/bot/pings/calloff_queries.py",
         ),
     ),
     ("translation", ("/bot/i18n.py", "/babel/", "/gettext.py")),

@@ -18,7 +18,7 @@ from typing import Any
 import discord
 
 from bench.drawing import game as make_game
-from bot.ui.views import board_view
+from bot.games.views import board_view
 
 ROUNDS = 3000
 

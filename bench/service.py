@@ -45,9 +45,10 @@ from bench.pg import (
     fresh_database,
     postgres_server,
 )
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import First, Game
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import SERVER_GAMES, Values
 from engine.levels import LEVELS
 

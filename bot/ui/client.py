@@ -34,32 +34,34 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.app import GameService
+from bot.challenges.buttons import ChallengeButtons
+from bot.challenges.cog import Games
+from bot.challenges.thread_offer import Threads
+from bot.config import ServiceConfig
 from bot.errors import GameError
+from bot.games.boards import Boards
+from bot.games.buttons import BoardButtons
+from bot.games.help import Help
+from bot.games.queries import Store
 from bot.i18n import N_, Message
 from bot.models import Game
-from bot.service import GameService, ServiceConfig, Store
+from bot.pings.buttons import CallOffButtons
+from bot.pings.notices import Notices
+from bot.privacy.buttons import ForgetButtons
+from bot.privacy.cog import Privacy
+from bot.servers.cog import ServerSettings
+from bot.servers.preferences import PreferenceButtons
 from bot.settings import Settings
+from bot.stats.buttons import StatsButtons
+from bot.stats.cog import Stats
 from bot.tunables import LAG_REPORT, LEFT_SERVER_DAYS, SHUTDOWN_GRACE, SWEEP_INTERVAL
-from bot.ui.boards import Boards
-from bot.ui.buttons import BoardButtons
-from bot.ui.calloff_buttons import CallOffButtons
-from bot.ui.challenge_buttons import ChallengeButtons
-from bot.ui.cogs.games import Games
-from bot.ui.cogs.help import Help
-from bot.ui.cogs.privacy import Privacy
-from bot.ui.cogs.settings import ServerSettings
-from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
-from bot.ui.notices import Notices
 from bot.ui.outbox import Outbox, share_of_limit
-from bot.ui.preferences import PreferenceButtons
-from bot.ui.privacy_buttons import ForgetButtons
 from bot.ui.router import Router
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
-from bot.ui.stats_buttons import StatsButtons
-from bot.ui.threads import Threads
 
 __all__ = [
     "GameTree",

@@ -28,6 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import (
     First,
     Game,
@@ -37,8 +40,6 @@ from bot.models import (
     Result,
     Settlement,
 )
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import Values
 from engine import Mark
 from engine.levels import LEVELS

@@ -13,9 +13,11 @@ import random
 from collections.abc import Awaitable
 from pathlib import Path
 
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
+from bot.games.service import Moved
 from bot.models import First, Game
-from bot.service import GameService, Moved, ServiceConfig
-from bot.store import Store
 from bot.tunables import BY_NAME, Values
 
 GUILD = 1000

@@ -298,10 +298,10 @@ def test_layers_import_one_way() -> None:
     ("module", "target"),
     [
         ("bot.ui.client", "bot.store"),
-        ("bot.ui.notices", "bot.service.pings"),
-        ("bot.service.games", "bot.ui.gate"),
-        ("bot.service.games", "bot.store.pings"),
-        ("bot.store.store", "bot.service"),
+        ("bot.pings.notices", "bot.pings.service"),
+        ("bot.games.service", "bot.ui.gate"),
+        ("bot.games.service", "bot.pings.queries"),
+        ("bot.games.queries", "bot.service"),
         ("bot.models", "bot.service"),
         ("bot.refs", "bot.store"),
         ("engine.solver", "bot.models"),
@@ -311,7 +311,7 @@ def test_layers_import_one_way() -> None:
         ("bot.launcher", "bot.ui.client"),
         ("bot.ui.client", "bot.launcher"),
         ("discord_emulator.server", "engine"),
-        ("bot.store.sqlite", "discord"),
+        ("bot.db.sqlite", "discord"),
     ],
 )
 def test_the_arrows_catch_any_other(module: str, target: str) -> None:
@@ -321,8 +321,8 @@ def test_the_arrows_catch_any_other(module: str, target: str) -> None:
 def test_the_arrows_allow_the_layering() -> None:
     edges = {
         "bot.ui.client": {"bot.service", "bot.models", "bot.refs", "discord"},
-        "bot.service.games": {"bot.store", "bot.service.rules", "engine.levels", "asyncio"},
-        "bot.store.store": {"bot.models", "aiosqlite"},
+        "bot.games.service": {"bot.store", "bot.games.rules", "engine.levels", "asyncio"},
+        "bot.games.queries": {"bot.models", "aiosqlite"},
         "bot.refs": {"bot.i18n"},
     }
     assert not broken_arrows(edges)

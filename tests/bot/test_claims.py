@@ -4,7 +4,7 @@ Each level's description (``engine.levels``, shown as "level — description" wh
 player picks it) is written out in ``CLAIMS`` with the claims it makes; each claim is a
 check against the engine, run on every board size and win length that ``/tictactoe``
 accepts. A description changed without its checks fails the first test. The board's
-warning on variants the first player wins by force (``bot.ui.first_player``) appears on
+warning on variants the first player wins by force (``bot.games.first_player``) appears on
 exactly those variants, and names the right first player. The exhaustive proofs of
 ``impossible`` are ``python -m engine prove`` (``tests/engine/test_book.py``, slow); here
 samples keep it to seconds.
@@ -22,15 +22,15 @@ import pytest
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.app import GameService
+from bot.challenges.cog import SIZES
 from bot.errors import InvalidSettings
+from bot.games.first_player import first_player_warning
+from bot.games.render import game_text
+from bot.games.rules import validate_options
 from bot.i18n import translator
 from bot.models import First, Game, GameStatus
-from bot.service import GameService
-from bot.service.rules import validate_options
-from bot.ui.cogs.games import SIZES
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.first_player import first_player_warning
-from bot.ui.render import game_text
 from engine.board import Board, Mark
 from engine.levels import LEVELS, choose_move, get_level, level_strategy, levels
 from engine.solver import LOSS, Perfect, move_results

@@ -23,15 +23,15 @@ from discord.app_commands import TranslationContext, locale_str
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.challenges.cog import FIRST_NAMES, Games
 from bot.durations import UNITS, parse_duration
+from bot.games.help import Help
 from bot.models import First
+from bot.privacy.cog import Privacy
+from bot.servers.cog import ServerSettings
+from bot.stats.cog import Stats
 from bot.tunables import CHALLENGE_REACH, SERVER
 from bot.ui.client import commands_hash
-from bot.ui.cogs.games import FIRST_NAMES, Games
-from bot.ui.cogs.help import Help
-from bot.ui.cogs.privacy import Privacy
-from bot.ui.cogs.settings import ServerSettings
-from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
 from engine.levels import DEFAULT_LEVEL, get_level
 

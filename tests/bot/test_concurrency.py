@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, RatedStop, StaleBoard
+from bot.games.queries import Store
 from bot.models import First, Game, GameStatus, Result
-from bot.service import GameService
-from bot.store import Store
 from engine import Board
 from tests.pgtools import read_rows
 

@@ -1,4 +1,4 @@
-"""bot/store/copy.py: an SQLite database played through the service, copied into an empty
+"""bot/db/copy.py: an SQLite database played through the service, copied into an empty
 PostgreSQL database, reads and plays the same there; refusals write nothing.
 
 The SQLite file is real and filled by the service (FakeClock); the target is a new
@@ -20,13 +20,15 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
+from bot.db.copy import CopyRefused, copy_database, copy_order
+from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
 from bot.errors import StorageError
+from bot.games.queries import Store
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
-from bot.service import GameService
-from bot.service.pings import Due, Kind
-from bot.store import DEFAULT_MIGRATIONS_DIR, PingStore, PrivacyStore, Store
-from bot.store.copy import CopyRefused, copy_database, copy_order
-from bot.store.migrate import find_migrations
+from bot.pings.queries import PingStore
+from bot.pings.service import Due, Kind
+from bot.privacy.queries import PrivacyStore
 from tests.pgtools import read_rows
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, play_out
@@ -370,7 +372,7 @@ async def run_copy(*args: str, url: str | None = None) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.store.copy",
+        "bot.db.copy",
         *args,
         cwd=ROOT,
         env=env,

@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from bot import tunables
+from bot.app import GameService
 from bot.errors import (
     CallOffUnavailable,
     ChallengeCooldown,
@@ -24,9 +25,10 @@ from bot.errors import (
     RatedStop,
     TooManyGames,
 )
+from bot.games import rules
+from bot.games.queries import Store
+from bot.games.servers import Choices
 from bot.models import GameStatus, Result
-from bot.service import Choices, GameService, rules
-from bot.store import Store
 from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 
 from .helpers import (

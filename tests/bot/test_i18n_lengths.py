@@ -19,6 +19,17 @@ from babel.messages.pofile import read_po
 from discord import ui
 
 from bot import i18n
+from bot.games import render, render_end
+from bot.games.servers import BOUNDS, MAX_CHANNELS, Choices
+from bot.games.views import (
+    board_view,
+    calloff_view,
+    challenge_view,
+    confirm_view,
+    forfeit_view,
+    leaderboard_view,
+    text_view,
+)
 from bot.i18n import Translator, translator
 from bot.models import (
     Change,
@@ -35,24 +46,12 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service import Choices
-from bot.service.guilds import BOUNDS, MAX_CHANNELS
-from bot.service.stats import RECENT_GAMES
+from bot.privacy.render import guild_done, guild_question, member_done, member_question
+from bot.servers.cog import settings_text
+from bot.servers.preferences import choices_title, preferences_view
+from bot.stats.render_review import review_text
+from bot.stats.service import RECENT_GAMES
 from bot.tunables import SERVER, Values
-from bot.ui import render, render_end
-from bot.ui.cogs.settings import settings_text
-from bot.ui.preferences import choices_title, preferences_view
-from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
-from bot.ui.render_review import review_text
-from bot.ui.views import (
-    board_view,
-    calloff_view,
-    challenge_view,
-    confirm_view,
-    forfeit_view,
-    leaderboard_view,
-    text_view,
-)
 from engine import Mark
 from engine.levels import LEVELS
 from tests.bot import samples

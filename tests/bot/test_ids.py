@@ -10,12 +10,13 @@ from typing import cast
 
 import pytest
 
-from bot.service import GameService, Store
+from bot.app import GameService
+from bot.games.boards import Boards
+from bot.games.queries import Store
+from bot.pings.notices import Notices
 from bot.ui import ids
-from bot.ui.boards import Boards
 from bot.ui.client import route_clicks
 from bot.ui.gate import Gate
-from bot.ui.notices import Notices
 from bot.ui.router import Router
 
 WIRE: dict[str, ids.CustomId] = {

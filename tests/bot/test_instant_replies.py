@@ -10,8 +10,8 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Callable
 
+from bot.games.queries import Store
 from bot.models import First, GameStatus
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
 from bot.errors import StorageError
-from bot.store import DEFAULT_MIGRATIONS_DIR, Store, split_statements
+from bot.games.queries import Store
 
 EXPECTED_TABLES = {"meta", "games", "challenges", "players", "bot_records"}
 LATEST = len(list(DEFAULT_MIGRATIONS_DIR.glob("*.sql")))

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import GameService
+from bot.challenges.rematches import Rematched
 from bot.errors import (
     ChallengePending,
     ConfirmationExpired,
@@ -22,6 +24,10 @@ from bot.errors import (
     RatedStop,
     StaleBoard,
 )
+from bot.games import render, render_end, rules
+from bot.games.endings import FORFEIT_CONFIRM_SECONDS
+from bot.games.queries import Store
+from bot.games.refusals import RematchTaken
 from bot.i18n import translator
 from bot.models import (
     Challenge,
@@ -33,10 +39,6 @@ from bot.models import (
     RatingChange,
     Result,
 )
-from bot.service import GameService, Rematched, rules
-from bot.service.endings import FORFEIT_CONFIRM_SECONDS
-from bot.store import RematchTaken, Store
-from bot.ui import render, render_end
 
 from .helpers import (
     ALICE,

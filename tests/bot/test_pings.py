@@ -11,19 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import GameService
+from bot.games.queries import Store
 from bot.models import First, Game, GameStatus, Ping, StandingPing
-from bot.service import GameService
-from bot.service.pings import (
-    GRACE,
-    REMINDER_LEAD,
-    Due,
-    Kind,
-    due,
-    grace,
-    ping_of,
-    reminder_at,
-)
-from bot.store import PingStore, Store, TurnState
+from bot.pings.queries import PingStore, TurnState
+from bot.pings.service import GRACE, REMINDER_LEAD, Due, Kind, due, grace, ping_of, reminder_at
 from bot.tunables import TURN_TIMEOUT
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game

@@ -10,15 +10,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from bot.errors import Busy
+from bot.games.pool import MAX_WAITING_MOVES, MAX_WAITING_REVIEWS, PROMISE_SECONDS, Cost, SearchPool
+from bot.games.queries import Store
 from bot.models import First, GameStatus
-from bot.service.pool import (
-    MAX_WAITING_MOVES,
-    MAX_WAITING_REVIEWS,
-    PROMISE_SECONDS,
-    Cost,
-    SearchPool,
-)
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
@@ -171,7 +165,7 @@ async def test_a_promise_never_taken_lapses(
 ) -> None:
     """A caller that wrote the move but never asked for the reply does not hold its place."""
     now = [1000.0]
-    monkeypatch.setattr("bot.service.pool.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("bot.games.pool.time.monotonic", lambda: now[0])
     for game_id in range(MAX_WAITING_MOVES):
         pool.promise(game_id)
     assert not pool.has_room(Cost.QUICK)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import (
     ChallengeNotFound,
     ConfirmationExpired,
@@ -18,15 +19,15 @@ from bot.errors import (
     PermissionDenied,
     RematchUnavailable,
 )
+from bot.games import render
+from bot.games.queries import Store
+from bot.games.views import confirm_view
 from bot.i18n import translator
 from bot.models import DELETED_MEMBER, ChallengeStatus, First, Game, GameStatus, Result
-from bot.service import GameService
-from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
-from bot.store import Store, privacy
-from bot.ui import render
-from bot.ui.privacy_render import guild_question, member_question
-from bot.ui.render_review import review_text
-from bot.ui.views import confirm_view
+from bot.privacy import queries as privacy
+from bot.privacy.render import guild_question, member_question
+from bot.privacy.service import CONFIRM_SECONDS, LINKED_GAMES
+from bot.stats.render_review import review_text
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
 from .shown import shown

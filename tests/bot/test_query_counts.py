@@ -12,8 +12,8 @@ from typing import TypeVar
 
 import pytest
 
-from bot.service import GameService
-from bot.store import Store
+from bot.app import GameService
+from bot.games.queries import Store
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, game_of, member_game, play_out
 

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import (
     AlreadyPlaying,
     Busy,
@@ -24,10 +25,10 @@ from bot.errors import (
     SelfChallenge,
     TooManyGames,
 )
+from bot.games.endings import may_stop
+from bot.games.pool import MAX_WAITING_MOVES
+from bot.games.queries import Store
 from bot.models import First
-from bot.service import GameService, may_stop
-from bot.service.pool import MAX_WAITING_MOVES
-from bot.store import Store
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, DEFAULT_LIMITS, GUILD, FakeClock, make_service
 from .shown import shown

@@ -11,6 +11,16 @@ import discord
 import pytest
 from discord import ButtonStyle, ui
 
+from bot.games import render
+from bot.games.views import (
+    CELL_EMOJI,
+    EMPTY_EMOJI,
+    LAST_MOVE_STYLE,
+    MARK_STYLE,
+    board_view,
+    challenge_view,
+    leaderboard_view,
+)
 from bot.i18n import translator
 from bot.models import (
     DELETED_MEMBER,
@@ -27,16 +37,7 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.ui import ids, render
-from bot.ui.views import (
-    CELL_EMOJI,
-    EMPTY_EMOJI,
-    LAST_MOVE_STYLE,
-    MARK_STYLE,
-    board_view,
-    challenge_view,
-    leaderboard_view,
-)
+from bot.ui import ids
 from engine import Board, Mark
 
 ALICE, BOB = 111111111111111111, 222222222222222222

@@ -1,4 +1,4 @@
-"""The bot's reply plan (``bot.service.replies.plan_reply``): instant or from the pool at
+"""The bot's reply plan (``bot.games.replies.plan_reply``): instant or from the pool at
 which cost, for each board and level, and what the service does with it: the room it
 asks of the pool, the "My move…" a click shows first, the deferral of a new game."""
 
@@ -8,12 +8,13 @@ import concurrent.futures
 
 import pytest
 
+from bot.config import ServiceConfig
 from bot.errors import Busy
+from bot.games import ai, rules
+from bot.games.pool import MAX_WAITING_MOVES, Cost
+from bot.games.queries import Store
+from bot.games.replies import ReplyPlan, plan_reply
 from bot.models import First, Game, GameStatus
-from bot.service import ServiceConfig, ai, rules
-from bot.service.pool import MAX_WAITING_MOVES, Cost
-from bot.service.replies import ReplyPlan, plan_reply
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 

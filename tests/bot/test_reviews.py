@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, ReviewsOff
+from bot.games import ai
+from bot.games.pool import MAX_WAITING_REVIEWS, Cost
+from bot.games.queries import Store
 from bot.models import Game
-from bot.service import GameService, ai
-from bot.service.pool import MAX_WAITING_REVIEWS, Cost
-from bot.service.reviews import decode, encode
-from bot.store import ReviewStore, Store
+from bot.stats.review_queries import ReviewStore
+from bot.stats.reviews import decode, encode
 
 from .helpers import ALICE, BOB, CAROL, GUILD, FakeClock, make_service, member_game, play_out
 from .shown import shown

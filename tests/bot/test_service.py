@@ -11,6 +11,9 @@ import threading
 
 import pytest
 
+from bot.app import GameService
+from bot.challenges.service import UNSHOWN_LAPSE
+from bot.config import ServiceConfig
 from bot.errors import (
     AlreadyPlaying,
     BotChallenge,
@@ -33,11 +36,10 @@ from bot.errors import (
     SelfChallenge,
     StaleBoard,
 )
+from bot.games import ai
+from bot.games.pool import Cost
+from bot.games.queries import Store
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
-from bot.service import GameService, ServiceConfig, ai
-from bot.service.challenges import UNSHOWN_LAPSE
-from bot.service.pool import Cost
-from bot.store import Store
 from bot.tunables import Values
 from engine import Board, Mark
 

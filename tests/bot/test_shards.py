@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.db.shards import owned, owned_named, owned_names, owned_values
+from bot.games.queries import Store
+from bot.games.rules import is_abort
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -27,10 +30,8 @@ from bot.models import (
     Shards,
     StandingPing,
 )
-from bot.service.pings import outranks
-from bot.service.rules import is_abort
-from bot.store import PingStore, Store
-from bot.store.shards import owned, owned_named, owned_names, owned_values
+from bot.pings.queries import PingStore
+from bot.pings.service import outranks
 from engine import Mark
 
 from .helpers import ALICE, BOB, CHANNEL, FakeClock, make_service

@@ -20,6 +20,10 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 
+from bot.db.shards import owned_names, owned_values
+from bot.games import sql as statements
+from bot.games.queries import Store
+from bot.games.refusals import ChannelTaken
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -32,10 +36,7 @@ from bot.models import (
     Settlement,
     Shards,
 )
-from bot.store import ChannelTaken, Store
-from bot.store import pings as ping_statements
-from bot.store import sql as statements
-from bot.store.shards import owned_names, owned_values
+from bot.pings import queries as ping_statements
 from engine import Mark
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
@@ -784,7 +785,7 @@ def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[
 async def test_a_sweep_of_some_shards_searches_the_same_indexes(
     store: Store, db_path: Path
 ) -> None:
-    """The ownership condition (bot/store/shards.py) only drops rows the index already
+    """The ownership condition (bot/db/shards.py) only drops rows the index already
     found: the plans are those of a sweep of every server."""
     for i in range(40):
         game = await store.insert_game(

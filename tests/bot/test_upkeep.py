@@ -1,4 +1,4 @@
-"""Data over years (bot/service/upkeep.py, bot/store/upkeep.py), on SQLite and PostgreSQL:
+"""Data over years (bot/upkeep/service.py, bot/upkeep/queries.py), on SQLite and PostgreSQL:
 outages and clock jumps move turn clocks on, servers the bot left, deleted boards and
 channels, and the pruning of what nobody needs any more."""
 
@@ -11,15 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import ChallengeNotFound, GameNotFound
+from bot.games.queries import Store
 from bot.models import ChallengeStatus, First, GameStatus, Result, Shards, StandingPing
-from bot.service import GameService
-from bot.service.pings import outranks
-from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
+from bot.pings.calloff_queries import CallOffStore
+from bot.pings.queries import PingStore
+from bot.pings.service import outranks
 from bot.settings import Settings, SettingsError
-from bot.store import CallOffStore, PingStore, ReviewStore, Store
-from bot.store import upkeep as upkeep_sql
+from bot.stats.review_queries import ReviewStore
 from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
+from bot.upkeep import queries as upkeep_sql
+from bot.upkeep.service import ALLOWANCE, DAY, PRUNE_EVERY
 from tests.pgtools import read_rows
 
 from .helpers import (

@@ -20,10 +20,10 @@ import pytest
 import pytest_asyncio
 
 from bot.errors import CellTaken, GameOver, NotChallenged, NotChallenger, NotYourTurn
+from bot.games import render
 from bot.i18n import N_, Message, translator
 from bot.launcher import BotProcess, full_collections_held_back
 from bot.models import Record
-from bot.ui import render
 from discord_emulator import CallbackType, Emulator, User
 from discord_emulator import Message as Posted
 from engine.levels import get_level

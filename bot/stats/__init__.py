@@ -1,0 +1,16 @@
+"""Leaderboards, a member's stats, and reviews of ended games.
+
+Modules:
+- ``buttons``: The clicks that show what games recorded: Review on a finished board
+  (privately), and the leaderboard's pages.
+- ``cog``: ``/tictactoe-leaderboard`` and ``/tictactoe-stats``: read-only views of the
+  server's results; nobody is pinged.
+- ``render_review``: A finished game's review as its reader sees it
+  (``engine.analysis.Review``, drawn).
+- ``review_queries``: Stored reviews of ended games (computed once), and the members' review
+  cooldowns.
+- ``reviews``: Reviews of ended games: computed once in the search pool, stored, rate-
+  limited per member.
+- ``service``: Leaderboards, a member's stats and history: read-only views of what games
+  recorded.
+"""
