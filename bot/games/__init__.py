@@ -19,8 +19,9 @@ Modules:
   waits.
 - ``pool``: The search pool: worker processes for the bot's moves and reviews, fairly
   shared.
-- ``queries``: The store: the bot's tables, and SQL only, on SQLite or PostgreSQL
-  (bot/db/backend.py).
+- ``queries``: The games' queries (``Store``): games, challenges and players, and the meta
+  table, on SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the
+  bot.
 - ``ratings``: Elo ratings between members: pure arithmetic, no I/O.
 - ``refusals``: Why the store refused a write: exceptions the service turns into answers for
   users.
@@ -40,7 +41,7 @@ Modules:
   turns.
 - ``settlement``: What a game's end changes besides its row: ratings, records, streaks (pure
   functions).
-- ``sql``: Every statement the store runs on its tables, as module-level constants.
+- ``sql``: Every statement the games' queries (``Store``) run, as module-level constants.
 - ``views``: What the bot's messages look like: boards, challenges, the leaderboard, as
   discord.py views.
 - ``writes``: A game read for a change, and the guarded write of its next state: shared by

@@ -1,4 +1,5 @@
-"""The store: the bot's tables, and SQL only, on SQLite or PostgreSQL (bot/db/backend.py).
+"""The games' queries (``Store``): games, challenges and players, and the meta table, on
+SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
 
 The store decides nothing: the service reads a game, works out its next state (and, at
 its end, the players' new ratings, through the ``settle`` callback of ``end_game``) and
@@ -15,8 +16,10 @@ before them. Other commits survive the bot being killed, even with SIGKILL, but 
 cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreSQL:
 ``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
-Other tables have stores of their own on the same database (``guilds``, ``pings``,
-``reviews``, ``privacy``, ``calloffs``, ``upkeep``); refusals are in bot/games/refusals.py.
+Each feature's other tables have queries of their own on the same engine (``store.db``):
+``PingStore(store.db)``, ... (``bot.pings.queries``, ``bot.games.server_queries``,
+``bot.stats.review_queries``, ``bot.privacy.queries``, ``bot.pings.calloff_queries``,
+``bot.upkeep.queries``); refusals are in bot/games/refusals.py.
 """
 
 from __future__ import annotations

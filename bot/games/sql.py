@@ -1,4 +1,4 @@
-"""Every statement the store runs on its tables, as module-level constants.
+"""Every statement the games' queries (``Store``) run, as module-level constants.
 
 Kept apart from the code that runs them so that tests can ask SQLite for the query plan
 of the exact text (``EXPLAIN QUERY PLAN``) on a connection of their own. Statuses that a

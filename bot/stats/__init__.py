@@ -9,8 +9,8 @@ Modules:
   (``engine.analysis.Review``, drawn).
 - ``review_queries``: Stored reviews of ended games (computed once), and the members' review
   cooldowns.
-- ``reviews``: Reviews of ended games: computed once in the search pool, stored, rate-
-  limited per member.
+- ``reviews``: Reviews of ended games: computed once in the search pool, stored,
+  rate-limited per member.
 - ``service``: Leaderboards, a member's stats and history: read-only views of what games
   recorded.
 """

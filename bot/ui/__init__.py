@@ -6,8 +6,8 @@ Modules:
   close.
 - ``commands_i18n``: Slash commands in each user's language: names, descriptions, options
   and choices.
-- ``diagnostics``: Opt-in instrumentation for load tests, and the heap freeze after start-
-  up.
+- ``diagnostics``: Opt-in instrumentation for load tests, and the heap freeze after
+  start-up.
 - ``gate``: Admission and accounting for every interaction, in one place.
 - ``ids``: Every button's custom_id, written and read in one place: one small dataclass per
   kind.
