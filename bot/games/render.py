@@ -32,7 +32,6 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.ui.refs import game_link
 from engine import Mark
 from engine.levels import UnknownLevelError, get_level
 
@@ -41,8 +40,6 @@ __all__ = [
     "LEVEL_NAMES",
     "MARK_EMOJI",
     "board_size_text",
-    "calloff_answer_text",
-    "calloff_text",
     "cell_name",
     "challenge_text",
     "duration_text",
@@ -222,26 +219,6 @@ def stopped_text(member_id: int, t: Translator) -> str:
     """The channel's notice that a game was stopped without a result."""
     stopped = N_("{member} stopped the game; it doesn't count.", member=mention(member_id, t))
     return "⏹️ " + t(stopped)
-
-
-def calloff_text(game: Game, proposer_id: int, other_id: int, t: Translator) -> str:
-    """The proposal to call ``game`` off, addressed to ``other_id``."""
-    return t(
-        N_(
-            "{member}, {player} proposes calling off your game ({game}): it would end without"
-            " a result. Do you agree? (This holds until the next move.)",
-            member=mention(other_id, t),
-            player=mention(proposer_id, t),
-            game=game_link(game),
-        )
-    )
-
-
-def calloff_answer_text(agreed: bool, member_id: int, t: Translator) -> str:
-    """What the proposal becomes once answered."""
-    if agreed:
-        return "🤝 " + t(N_("Called off by agreement: the game ends without a result."))
-    return t(N_("{member} wants to play on.", member=mention(member_id, t)))
 
 
 def challenge_text(challenge: Challenge, t: Translator) -> str:

@@ -35,7 +35,6 @@ __all__ = [
     "LAST_MOVE_STYLE",
     "MARK_STYLE",
     "board_view",
-    "calloff_view",
     "challenge_mentions",
     "challenge_view",
     "confirm_view",
@@ -201,20 +200,6 @@ def forfeit_view(game: Game, until: float, t: Translator) -> ui.View:
         view.add_item(ui.Button(label=label, style=ButtonStyle.secondary, custom_id=calloff))
     keep = ids.KeepPlaying(game.id).format()
     view.add_item(ui.Button(label=t(N_("Keep playing")), custom_id=keep))
-    view.stop()
-    return view
-
-
-def calloff_view(game: Game, *, closed: bool = False) -> ui.View:
-    """The other player's answer to a proposal to call the game off (in the game's locale)."""
-    t = translator(game.locale)
-    view = ui.View(timeout=None)
-    for label, style, answer in (
-        (N_("Agree: call it off"), ButtonStyle.success, "yes"),
-        (N_("Play on"), ButtonStyle.secondary, "no"),
-    ):
-        custom_id = ids.CalloffAnswer(answer, game.id).format()
-        view.add_item(ui.Button(label=t(label), style=style, disabled=closed, custom_id=custom_id))
     view.stop()
     return view
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import discord
 
 from bot.app import GameService
-from bot.games import render
 from bot.games.boards import Boards
-from bot.games.views import calloff_view
 from bot.i18n import N_, translator
 from bot.pings.notices import Notices
+from bot.pings.render import calloff_answer_text, calloff_text
+from bot.pings.views import calloff_view
 from bot.ui import ids
 from bot.ui.gate import user_translator
 from bot.ui.router import Router
@@ -44,7 +44,7 @@ class CallOffButtons:
         t = user_translator(interaction)
         await interaction.response.edit_message(content=t(asked), view=None)
         message = await interaction.followup.send(
-            render.calloff_text(game, user, other, translator(game.locale)),
+            calloff_text(game, user, other, translator(game.locale)),
             view=calloff_view(game),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             wait=True,
@@ -58,7 +58,7 @@ class CallOffButtons:
         game = await self._service.calloffs.answer(
             click.game, interaction.user.id, agree, interaction.guild_id
         )
-        text = render.calloff_answer_text(agree, interaction.user.id, translator(game.locale))
+        text = calloff_answer_text(agree, interaction.user.id, translator(game.locale))
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)
         if agree:
             await self._boards.redraw(game)

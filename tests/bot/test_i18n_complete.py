@@ -31,7 +31,6 @@ from bot.games.help import Help, help_text
 from bot.games.servers import BOUNDS, Choices
 from bot.games.views import (
     board_view,
-    calloff_view,
     challenge_view,
     confirm_view,
     forfeit_view,
@@ -53,6 +52,8 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.pings.render import calloff_answer_text, calloff_text
+from bot.pings.views import calloff_view
 from bot.privacy.render import guild_done, guild_question, member_done, member_question
 from bot.servers.cog import settings_text
 from bot.servers.preferences import choices_title, preferences_view
@@ -198,8 +199,8 @@ def test_stopping_and_calling_off(t: Translator) -> None:
     check(render_end.forfeit_done_text(aborted, t), render_end.lapses_text(NOW, t))
     check_view(calloff_view(live))
     check_view(calloff_view(live, closed=True))
-    check(render.stopped_text(ALICE, t), render.calloff_text(live, ALICE, BOB, t))
-    check(render.calloff_answer_text(True, BOB, t), render.calloff_answer_text(False, BOB, t))
+    check(render.stopped_text(ALICE, t), calloff_text(live, ALICE, BOB, t))
+    check(calloff_answer_text(True, BOB, t), calloff_answer_text(False, BOB, t))
 
 
 def test_erasure(t: Translator) -> None:

@@ -23,7 +23,6 @@ from bot.games import render, render_end
 from bot.games.servers import BOUNDS, MAX_CHANNELS, Choices
 from bot.games.views import (
     board_view,
-    calloff_view,
     challenge_view,
     confirm_view,
     forfeit_view,
@@ -46,6 +45,8 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.pings.render import calloff_answer_text, calloff_text
+from bot.pings.views import calloff_view
 from bot.privacy.render import guild_done, guild_question, member_done, member_question
 from bot.servers.cog import settings_text
 from bot.servers.preferences import choices_title, preferences_view
@@ -183,9 +184,9 @@ def test_stopping_and_calling_off(locale: str, t: Translator) -> None:
     check_labels(calloff_view(live))
     check_labels(calloff_view(live, closed=True))
     check_content(render.stopped_text(ALICE, t))
-    check_content(render.calloff_text(live, ALICE, BOB, t))
+    check_content(calloff_text(live, ALICE, BOB, t))
     for agreed in (True, False):
-        check_content(render.calloff_answer_text(agreed, BOB, t))
+        check_content(calloff_answer_text(agreed, BOB, t))
 
 
 def test_erasure(t: Translator) -> None:
