@@ -19,7 +19,7 @@ from __future__ import annotations
 from bot.games.first_player import first_player_lines
 from bot.games.render_end import aborted_text, rating_line
 from bot.games.rules import is_abort, is_rated, rated_variant
-from bot.i18n import N_, Duration, Message, Nn_, Translator
+from bot.i18n import N_, Duration, Message, Translator
 from bot.models import (
     DELETED_MEMBER,
     Challenge,
@@ -27,8 +27,6 @@ from bot.models import (
     First,
     Game,
     GameStatus,
-    LeaderboardPage,
-    PlayerStats,
     Record,
     Result,
 )
@@ -45,13 +43,10 @@ __all__ = [
     "duration_text",
     "game_text",
     "last_move_cell",
-    "leaderboard_text",
     "level_name",
     "level_text",
     "record_text",
-    "stats_text",
     "stopped_text",
-    "turn_ping_text",
 ]
 
 DELETED_MEMBER_TEXT = N_("a deleted member")
@@ -124,29 +119,6 @@ def player_text(game: Game, mark: Mark, t: Translator) -> str:
     if player is None:
         return "🤖 " + t(N_("me ({level})", level=level_name(game.bot_level or "?", t)))
     return mention(player, t)
-
-
-def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
-    """The message that tells the player on move it is their turn (or reminds them)."""
-    mark = game.turn
-    player = game.player_of(mark)
-    opponent = game.player_of(mark.other)
-    assert player is not None and opponent is not None, "member games only"
-    fields = {"player": mention(player, t), "opponent": mention(opponent, t), "mark": mark.value}
-    if reminder:
-        head = N_(
-            "{player}, reminder: it's your turn against {opponent} (you play {mark}).", **fields
-        )
-    else:
-        head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)
-    parts = [t(head)]
-    if game.message_id is not None:
-        parts.append(
-            f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.message_id}"
-        )
-    if game.turn_deadline is not None:
-        parts.append(t(N_("time runs out {when}", when=f"<t:{int(game.turn_deadline)}:R>")))
-    return " · ".join(parts)
 
 
 def game_text(game: Game, t: Translator) -> str:
@@ -273,70 +245,3 @@ def record_text(record: Record, t: Translator) -> str:
     """Wins, losses and draws, abbreviated (W/L/D in English)."""
     wins, losses, draws = record.wins, record.losses, record.draws
     return t(N_("{wins}W {losses}L {draws}D", wins=wins, losses=losses, draws=draws))
-
-
-def leaderboard_text(page: LeaderboardPage, t: Translator) -> str:
-    head = "### " + t(N_("Leaderboard · page {page}/{pages}", page=page.page, pages=page.pages))
-    if page.past is not None:
-        head += "\n" + t(N_("There is no page {asked}; this is the last page.", asked=page.past))
-    if not page.entries:
-        return head + "\n" + t(N_("No rated games yet. Challenge someone with /tictactoe!"))
-    rows = [
-        f"`{entry.rank:>3}.` {mention(entry.user_id, t)} · **{entry.rating:.0f}**"
-        f"{'?' if entry.provisional else ''} · {record_text(entry.record, t)} · "
-        + t(Nn_("{n} game", "{n} games", entry.record.games))
-        for entry in page.entries
-    ]
-    players = t(Nn_("{n} rated player.", "{n} rated players.", page.total_players))
-    footer = f"-# {players} " + t(N_("? = provisional rating (few games yet)."))
-    return "\n".join([head, *rows, footer])
-
-
-def stats_text(stats: PlayerStats, t: Translator) -> str:
-    rating = f"{stats.rating:.0f}"
-    if stats.provisional:
-        rating = t(N_("{rating} (provisional)", rating=rating))
-    rank = f"#{stats.rank}" if stats.rank is not None else t(N_("unranked"))
-    lines = [
-        "### " + t(N_("Stats for {player}", player=mention(stats.user_id, t))),
-        t(N_("Rating **{rating}** · {rank}", rating=rating, rank=rank)),
-        t(N_("Versus members: {record}", record=record_text(stats.versus_members, t))),
-    ]
-    for level in stats.versus_bot:
-        record = record_text(level.record, t)
-        lines.append(
-            t(N_("Versus me ({level}): {record}", level=level_name(level.level, t), record=record))
-        )
-    streak = _streak_text(stats.current_streak, t)
-    lines.append(
-        t(N_("Current streak: {streak} · best: {best}", streak=streak, best=stats.best_streak))
-    )
-    if stats.recent:
-        lines.append(t(N_("Recent games:")))
-        lines.extend(_recent_line(game, stats.user_id, t) for game in stats.recent)
-    return "\n".join(lines)
-
-
-def _streak_text(streak: int, t: Translator) -> str:
-    if streak > 0:
-        return t(Nn_("{n} win", "{n} wins", streak))
-    if streak < 0:
-        return t(Nn_("{n} loss", "{n} losses", -streak))
-    return t(N_("none"))
-
-
-def _recent_line(game: Game, user_id: int, t: Translator) -> str:
-    mark = game.mark_of(user_id)
-    other = player_text(game, mark.other if mark is not None else Mark.O, t)
-    if game.result in (Result.ABANDONED, None) or game.status is GameStatus.ABANDONED:
-        outcome = N_("stopped, against {opponent}", opponent=other)
-        if is_abort(game):
-            outcome = N_("aborted, against {opponent}", opponent=other)
-    elif game.winner_mark is None:
-        outcome = N_("drew with {opponent}", opponent=other)
-    elif game.winner_mark is mark:
-        outcome = N_("won against {opponent}", opponent=other)
-    else:
-        outcome = N_("lost to {opponent}", opponent=other)
-    size = board_size_text(game.width, game.height, game.k, t)
-    return f"- {t(outcome)} · {size} · <t:{int(game.updated_at)}:d>"

@@ -25,7 +25,7 @@ from discord import ButtonStyle, ui
 from bot.games import render
 from bot.games.rules import is_abort, loses_rating
 from bot.i18n import N_, Message, Translator, translator
-from bot.models import Challenge, ChallengeStatus, Game, LeaderboardPage
+from bot.models import Challenge, ChallengeStatus, Game
 from bot.ui import ids
 from engine import Mark
 
@@ -37,9 +37,8 @@ __all__ = [
     "board_view",
     "challenge_mentions",
     "challenge_view",
-    "confirm_view",
+    "drawing",
     "forfeit_view",
-    "leaderboard_view",
     "sections_view",
     "text_view",
 ]
@@ -67,7 +66,7 @@ _CONTROLS: dict[type[ids.Forfeit | ids.Rematch | ids.Review], tuple[Message, str
 }
 
 
-def _drawing(*items: ui.Item[Any]) -> ui.LayoutView:
+def drawing(*items: ui.Item[Any]) -> ui.LayoutView:
     """A view of ``items`` that only draws (see the module docstring)."""
     view = ui.LayoutView(timeout=None)
     for item in items:
@@ -119,7 +118,7 @@ def board_view(game: Game) -> ui.LayoutView:
     if not game.is_live and game.moves:
         controls.append(_control(ids.Review, game.id, t))
     rows.append(ui.ActionRow(*controls))
-    return _drawing(*rows)
+    return drawing(*rows)
 
 
 def _cell_button(
@@ -150,7 +149,7 @@ def challenge_view(challenge: Challenge) -> ui.LayoutView:
         )
     ]
     text: ui.TextDisplay[ui.LayoutView] = ui.TextDisplay(render.challenge_text(challenge, t))
-    return _drawing(text, ui.ActionRow(*buttons))
+    return drawing(text, ui.ActionRow(*buttons))
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
@@ -164,25 +163,6 @@ def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
         replied_user=False,
         users=[discord.Object(challenge.opponent_id)],
     )
-
-
-def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
-    """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1),
-    in ``t``'s language (the server's)."""
-    previous: ui.Button[ui.LayoutView] = ui.Button(
-        label="◀ " + t(N_("Previous")),
-        style=ButtonStyle.secondary,
-        disabled=page.page <= 1,
-        custom_id=ids.LeaderboardPage(page.page - 1).format(),
-    )
-    following: ui.Button[ui.LayoutView] = ui.Button(
-        label=t(N_("Next")) + " ▶",
-        style=ButtonStyle.secondary,
-        disabled=page.page >= page.pages,
-        custom_id=ids.LeaderboardPage(page.page + 1).format(),
-    )
-    text: ui.TextDisplay[ui.LayoutView] = ui.TextDisplay(render.leaderboard_text(page, t))
-    return _drawing(text, ui.ActionRow(previous, following))
 
 
 def forfeit_view(game: Game, until: float, t: Translator) -> ui.View:
@@ -204,28 +184,12 @@ def forfeit_view(game: Game, until: float, t: Translator) -> ui.View:
     return view
 
 
-def confirm_view(text: str, scope: str, asker_id: int, t: Translator) -> ui.LayoutView:
-    """An erasure's question (``scope`` ``ids.ME`` or ``ids.SERVER``), with [Erase]
-    (danger) and [Cancel], which only ``asker_id`` may click; in the asker's language."""
-    erase: ui.Button[ui.LayoutView] = ui.Button(
-        label=t(N_("Erase my data") if scope == ids.ME else N_("Erase this server's data")),
-        style=ButtonStyle.danger,
-        custom_id=ids.Forget(scope, asker_id).format(),
-    )
-    cancel: ui.Button[ui.LayoutView] = ui.Button(
-        label=t(N_("Cancel")),
-        style=ButtonStyle.secondary,
-        custom_id=ids.ForgetCancel(asker_id).format(),
-    )
-    return _drawing(ui.TextDisplay(text), ui.ActionRow(erase, cancel))
-
-
 def text_view(text: str) -> ui.LayoutView:
     """A V2 message with text only (stats)."""
-    return _drawing(ui.TextDisplay(text))
+    return drawing(ui.TextDisplay(text))
 
 
 def sections_view(head: str, rows: list[tuple[str, ui.Button[Any]]], foot: str) -> ui.LayoutView:
     """``head``, then each row's text with its button beside it (a section), then ``foot``."""
     sections = [ui.Section(ui.TextDisplay(text), accessory=button) for text, button in rows]
-    return _drawing(ui.TextDisplay(head), *sections, ui.TextDisplay(foot))
+    return drawing(ui.TextDisplay(head), *sections, ui.TextDisplay(foot))

@@ -12,8 +12,9 @@ Modules:
   the outbox.
 - ``queries``: Turn notifications: the one ping message each member game may have standing,
   the turns whose ping a channel refused, and members' choices about them.
-- ``render``: The texts of a proposal to call a game off: the question put to the other
-  player, and what it becomes once answered; in the game's language.
+- ``render``: The texts of the pings feature, in the game's language: the turn ping (or its
+  reminder), and a proposal to call a game off, put to the other player, and what it becomes
+  once answered.
 - ``service``: Turn notifications in member games: who is pinged, when, and which ping
   outranks which.
 - ``views``: The buttons of a proposal to call a game off: Agree and Play on, for the other

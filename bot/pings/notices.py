@@ -29,9 +29,9 @@ from collections.abc import Callable
 import discord
 
 from bot.app import GameService
-from bot.games import render
 from bot.i18n import translator
 from bot.models import CallOff, Game, Ping
+from bot.pings.render import turn_ping_text
 from bot.pings.service import Due
 from bot.ui.outbox import UNKNOWN_CHANNEL, Outbox, reachable
 
@@ -222,7 +222,7 @@ class Notices:
             standing.game_id, standing.channel_id, standing.message_id
         ):
             return  # delete first: never two at once; the next sweep tries again
-        text = render.turn_ping_text(game, translator(game.locale), reminder=item.reminder)
+        text = turn_ping_text(game, translator(game.locale), reminder=item.reminder)
         move, click = self._clicks.get(game.id, (-1, None))
         click = self._usable(click) if move == game.move_no else None
         if click is None and self._backed_off(game.channel_id):

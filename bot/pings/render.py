@@ -1,5 +1,6 @@
-"""The texts of a proposal to call a game off: the question put to the other player, and
-what it becomes once answered; in the game's language."""
+"""The texts of the pings feature, in the game's language: the turn ping (or its
+reminder), and a proposal to call a game off, put to the other player, and what it
+becomes once answered."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from bot.i18n import N_, Translator
 from bot.models import Game
 from bot.ui.refs import game_link
 
-__all__ = ["calloff_answer_text", "calloff_text"]
+__all__ = ["calloff_answer_text", "calloff_text", "turn_ping_text"]
 
 
 def calloff_text(game: Game, proposer_id: int, other_id: int, t: Translator) -> str:
@@ -29,3 +30,26 @@ def calloff_answer_text(agreed: bool, member_id: int, t: Translator) -> str:
     if agreed:
         return "🤝 " + t(N_("Called off by agreement: the game ends without a result."))
     return t(N_("{member} wants to play on.", member=mention(member_id, t)))
+
+
+def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
+    """The message that tells the player on move it is their turn (or reminds them)."""
+    mark = game.turn
+    player = game.player_of(mark)
+    opponent = game.player_of(mark.other)
+    assert player is not None and opponent is not None, "member games only"
+    fields = {"player": mention(player, t), "opponent": mention(opponent, t), "mark": mark.value}
+    if reminder:
+        head = N_(
+            "{player}, reminder: it's your turn against {opponent} (you play {mark}).", **fields
+        )
+    else:
+        head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)
+    parts = [t(head)]
+    if game.message_id is not None:
+        parts.append(
+            f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.message_id}"
+        )
+    if game.turn_deadline is not None:
+        parts.append(t(N_("time runs out {when}", when=f"<t:{int(game.turn_deadline)}:R>")))
+    return " · ".join(parts)

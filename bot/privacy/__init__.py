@@ -11,4 +11,5 @@ Modules:
   after; in the asker's language.
 - ``service``: A member's data on request: erasing their stats, ratings and history in a
   server, or, for members with Manage Server, everything the bot holds about the server.
+- ``views``: An erasure's question as a message: its text, with Erase and Cancel.
 """

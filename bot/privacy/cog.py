@@ -1,7 +1,7 @@
 """``/tictactoe-forget-me`` and ``/tictactoe-forget-server``: erasing data on request.
 
 Each command answers privately with what would be erased (``bot.privacy.render``)
-and two buttons, Erase and Cancel (``bot.games.views.confirm_view``), whose clicks
+and two buttons, Erase and Cancel (``bot.privacy.views.confirm_view``), whose clicks
 ``bot.ui.router`` routes to ``bot.privacy.buttons``. Only the member who asked may
 click them, within ``CONFIRM_SECONDS`` of the question. The server's erasure is a
 command of its own, which Discord shows only to members with Manage Server
@@ -18,8 +18,8 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.app import GameService
-from bot.games.views import confirm_view
 from bot.privacy.render import guild_question, member_question
+from bot.privacy.views import confirm_view
 from bot.ui.gate import user_translator
 from bot.ui.ids import ME, SERVER
 

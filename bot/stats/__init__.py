@@ -5,6 +5,8 @@ Modules:
   (privately), and the leaderboard's pages.
 - ``cog``: ``/tictactoe-leaderboard`` and ``/tictactoe-stats``: read-only views of the
   server's results; nobody is pinged.
+- ``render``: The texts of what games recorded: a leaderboard page and a member's stats, in
+  the reader's language (the server's for the channel, the asker's for a private answer).
 - ``render_review``: A finished game's review as its reader sees it
   (``engine.analysis.Review``, drawn).
 - ``review_queries``: Stored reviews of ended games (computed once), and the members' review
@@ -13,4 +15,5 @@ Modules:
   rate-limited per member.
 - ``service``: Leaderboards, a member's stats and history: read-only views of what games
   recorded.
+- ``views``: The leaderboard as a message: one page, with its previous and next buttons.
 """

@@ -6,8 +6,8 @@ from __future__ import annotations
 import discord
 
 from bot.app import GameService
-from bot.games.views import leaderboard_view
 from bot.stats.render_review import review_text
+from bot.stats.views import leaderboard_view
 from bot.ui import ids
 from bot.ui.gate import send_ephemeral, server_translator, user_translator
 from bot.ui.router import Router

@@ -11,9 +11,10 @@ from discord.ext import commands
 
 from bot.app import GameService
 from bot.errors import GameError
-from bot.games import render
-from bot.games.views import leaderboard_view, text_view
+from bot.games.views import text_view
 from bot.i18n import N_
+from bot.stats.render import stats_text
+from bot.stats.views import leaderboard_view
 from bot.ui.gate import server_translator, user_translator
 
 _QUIET = discord.AllowedMentions.none()
@@ -74,7 +75,7 @@ class Stats(commands.Cog):
         # What the channel sees is in the server's language; a private answer in the asker's.
         t = server_translator(interaction) if public else user_translator(interaction)
         await interaction.response.send_message(
-            view=text_view(render.stats_text(stats, t)),
+            view=text_view(stats_text(stats, t)),
             ephemeral=not public,
             allowed_mentions=_QUIET,
         )

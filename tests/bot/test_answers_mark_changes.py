@@ -10,11 +10,11 @@ from typing import Any
 from discord import ButtonStyle
 
 from bot.games.servers import Choices
-from bot.games.views import leaderboard_view
 from bot.i18n import N_, translator
 from bot.models import Change, GuildSettings, LeaderboardEntry, LeaderboardPage, Record
 from bot.servers.cog import settings_text
 from bot.servers.preferences import choices_title, marked, preferences_view
+from bot.stats.views import leaderboard_view
 from bot.tunables import SERVER, Values
 from bot.ui import ids
 from tests.bot.test_render import check_limits

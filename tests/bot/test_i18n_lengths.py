@@ -24,9 +24,7 @@ from bot.games.servers import BOUNDS, MAX_CHANNELS, Choices
 from bot.games.views import (
     board_view,
     challenge_view,
-    confirm_view,
     forfeit_view,
-    leaderboard_view,
     text_view,
 )
 from bot.i18n import Translator, translator
@@ -45,13 +43,16 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.pings.render import calloff_answer_text, calloff_text
+from bot.pings.render import calloff_answer_text, calloff_text, turn_ping_text
 from bot.pings.views import calloff_view
 from bot.privacy.render import guild_done, guild_question, member_done, member_question
+from bot.privacy.views import confirm_view
 from bot.servers.cog import settings_text
 from bot.servers.preferences import choices_title, preferences_view
+from bot.stats.render import stats_text
 from bot.stats.render_review import review_text
 from bot.stats.service import RECENT_GAMES
+from bot.stats.views import leaderboard_view
 from bot.tunables import SERVER, Values
 from engine import Mark
 from engine.levels import LEVELS
@@ -120,7 +121,7 @@ def test_boards(locale: str, t: Translator) -> None:
         assert view.content_length() <= MAX_TEXT and view.total_children_count <= MAX_COMPONENTS
         if item.is_live and not item.is_bot_game:
             for reminder in (False, True):
-                check_content(render.turn_ping_text(item, t, reminder=reminder))
+                check_content(turn_ping_text(item, t, reminder=reminder))
 
 
 def test_challenges(locale: str) -> None:
@@ -162,7 +163,7 @@ def test_stats(locale: str, t: Translator) -> None:
         best_streak=MANY,
         recent=recent,
     )
-    check_v2(text_view(render.stats_text(stats, t)))
+    check_v2(text_view(stats_text(stats, t)))
 
 
 @pytest.mark.parametrize("kind", REVIEW_KINDS)

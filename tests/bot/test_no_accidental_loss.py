@@ -39,6 +39,7 @@ from bot.models import (
     RatingChange,
     Result,
 )
+from bot.stats.render import stats_text
 
 from .helpers import (
     ALICE,
@@ -132,7 +133,7 @@ async def test_before_both_players_moved_every_ending_is_an_abort(
     assert "Aborted before both players moved: it doesn't count." in render.game_text(ended, EN)
     stats = await service.stats.player_stats(GUILD, BOB)
     assert stats.recent[0].id == game.id
-    assert f"aborted, against <@{ALICE}>" in render.stats_text(stats, EN)
+    assert f"aborted, against <@{ALICE}>" in stats_text(stats, EN)
     if how == "time-out (sweep)":
         assert await service.sweep() == ([], [])  # settled once
 

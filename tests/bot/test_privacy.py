@@ -21,12 +21,13 @@ from bot.errors import (
 )
 from bot.games import render
 from bot.games.queries import Store
-from bot.games.views import confirm_view
 from bot.i18n import translator
 from bot.models import DELETED_MEMBER, ChallengeStatus, First, Game, GameStatus, Result
 from bot.privacy import queries as privacy
 from bot.privacy.render import guild_question, member_question
 from bot.privacy.service import CONFIRM_SECONDS, LINKED_GAMES
+from bot.privacy.views import confirm_view
+from bot.stats.render import stats_text
 from bot.stats.render_review import review_text
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
@@ -142,7 +143,7 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     assert (fresh.rating, fresh.rank, fresh.versus_bot, fresh.recent) == (1500.0, None, (), ())
     # Bob's history shows a deleted member, wherever an id becomes a name.
     stats = await service.stats.player_stats(GUILD, BOB)
-    text = render.stats_text(stats, EN)
+    text = stats_text(stats, EN)
     assert "lost to a deleted member" in text and f"<@{ALICE}>" not in text
     assert "🏆 A deleted member won." in render.game_text(kept, EN)
     assert f"<@{BOB}>" in render.game_text(kept, EN)
