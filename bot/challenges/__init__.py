@@ -5,9 +5,8 @@ Modules:
 - ``buttons``: The clicks on a challenge's buttons: Accept (its message becomes the board),
   Decline and Withdraw; and Rematch on a finished board, which challenges the other player
   again (or accepts their rematch, or starts a new game against the bot).
-- ``cog``: ``/tictactoe`` (a game against the bot, or a challenge), the member menu's
-  "Challenge to tic-tac-toe" (the same challenge with the default options) and
-  ``/tictactoe-stop``.
+- ``cog``: ``/tictactoe`` (a game against the bot, or a challenge) and the member menu's
+  "Challenge to tic-tac-toe" (the same challenge with the default options).
 - ``rematches``: A finished game between members played again: Rematch pressed by one
   player, or both.
 - ``rules``: Challenges' refusals as pure functions: what a member is told when a challenge

@@ -1,5 +1,5 @@
-"""``/tictactoe`` (a game against the bot, or a challenge), the member menu's "Challenge to
-tic-tac-toe" (the same challenge with the default options) and ``/tictactoe-stop``."""
+"""``/tictactoe`` (a game against the bot, or a challenge) and the member menu's
+"Challenge to tic-tac-toe" (the same challenge with the default options)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,12 @@ from discord.ext import commands
 
 from bot.app import GameService
 from bot.challenges.thread_offer import Threads, offer
-from bot.errors import ChannelBusy, GameOver, InvalidSettings, RatedStop
-from bot.games import render
+from bot.errors import ChannelBusy, InvalidSettings
 from bot.games.boards import Boards
-from bot.games.render_end import lapses_text
-from bot.games.views import forfeit_view
-from bot.i18n import N_, translator
+from bot.i18n import N_
 from bot.models import First
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import answer_error, server_locale, thread_parent, user_translator
-from bot.ui.refs import for_discord
+from bot.ui.gate import server_locale, thread_parent
 from engine.levels import LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
@@ -64,7 +60,7 @@ def board_side(size: str) -> int:
 
 
 class Games(commands.Cog):
-    """Starting, challenging and stopping games. Errors reach the user through the
+    """Starting games: against the bot, or a challenge. Errors reach the user through the
     command tree's ``on_error``; admission is the tree's ``interaction_check``."""
 
     def __init__(self, service: GameService, boards: Boards, threads: Threads) -> None:
@@ -182,42 +178,3 @@ class Games(commands.Cog):
             await self.threads.refuse(interaction, busy, choice)
             return
         await self.boards.post(interaction, challenge)
-
-    @app_commands.command(
-        # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
-        name=locale_str("tictactoe-stop"),
-        description=locale_str("Stop the game in this channel (players or moderators)."),
-    )
-    @app_commands.guild_only()
-    async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        try:
-            game = await self.service.endings.stop(
-                interaction.guild_id,
-                interaction.channel_id,
-                interaction.user.id,
-                is_moderator=interaction.permissions.manage_messages,
-            )
-        except GameOver as error:
-            # The clock ran out before the stop: the game was just lost on time.
-            await answer_error(interaction, error)
-            if error.game is not None:
-                await self.boards.redraw(error.game)
-                await self.boards.delete_stale_ping(error.game)
-            return
-        except RatedStop as refusal:
-            # Nothing changed: the player chooses between losing and asking.
-            t = user_translator(interaction)
-            await interaction.response.send_message(
-                t(for_discord(refusal.message)) + "\n" + lapses_text(refusal.until, t),
-                view=forfeit_view(refusal.game, refusal.until, t),
-                ephemeral=True,
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-            return
-        await interaction.response.send_message(
-            render.stopped_text(interaction.user.id, translator(game.locale)),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-        await self.boards.redraw(game)
-        await self.boards.delete_stale_ping(game)

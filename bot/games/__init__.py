@@ -8,6 +8,8 @@ Modules:
   changes.
 - ``buttons``: The clicks on a game's board: a cell, a mark, Forfeit (and the private
   question it asks: ``ids.Quit``, ``ids.KeepPlaying``).
+- ``cog``: ``/tictactoe-stop``: a player or a moderator ends the game in this channel (a
+  player of a rated game both have moved in is asked to forfeit or call it off instead).
 - ``endings``: Ending a game before it is played out: forfeits and stops (calling a game
   off, which ends it too: ``bot.pings.calloffs``).
 - ``first_player``: The board's warning on variants that the first player wins by force.

@@ -42,6 +42,7 @@ from bot.config import ServiceConfig
 from bot.errors import GameError
 from bot.games.boards import Boards
 from bot.games.buttons import BoardButtons
+from bot.games.cog import Stop
 from bot.games.help import Help
 from bot.games.queries import Store
 from bot.i18n import N_, Message
@@ -205,6 +206,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         games = Games(self.service, self.boards, threads)
         await self.add_cog(games)
         self.tree.add_command(games.menu)
+        await self.add_cog(Stop(self.service, self.boards))
         await self.add_cog(Help())
         await self.add_cog(Stats(self.service))
         await self.add_cog(ServerSettings(self.service))

@@ -25,6 +25,7 @@ from discord.app_commands import TranslationContextLocation as Where
 from bot import i18n
 from bot.challenges.cog import FIRST_NAMES, Games
 from bot.durations import UNITS, parse_duration
+from bot.games.cog import Stop
 from bot.games.help import Help
 from bot.models import First
 from bot.privacy.cog import Privacy
@@ -49,7 +50,8 @@ def command_tree() -> app_commands.CommandTree[Any]:
         discord.Client(intents=discord.Intents.none())
     )
     games = Games(None, None, None)  # type: ignore[arg-type]
-    cogs = (games, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
+    stop = Stop(None, None)  # type: ignore[arg-type]
+    cogs = (games, stop, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
             tree.add_command(command)
