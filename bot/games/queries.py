@@ -1,5 +1,6 @@
-"""The games' queries (``Store``): games, challenges and players, and the meta table, on
-SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
+"""The games' queries (``Store``): games and challenges (a game's end writes the players'
+rows and records, which ``bot.stats.queries`` reads), and the meta table, on SQLite or
+PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
 
 The store decides nothing: the service reads a game, works out its next state (and, at
 its end, the players' new ratings, through the ``settle`` callback of ``end_game``) and
@@ -18,8 +19,8 @@ cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreS
 
 Each feature's other tables have queries of their own on the same engine (``store.db``):
 ``PingStore(store.db)``, ... (``bot.pings.queries``, ``bot.games.server_queries``,
-``bot.stats.review_queries``, ``bot.privacy.queries``, ``bot.pings.calloff_queries``,
-``bot.upkeep.queries``); refusals are in bot/games/refusals.py.
+``bot.stats.queries``, ``bot.stats.review_queries``, ``bot.privacy.queries``,
+``bot.pings.calloff_queries``, ``bot.upkeep.queries``); refusals are in bot/games/refusals.py.
 """
 
 from __future__ import annotations
@@ -59,9 +60,7 @@ from bot.models import (
     Challenge,
     ChallengeStatus,
     Game,
-    LevelRecord,
     PlayerRow,
-    Record,
     Settlement,
     Shards,
     StandingPing,
@@ -404,34 +403,3 @@ class Store:
             expired = ChallengeStatus.EXPIRED.value
             rows = await self.db.run(sql.expire_challenges(shards), (expired, now, *owned))
         return sorted(map(challenge_from_row, rows), key=lambda c: c.id)
-
-    # -- players ----------------------------------------------------------------------------
-
-    async def leaderboard(
-        self, guild_id: int, per_page: int, offset_for: Callable[[int], int]
-    ) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
-        """(members with a rated game, the offset ``offset_for(that count)`` chose, the
-        ``per_page`` rows from there), as of one moment (one read snapshot).
-
-        Rows are (user id, row with rank), by rating desc, rated games desc, user id.
-        """
-
-        async def body(opened: list[list[Row]]) -> tuple[int, int, list[tuple[int, PlayerRow]]]:
-            ((total,),) = opened[0]
-            offset = offset_for(total)
-            rows = await self.db.run(sql.LEADERBOARD_PAGE, (guild_id, per_page, offset))
-            entries = [(r[0], player_from_row(r[1:], offset + i + 1)) for i, r in enumerate(rows)]
-            return total, offset, entries
-
-        first = [(sql.RANKED_PLAYERS, (guild_id,))]
-        return await self.db.transaction(body, first=first, snapshot=True)
-
-    async def player(self, guild_id: int, user_id: int) -> PlayerRow:
-        """A member's row with their leaderboard rank (defaults if they never played)."""
-        rows = await self.db.run_alone(sql.PLAYER, (guild_id, user_id))
-        return player_from_row(rows[0], rows[0][7]) if rows else PlayerRow()
-
-    async def bot_records(self, guild_id: int, user_id: int) -> list[LevelRecord]:
-        """A member's results against each bot level they played, by level name."""
-        rows = await self.db.run_alone(sql.BOT_RECORDS, (guild_id, user_id))
-        return [LevelRecord(r[0], Record(r[1], r[2], r[3])) for r in rows]

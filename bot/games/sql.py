@@ -148,24 +148,6 @@ EXPIRE_CHALLENGES = expire_challenges()
 
 # -- players -----------------------------------------------------------------------------
 
-RANKED_PLAYERS = "SELECT COUNT(*) FROM players WHERE guild_id = ? AND rated_games > 0"
-LEADERBOARD_PAGE = (
-    f"SELECT user_id, {PLAYER_COLUMNS} FROM players WHERE guild_id = ? AND rated_games > 0"
-    " ORDER BY rating DESC, rated_games DESC, user_id LIMIT ? OFFSET ?"
-)
-PLAYER = (
-    f"SELECT {PLAYER_COLUMNS}, CASE WHEN p.rated_games > 0 THEN 1 + (SELECT COUNT(*)"
-    " FROM players AS o WHERE o.guild_id = p.guild_id AND o.rated_games > 0"
-    " AND (o.rating > p.rating OR (o.rating = p.rating AND (o.rated_games > p.rated_games"
-    " OR (o.rated_games = p.rated_games AND o.user_id < p.user_id))))) END"
-    " FROM players AS p WHERE guild_id = ? AND user_id = ?"
-)
-"""A member's row and leaderboard rank (NULL without a rated game) in one statement, so
-one snapshot: the order is LEADERBOARD_PAGE's."""
-BOT_RECORDS = (
-    "SELECT level, wins, losses, draws FROM bot_records"
-    " WHERE guild_id = ? AND user_id = ? ORDER BY level"
-)
 ADD_BOT_RECORD = (
     "INSERT INTO bot_records (guild_id, user_id, level, wins, losses, draws)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id, level) DO UPDATE SET"

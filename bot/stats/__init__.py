@@ -5,6 +5,8 @@ Modules:
   (privately), and the leaderboard's pages.
 - ``cog``: ``/tictactoe-leaderboard`` and ``/tictactoe-stats``: read-only views of the
   server's results; nobody is pinged.
+- ``queries``: The stats' queries: a leaderboard page and a member's row and records, read
+  from the players and bot_records tables that a game's end writes (``bot.games.queries``).
 - ``render``: The texts of what games recorded: a leaderboard page and a member's stats, in
   the reader's language (the server's for the channel, the asker's for a private answer).
 - ``render_review``: A finished game's review as its reader sees it

@@ -11,6 +11,7 @@ from bot.models import (
     LevelRecord,
     PlayerStats,
 )
+from bot.stats.queries import StatsQueries
 from engine.levels import LEVELS
 
 __all__ = ["Stats", "clamp_page", "pages"]
@@ -34,6 +35,7 @@ def clamp_page(page: int, total: int, per_page: int) -> int:
 class Stats:
     def __init__(self, store: Store) -> None:
         self._store = store
+        self._queries = StatsQueries(store.db)
 
     async def leaderboard(
         self, guild_id: int, page: int = 1, per_page: int = 10
@@ -47,7 +49,7 @@ class Stats:
         def offset_for(total: int) -> int:
             return (clamp_page(page, total, per_page) - 1) * per_page
 
-        total, offset, rows = await self._store.leaderboard(guild_id, per_page, offset_for)
+        total, offset, rows = await self._queries.leaderboard(guild_id, per_page, offset_for)
         entries = tuple(
             LeaderboardEntry(
                 rank=row.rank or 0,
@@ -70,8 +72,8 @@ class Stats:
     async def player_stats(
         self, guild_id: int, user_id: int, recent: int = RECENT_GAMES
     ) -> PlayerStats:
-        row = await self._store.player(guild_id, user_id)
-        levels = await self._store.bot_records(guild_id, user_id)
+        row = await self._queries.player(guild_id, user_id)
+        levels = await self._queries.bot_records(guild_id, user_id)
         order = {name: i for i, name in enumerate(LEVELS)}
         levels.sort(key=lambda lr: (order.get(lr.level, len(order)), lr.level))
         games = await self._store.history(guild_id, user_id, min(max(0, recent), MAX_HISTORY))

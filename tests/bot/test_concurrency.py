@@ -19,6 +19,7 @@ from bot.app import GameService
 from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, RatedStop, StaleBoard
 from bot.games.queries import Store
 from bot.models import First, Game, GameStatus, Result
+from bot.stats.queries import StatsQueries
 from engine import Board
 from tests.pgtools import read_rows
 
@@ -304,7 +305,7 @@ async def test_two_instances_ending_two_games_of_one_member(
             game_of(one.move(games[0].id, ALICE, 2, 4)), game_of(two.move(games[1].id, ALICE, 2, 4))
         )
         assert errors == [] and all(g.winner_id == ALICE for g in results)
-        alice = await store.player(GUILD, ALICE)
+        alice = await StatsQueries(store.db).player(GUILD, ALICE)
         assert (alice.record.wins, alice.rated_games, alice.current_streak) == (
             2 * (round_ + 1),
             2 * (round_ + 1),

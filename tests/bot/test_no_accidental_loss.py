@@ -39,6 +39,7 @@ from bot.models import (
     RatingChange,
     Result,
 )
+from bot.stats.queries import StatsQueries
 from bot.stats.render import stats_text
 
 from .helpers import (
@@ -97,7 +98,7 @@ async def end_it(service: GameService, clock: FakeClock, game: Game, how: str) -
 
 
 async def rows(store: Store) -> list[PlayerRow]:
-    return [await store.player(GUILD, member) for member in (ALICE, BOB)]
+    return [await StatsQueries(store.db).player(GUILD, member) for member in (ALICE, BOB)]
 
 
 async def with_history(service: GameService) -> None:

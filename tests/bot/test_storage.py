@@ -37,6 +37,7 @@ from bot.models import (
     Shards,
 )
 from bot.pings import queries as ping_statements
+from bot.stats.queries import StatsQueries
 from engine import Mark
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
@@ -260,7 +261,10 @@ async def test_end_game_writes_what_the_settlement_says_once(store: Store, db_pa
     assert not await store.end_game(final, game, plus_minus_20(final, seen))
     assert raw_player(db_path, ALICE) == (1520.0, 1, 1, 0, 0, 1, 1, NOW + 9)
     assert raw_player(db_path, BOB) == (1480.0, 1, 0, 1, 0, -1, 0, NOW + 9)
-    alice, bob = await store.player(GUILD, ALICE), await store.player(GUILD, BOB)
+    alice, bob = (
+        await StatsQueries(store.db).player(GUILD, ALICE),
+        await StatsQueries(store.db).player(GUILD, BOB),
+    )
     assert (alice.rating, alice.rated_games, alice.record.wins, alice.rank) == (1520.0, 1, 1, 1)
     assert (bob.rating, bob.rated_games, bob.record.losses, bob.rank) == (1480.0, 1, 1, 2)
     # A second game: settle is handed the rows as stored.
@@ -297,12 +301,12 @@ async def test_bot_records_add_up_per_level(store: Store, db_path: Path) -> None
             return Settlement(players=((ALICE, row),), bot_record=(ALICE, lv, rec))
 
         assert await store.end_game(final, game, settle)
-    records = {lr.level: lr.record for lr in await store.bot_records(GUILD, ALICE)}
+    records = {lr.level: lr.record for lr in await StatsQueries(store.db).bot_records(GUILD, ALICE)}
     assert records == {"easy": Record(1, 1, 0), "hard": Record(0, 0, 1)}
     assert raw_player(db_path, ALICE) == (1500.0, 0, 0, 0, 0, 2, 7, NOW)
-    alice = await store.player(GUILD, ALICE)
+    alice = await StatsQueries(store.db).player(GUILD, ALICE)
     assert (alice.rated_games, alice.rank) == (0, None)
-    assert await store.leaderboard(GUILD, 10, lambda total: 0) == (0, 0, [])
+    assert await StatsQueries(store.db).leaderboard(GUILD, 10, lambda total: 0) == (0, 0, [])
     with reader(db_path) as conn:
         assert conn.execute("SELECT DISTINCT rated FROM games").fetchall() == [(0,)]
 
@@ -510,7 +514,9 @@ async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> N
     for nth in range(-1, 5):
         view = await cancelled_at(store, store.channel_view(GUILD, CHANNEL, NOW), nth)
         assert isinstance(view, asyncio.CancelledError) or view.games == (game,)
-        board = await cancelled_at(store, store.leaderboard(GUILD, 10, lambda total: 0), nth)
+        board = await cancelled_at(
+            store, StatsQueries(store.db).leaderboard(GUILD, 10, lambda total: 0), nth
+        )
         assert isinstance(board, asyncio.CancelledError) or board == (0, 0, [])
         # A read transaction left open would make the next BEGIN fail.
         assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
@@ -654,16 +660,16 @@ async def test_leaderboard_order_and_pages(store: Store) -> None:
         counted.append(total)
         return 0
 
-    total, offset, rows = await store.leaderboard(GUILD, 3, first_page)
+    total, offset, rows = await StatsQueries(store.db).leaderboard(GUILD, 3, first_page)
     assert (total, offset, counted) == (8, 0, [8])
     assert [user for user, _ in rows] == [1, 5, 7]  # 1 has two wins; 5 and 7 tie on 1520/1
     assert [row.rank for _, row in rows] == [1, 2, 3]
-    total, offset, rows = await store.leaderboard(GUILD, 3, lambda total: 6)
+    total, offset, rows = await StatsQueries(store.db).leaderboard(GUILD, 3, lambda total: 6)
     assert offset == 6 and [row.rank for _, row in rows] == [7, 8]
-    assert (await store.player(GUILD, 7)).rank == 3
-    assert (await store.player(GUILD, 8)).rank == 8
-    assert await store.player(GUILD, 99) == PlayerRow()
-    assert (await store.leaderboard(GUILD + 1, 3, lambda total: 0))[0] == 0
+    assert (await StatsQueries(store.db).player(GUILD, 7)).rank == 3
+    assert (await StatsQueries(store.db).player(GUILD, 8)).rank == 8
+    assert await StatsQueries(store.db).player(GUILD, 99) == PlayerRow()
+    assert (await StatsQueries(store.db).leaderboard(GUILD + 1, 3, lambda total: 0))[0] == 0
 
 
 async def test_history_newest_first_and_per_player(store: Store) -> None:

@@ -19,6 +19,7 @@ from bot.pings.calloff_queries import CallOffStore
 from bot.pings.queries import PingStore
 from bot.pings.service import outranks
 from bot.settings import Settings, SettingsError
+from bot.stats.queries import StatsQueries
 from bot.stats.review_queries import ReviewStore
 from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
 from bot.upkeep import queries as upkeep_sql
@@ -159,7 +160,7 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
             (game.id, GameStatus.ABANDONED, Result.ABANDONED)
         ]
         assert [c.id for c in withdrawn] == [pending.id]
-        assert (await store.player(GUILD, ALICE)).rated_games == 0
+        assert (await StatsQueries(store.db).player(GUILD, ALICE)).rated_games == 0
         # Its slot and seats are free (a cap of one game per server and per member).
         await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
 
@@ -218,7 +219,7 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     assert [g.id for g in games] == [game.id] and challenges == []
     assert await PingStore(store.db).get(game.id) is None  # forgotten, never sent to
     assert (await store.get_challenge(pending.id)).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
-    assert (await store.player(GUILD, CAROL)).rated_games == 0
+    assert (await StatsQueries(store.db).player(GUILD, CAROL)).rated_games == 0
 
 
 @pytest.mark.parametrize("history_days", [None, 60.0])
@@ -265,8 +266,8 @@ async def test_pruning_in_batches(
     assert (await store.get_game(old.id) is None) == bool(history_days)
     assert await CallOffStore(store.db).get(stale.id) is None
     # Ratings and records stay whatever happens to the games.
-    assert (await store.player(GUILD, ALICE)).rated_games == 2
-    assert (await store.player(GUILD, BOB)).rated_games == 2
+    assert (await StatsQueries(store.db).player(GUILD, ALICE)).rated_games == 2
+    assert (await StatsQueries(store.db).player(GUILD, BOB)).rated_games == 2
     # Once per PRUNE_EVERY.
     assert (await service.upkeep.prune(lambda _guild: True))[0].total == 0
     clock.advance(PRUNE_EVERY)
