@@ -7,6 +7,9 @@ Modules:
   again (or accepts their rematch, or starts a new game against the bot).
 - ``cog``: ``/tictactoe`` (a game against the bot, or a challenge) and the member menu's
   "Challenge to tic-tac-toe" (the same challenge with the default options).
+- ``queries``: The challenges' queries: a challenge stored, answered, accepted (its game
+  inserted in the same transaction) or expired, each guarded in its SQL (pending and
+  unexpired), so two answers, or an answer and the expiry sweep, never both land.
 - ``rematches``: A finished game between members played again: Rematch pressed by one
   player, or both.
 - ``rules``: Challenges' refusals as pure functions: what a member is told when a challenge

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.challenges.queries import ChallengeQueries
 from bot.challenges.service import Challenges
 from bot.errors import ChallengeExpired, ChallengeNotFound, ChallengePending
 from bot.games.queries import Store
@@ -35,6 +36,7 @@ class Rematches:
     def __init__(self, challenges: Challenges, store: Store, clock: Callable[[], float]) -> None:
         self._challenges = challenges
         self._store = store
+        self._challenge_queries = ChallengeQueries(store.db)
         self._clock = clock
 
     async def rematch(
@@ -77,12 +79,12 @@ class Rematches:
     async def _theirs(self, game: Game, user_id: int) -> Rematched | None:
         """The other player's pending rematch of ``game``, accepted by ``user_id``; None
         if there is none open (a lapsed one, anyone's, is expired on the way)."""
-        pending = await self._store.pending_rematch(game.id)
+        pending = await self._challenge_queries.pending_rematch(game.id)
         if pending is None:
             return None
         now = self._clock()
         if now >= pending.expires_at:
-            await self._store.expire_challenge(pending.id, now)
+            await self._challenge_queries.expire_challenge(pending.id, now)
             return None
         if pending.opponent_id != user_id:
             return None

@@ -14,6 +14,7 @@ import dataclasses
 import random
 from collections.abc import Callable
 
+from bot.challenges.queries import ChallengeQueries
 from bot.challenges.rules import cooldown_refusal, pending_refusal, unshown_refusal
 from bot.config import ServiceConfig
 from bot.errors import (
@@ -74,6 +75,7 @@ class Challenges:
         guilds: Guilds,
     ) -> None:
         self._store = store
+        self._challenge_queries = ChallengeQueries(store.db)
         self._guild_store = GuildStore(store.db)
         self._guilds = guilds
         self._config = config
@@ -155,7 +157,7 @@ class Challenges:
                 locale=locale,
             )
             try:
-                made = await self._store.insert_challenge(
+                made = await self._challenge_queries.insert_challenge(
                     challenge, cooldown_until=now + settings[CHALLENGE_COOLDOWN], exempt=exempt
                 )
             except CoolingDown as error:
@@ -268,14 +270,14 @@ class Challenges:
         """Whether a rematch of ``game`` would be its first, after a finished game."""
         if game.status is not GameStatus.FINISHED:
             return False
-        return not await self._store.has_rematch(game.id)
+        return not await self._challenge_queries.has_rematch(game.id)
 
     async def get(
         self, challenge_id: int, guild_id: int | None = None, message_id: int | None = None
     ) -> Challenge:
         """The challenge; ChallengeNotFound if missing, (with ``guild_id``) elsewhere, or
         (with ``message_id``, the clicked message) shown by another message than that."""
-        challenge = await self._store.get_challenge(challenge_id)
+        challenge = await self._challenge_queries.get_challenge(challenge_id)
         if challenge is None or (guild_id is not None and challenge.guild_id != guild_id):
             raise ChallengeNotFound()
         if not rules.on_its_message(challenge.message_id, message_id):
@@ -285,7 +287,7 @@ class Challenges:
     async def set_message(self, challenge: Challenge, message_id: int) -> None:
         """Record the message showing ``challenge`` (as ``create`` returned it), which
         gives the challenge the expiry that message shows."""
-        if not await self._store.set_challenge_message(
+        if not await self._challenge_queries.set_challenge_message(
             challenge.id, message_id, challenge.expires_at
         ):
             raise ChallengeNotFound()
@@ -300,7 +302,7 @@ class Challenges:
         if challenge.status is not ChallengeStatus.PENDING:
             raise ChallengeNotFound()
         if now >= challenge.expires_at:
-            await self._store.expire_challenge(challenge.id, now)
+            await self._challenge_queries.expire_challenge(challenge.id, now)
             raise ChallengeExpired()
         return challenge
 
@@ -355,7 +357,7 @@ class Challenges:
                 locale=challenge.locale,
             )
             try:
-                accepted = await self._store.accept_challenge(
+                accepted = await self._challenge_queries.accept_challenge(
                     challenge_id,
                     game,
                     now,
@@ -406,7 +408,7 @@ class Challenges:
             raise NotChallenger()
         if status is ChallengeStatus.DECLINED and user_id != challenge.opponent_id:
             raise NotChallenged()
-        answered = await self._store.answer_challenge(challenge.id, status, now)
+        answered = await self._challenge_queries.answer_challenge(challenge.id, status, now)
         if answered is None:  # answered or expired meanwhile (another process)
             await self._open(challenge.id, challenge.guild_id, now)
             raise ChallengeNotFound()
@@ -415,4 +417,4 @@ class Challenges:
     async def expire(self) -> list[Challenge]:
         """Pending challenges past expiry become EXPIRED; returned so their messages change.
         With ``shards`` in the config, only in this process's servers."""
-        return await self._store.expire_challenges(self._clock(), self._config.shards)
+        return await self._challenge_queries.expire_challenges(self._clock(), self._config.shards)

@@ -21,9 +21,9 @@ Modules:
   waits.
 - ``pool``: The search pool: worker processes for the bot's moves and reviews, fairly
   shared.
-- ``queries``: The games' queries (``Store``): games and challenges (a game's end writes the
-  players' rows and records, which ``bot.stats.queries`` reads), and the meta table, on
-  SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
+- ``queries``: The games' queries (``Store``): games (a game's end writes the players' rows
+  and records, which ``bot.stats.queries`` reads), what a channel holds, and the meta table,
+  on SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
 - ``ratings``: Elo ratings between members: pure arithmetic, no I/O.
 - ``refusals``: Why the store refused a write: exceptions the service turns into answers for
   users.

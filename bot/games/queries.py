@@ -1,6 +1,6 @@
-"""The games' queries (``Store``): games and challenges (a game's end writes the players'
-rows and records, which ``bot.stats.queries`` reads), and the meta table, on SQLite or
-PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
+"""The games' queries (``Store``): games (a game's end writes the players' rows and
+records, which ``bot.stats.queries`` reads), what a channel holds, and the meta table, on
+SQLite or PostgreSQL (``bot.db``); ``Store.open`` opens the database for the bot.
 
 The store decides nothing: the service reads a game, works out its next state (and, at
 its end, the players' new ratings, through the ``settle`` callback of ``end_game``) and
@@ -18,16 +18,17 @@ cut may lose the last moves (SQLite: WAL with ``synchronous = NORMAL``; PostgreS
 ``synchronous_commit = off``). ``open(..., synchronous="FULL")`` makes every commit durable.
 
 Each feature's other tables have queries of their own on the same engine (``store.db``):
-``PingStore(store.db)``, ... (``bot.pings.queries``, ``bot.games.server_queries``,
-``bot.stats.queries``, ``bot.stats.review_queries``, ``bot.privacy.queries``,
-``bot.pings.calloff_queries``, ``bot.upkeep.queries``); refusals are in bot/games/refusals.py.
+``ChallengeQueries(store.db)``, ... (``bot.challenges.queries``, ``bot.pings.queries``,
+``bot.games.server_queries``, ``bot.stats.queries``, ``bot.stats.review_queries``,
+``bot.privacy.queries``, ``bot.pings.calloff_queries``, ``bot.upkeep.queries``); refusals
+are in bot/games/refusals.py.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.db.backend import Database, Statement, Unchanged, UniqueViolation
 from bot.db.opening import open_database
@@ -35,7 +36,6 @@ from bot.db.rows import (
     GAME_WIDTH,
     Row,
     challenge_from_row,
-    challenge_values,
     game_from_row,
     new_game_values,
     player_from_row,
@@ -49,16 +49,10 @@ from bot.db.sqlite import SqliteDatabase
 from bot.games import sql
 from bot.games.limits import FREE_SEATS, claim_places, live_games_of, seat_rows
 from bot.games.refusals import (
-    CHALLENGE_ACTION,
     ChannelTaken,
-    CoolingDown,
-    PendingTaken,
-    RematchTaken,
 )
-from bot.games.server_queries import CLAIM_COOLDOWN, COOLDOWN_UNTIL
 from bot.models import (
     Challenge,
-    ChallengeStatus,
     Game,
     PlayerRow,
     Settlement,
@@ -66,7 +60,25 @@ from bot.models import (
     StandingPing,
 )
 
-__all__ = ["ChannelView", "Store"]
+__all__ = ["ChannelView", "Store", "insert_with_places"]
+
+
+async def insert_with_places(
+    db: Database, game: Game, exclusive: bool, per_member: int, per_server: int
+) -> Game:
+    """In a transaction: insert ``game`` with its places (its server slot and its members'
+    seats, else LimitReached); ChannelTaken if ``exclusive`` and the channel is taken."""
+    slot, seats = await claim_places(db, game, per_member, per_server)
+    values = new_game_values(game, 0 if exclusive else None, slot)
+    try:
+        (row,) = await db.run(sql.INSERT_GAME, values)
+    except UniqueViolation as error:
+        if error.index == "games_live_per_channel":
+            raise ChannelTaken(str(error)) from error
+        raise
+    stored = game_from_row(row)
+    await db.batch(seat_rows(stored, seats))
+    return stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,25 +176,9 @@ class Store:
         """
 
         async def body(_opened: list[list[Row]]) -> Game:
-            return await self._insert_game(game, exclusive, per_member, per_server)
+            return await insert_with_places(self.db, game, exclusive, per_member, per_server)
 
         return await self.db.transaction(body, lock=game.guild_id)
-
-    async def _insert_game(
-        self, game: Game, exclusive: bool, per_member: int, per_server: int
-    ) -> Game:
-        """The body of a transaction that inserts ``game`` with its places."""
-        slot, seats = await claim_places(self.db, game, per_member, per_server)
-        values = new_game_values(game, 0 if exclusive else None, slot)
-        try:
-            (row,) = await self.db.run(sql.INSERT_GAME, values)
-        except UniqueViolation as error:
-            if error.index == "games_live_per_channel":
-                raise ChannelTaken(str(error)) from error
-            raise
-        stored = game_from_row(row)
-        await self.db.batch(seat_rows(stored, seats))
-        return stored
 
     async def save_game(self, new: Game, expected: Game) -> bool:
         """Write ``new``'s moves, status, times over the game if it is still at
@@ -280,10 +276,6 @@ class Store:
 
     # -- challenges -------------------------------------------------------------------------
 
-    async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        rows = await self.db.run_alone(sql.GET_CHALLENGE, (challenge_id,))
-        return challenge_from_row(rows[0]) if rows else None
-
     async def channel_view(self, guild_id: int, channel_id: int, now: float) -> ChannelView:
         """The channel's live games (newest first) and its pending challenges not yet past
         expiry. Two reads, not one snapshot: it is the service's check before it starts
@@ -294,112 +286,3 @@ class Store:
         return ChannelView(
             tuple(map(game_from_row, games)), tuple(map(challenge_from_row, challenges))
         )
-
-    async def insert_challenge(
-        self, challenge: Challenge, *, cooldown_until: float, exempt: bool
-    ) -> Challenge:
-        """Store a new challenge (its ``id`` is ignored) and return it with its id.
-
-        It claims the challenger's cooldown towards the opponent until ``cooldown_until``
-        in the same transaction: CoolingDown if one still runs, unless ``exempt`` (then
-        stored with ``pinged`` False). PendingTaken if the challenger has a pending
-        challenge in the server (challenges_pending_per_challenger), RematchTaken if the
-        game it plays again has one (challenges_pending_per_rematch).
-        """
-        c = challenge
-        claim = (c.guild_id, c.challenger_id, CHALLENGE_ACTION, c.opponent_id, cooldown_until)
-        first = [(CLAIM_COOLDOWN, (*claim, c.created_at))]
-
-        async def body(opened: list[list[Row]]) -> Challenge:
-            claimed = bool(opened[0])
-            if not claimed and not exempt:
-                (until,) = (await self.db.run(COOLDOWN_UNTIL, claim[:4]))[0]
-                raise CoolingDown(float(until))
-            values = challenge_values(replace(c, pinged=claimed))
-            (row,) = await self.db.run(sql.INSERT_CHALLENGE, values)
-            return challenge_from_row(row)
-
-        try:
-            return await self.db.transaction(body, first=first)
-        except UniqueViolation as error:
-            if error.index == "challenges_pending_per_rematch":
-                raise RematchTaken() from error
-            if error.index != "challenges_pending_per_challenger":
-                raise
-        rows = await self.db.run_alone(sql.PENDING_OF, (c.guild_id, c.challenger_id))
-        raise PendingTaken(challenge_from_row(rows[0]) if rows else None)
-
-    async def pending_rematch(self, game_id: int) -> Challenge | None:
-        """The game's pending rematch, if one is (expired or not)."""
-        rows = await self.db.run_alone(sql.PENDING_REMATCH, (game_id,))
-        return challenge_from_row(rows[0]) if rows else None
-
-    async def has_rematch(self, game_id: int) -> bool:
-        """Whether a challenge was ever a rematch of the game."""
-        return bool(await self.db.run_alone(sql.HAS_REMATCH, (game_id,)))
-
-    async def set_challenge_message(
-        self, challenge_id: int, message_id: int, expires_at: float
-    ) -> bool:
-        """Remember the message showing the challenge, and set its expiry; False if there
-        is no such challenge."""
-        row = (message_id, expires_at, challenge_id)
-        return bool(await self.db.run_alone(sql.SET_CHALLENGE_MESSAGE, row))
-
-    async def answer_challenge(
-        self, challenge_id: int, status: ChallengeStatus, now: float
-    ) -> Challenge | None:
-        """Move a pending, unexpired challenge to ``status``; None if it was not (any more)."""
-        rows = await self.db.run_alone(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))
-        return challenge_from_row(rows[0]) if rows else None
-
-    async def accept_challenge(
-        self,
-        challenge_id: int,
-        game: Game,
-        now: float,
-        *,
-        exclusive: bool,
-        per_member: int,
-        per_server: int,
-    ) -> tuple[Challenge, Game] | None:
-        """Accept a pending, unexpired challenge and insert its game, in one transaction.
-
-        None if the challenge was no longer open; raises ChannelTaken or LimitReached
-        (changing nothing) as ``insert_game`` does.
-        """
-        accepted = ChallengeStatus.ACCEPTED.value
-        first = [(sql.ANSWER_CHALLENGE, (accepted, challenge_id, now))]
-
-        async def body(opened: list[list[Row]]) -> tuple[Challenge, Game]:
-            if not opened[0]:
-                raise Unchanged
-            stored = await self._insert_game(game, exclusive, per_member, per_server)
-            (answered,) = await self.db.run(sql.SET_CHALLENGE_GAME, (stored.id, challenge_id))
-            return challenge_from_row(answered), stored
-
-        try:
-            return await self.db.transaction(body, first=first, lock=game.guild_id)
-        except Unchanged:
-            return None
-
-    async def expire_challenge(self, challenge_id: int, now: float) -> bool:
-        """Expire one pending challenge if it is past its expiry (others wait for the sweep,
-        which redraws their messages); False if it was not."""
-        rows = await self.db.run_alone(sql.EXPIRE_CHALLENGE, (challenge_id, now))
-        return bool(rows)
-
-    async def expire_challenges(self, now: float, shards: Shards | None = None) -> list[Challenge]:
-        """Mark pending challenges at or past their expiry (in ``shards``' servers, if
-        given) as expired and return them.
-
-        A read comes first: usually none is due, and the UPDATE would take the write lock
-        on every sweep for nothing, holding up other processes' writers meanwhile.
-        """
-        owned = owned_values(shards)
-        async with self.db.shared():
-            if not await self.db.run(sql.any_challenge_due(shards), (now, *owned)):
-                return []
-            expired = ChallengeStatus.EXPIRED.value
-            rows = await self.db.run(sql.expire_challenges(shards), (expired, now, *owned))
-        return sorted(map(challenge_from_row, rows), key=lambda c: c.id)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import GameService
+from bot.challenges.queries import ChallengeQueries
 from bot.challenges.rematches import Rematched
 from bot.errors import (
     ChallengePending,
@@ -285,7 +286,7 @@ async def test_the_second_rematch_press_accepts_the_first(
     assert started.challenge.id == asked.id and started.challenge.status is ChallengeStatus.ACCEPTED
     assert started.challenge.game_id == started.game.id and started.game.rematch_of == game.id
     assert (started.game.x_id, started.game.o_id) == (BOB, ALICE)  # sides swapped
-    assert await store.pending_rematch(game.id) is None
+    assert await ChallengeQueries(store.db).pending_rematch(game.id) is None
 
 
 async def test_a_lapsed_rematch_is_not_accepted(service: GameService, clock: FakeClock) -> None:
@@ -306,7 +307,7 @@ async def test_one_pending_rematch_per_game_is_the_databases_rule(
     assert isinstance(asked, Challenge)
     theirs = dataclasses.replace(asked, challenger_id=BOB, opponent_id=ALICE)
     with pytest.raises(RematchTaken):
-        await store.insert_challenge(theirs, cooldown_until=0.0, exempt=True)
+        await ChallengeQueries(store.db).insert_challenge(theirs, cooldown_until=0.0, exempt=True)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.challenges.queries import ChallengeQueries
 from bot.db.shards import owned, owned_named, owned_names, owned_values
 from bot.games.queries import Store
 from bot.games.rules import is_abort
@@ -127,7 +128,7 @@ async def populate(store: Store) -> World:
         )
         assert await store.end_game(ended, game, lambda rows: Settlement())
         world.left_behind[high] = game.id
-        challenge = await store.insert_challenge(
+        challenge = await ChallengeQueries(store.db).insert_challenge(
             due_challenge(high), cooldown_until=0.0, exempt=False
         )
         world.challenge[high] = challenge.id
@@ -153,11 +154,11 @@ async def test_each_once_only_query_finds_exactly_the_owned_servers(
     stale = await PingStore(store.db).stale(shards=shards)
     assert {row[0] for row in stale} == ids_in(world.left_behind, mine)
 
-    expired = await store.expire_challenges(NOW, shards)
+    expired = await ChallengeQueries(store.db).expire_challenges(NOW, shards)
     assert {c.id for c in expired} == ids_in(world.challenge, mine)
     assert all(c.status is ChallengeStatus.EXPIRED for c in expired)
     # The others' challenges are left pending, for their own process to expire.
-    rest = await store.expire_challenges(NOW)
+    rest = await ChallengeQueries(store.db).expire_challenges(NOW)
     assert {c.id for c in rest} == ids_in(world.challenge, set(HIGHS) - mine)
 
 
@@ -236,7 +237,7 @@ async def test_two_processes_sweep_each_game_once(
         # Nothing is left for either, and a second sweep settles nothing twice.
         assert await first.overdue_games(NOW) == []
         assert await first.games_bot_to_move() == []
-        assert await first.expire_challenges(NOW) == []
+        assert await ChallengeQueries(first.db).expire_challenges(NOW) == []
         for service in (evens, odds):
             assert await service.sweep() == ([], [])
     finally:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 
+from bot.challenges.queries import ChallengeQueries
 from bot.db.shards import owned_names, owned_values
 from bot.games import sql as statements
 from bot.games.queries import Store
@@ -562,53 +563,77 @@ def pending_challenge() -> Challenge:
 
 
 async def test_challenges(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    assert await store.get_challenge(challenge.id) == challenge
-    assert await store.get_challenge(challenge.id + 1) is None
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id) == challenge
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id + 1) is None
     view = await store.channel_view(GUILD, CHANNEL, NOW)
     assert view.challenges == (challenge,) and view.games == ()
     assert (await store.channel_view(GUILD, CHANNEL, NOW + 60)).challenges == ()
-    assert await store.set_challenge_message(challenge.id, 9, NOW + 61)
-    assert not await store.set_challenge_message(challenge.id + 1, 9, NOW + 61)
-    assert await store.expire_challenges(NOW + 60) == []
-    expired = await store.expire_challenges(NOW + 61)
+    assert await ChallengeQueries(store.db).set_challenge_message(challenge.id, 9, NOW + 61)
+    assert not await ChallengeQueries(store.db).set_challenge_message(challenge.id + 1, 9, NOW + 61)
+    assert await ChallengeQueries(store.db).expire_challenges(NOW + 60) == []
+    expired = await ChallengeQueries(store.db).expire_challenges(NOW + 61)
     assert [c.id for c in expired] == [challenge.id]
     assert expired[0].status is ChallengeStatus.EXPIRED and expired[0].message_id == 9
-    assert await store.answer_challenge(challenge.id, ChallengeStatus.DECLINED, NOW) is None
-    again = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    declined = await store.answer_challenge(again.id, ChallengeStatus.DECLINED, NOW)
+    assert (
+        await ChallengeQueries(store.db).answer_challenge(
+            challenge.id, ChallengeStatus.DECLINED, NOW
+        )
+        is None
+    )
+    again = await ChallengeQueries(store.db).insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    declined = await ChallengeQueries(store.db).answer_challenge(
+        again.id, ChallengeStatus.DECLINED, NOW
+    )
     assert declined == dataclasses.replace(again, status=ChallengeStatus.DECLINED)
-    assert await store.answer_challenge(again.id, ChallengeStatus.WITHDRAWN, NOW) is None
+    assert (
+        await ChallengeQueries(store.db).answer_challenge(again.id, ChallengeStatus.WITHDRAWN, NOW)
+        is None
+    )
 
 
 async def test_accept_challenge(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    accepted = await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
+    accepted = await ChallengeQueries(store.db).accept_challenge(
+        challenge.id, new_game(), NOW, exclusive=True, **ROOMY
+    )
     assert accepted is not None
     stored_challenge, game = accepted
     assert stored_challenge.status is ChallengeStatus.ACCEPTED
     assert stored_challenge.game_id == game.id
-    assert await store.get_challenge(challenge.id) == stored_challenge
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id) == stored_challenge
     assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
     # Accepted once: again (or past expiry) there is nothing to accept, and no game.
     assert (
-        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=False, **ROOMY)
+        await ChallengeQueries(store.db).accept_challenge(
+            challenge.id, new_game(), NOW, exclusive=False, **ROOMY
+        )
         is None
     )
-    late = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    late = await ChallengeQueries(store.db).insert_challenge(pending_challenge(), **NO_COOLDOWN)
     assert (
-        await store.accept_challenge(late.id, new_game(), NOW + 60, exclusive=False, **ROOMY)
+        await ChallengeQueries(store.db).accept_challenge(
+            late.id, new_game(), NOW + 60, exclusive=False, **ROOMY
+        )
         is None
     )
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
 
 
 async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
     await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True, **ROOMY)
     with pytest.raises(ChannelTaken):
-        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
-    again = await store.get_challenge(challenge.id)
+        await ChallengeQueries(store.db).accept_challenge(
+            challenge.id, new_game(), NOW, exclusive=True, **ROOMY
+        )
+    again = await ChallengeQueries(store.db).get_challenge(challenge.id)
     assert again is not None and again.status is ChallengeStatus.PENDING
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
 
@@ -746,7 +771,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
             new_game(channel_id=CHANNEL + 1 + i), exclusive=True, **ROOMY
         )
         await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
-    await store.insert_challenge(
+    await ChallengeQueries(store.db).insert_challenge(
         dataclasses.replace(pending_challenge(), expires_at=NOW), **NO_COOLDOWN
     )
     # These statements are the ones the store runs...
@@ -758,7 +783,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
     await store.overdue_games(NOW)
     await store.history(GUILD, None, 10)
     await store.history(GUILD, ALICE, 10)
-    assert len(await store.expire_challenges(NOW)) == 1
+    assert len(await ChallengeQueries(store.db).expire_challenges(NOW)) == 1
     await store.trace(None)
     for sql in STATUS_QUERIES:
         assert any(expanded(sql).fullmatch(s) for s in traced), sql
@@ -896,7 +921,10 @@ async def test_a_sweep_with_no_challenge_due_takes_no_write_lock(
     lock: the sweep answers at once instead of waiting for it."""
     with reader(db_path) as blocker:
         blocker.execute("BEGIN IMMEDIATE")
-        assert await asyncio.wait_for(store.expire_challenges(NOW), timeout=1.0) == []
+        assert (
+            await asyncio.wait_for(ChallengeQueries(store.db).expire_challenges(NOW), timeout=1.0)
+            == []
+        )
         blocker.execute("COMMIT")
 
 

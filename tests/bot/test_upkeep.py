@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import GameService
+from bot.challenges.queries import ChallengeQueries
 from bot.errors import ChallengeNotFound, GameNotFound
 from bot.games.queries import Store
 from bot.models import ChallengeStatus, First, GameStatus, Result, Shards, StandingPing
@@ -78,7 +79,7 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
         assert moved is not None and moved.turn_deadline is not None
         assert moved.turn_deadline - clock.now >= left  # at least what was left
         assert moved.turn_deadline == game.turn_deadline + 3610
-        pending = await store.get_challenge(challenge.id)
+        pending = await ChallengeQueries(store.db).get_challenge(challenge.id)
         assert pending is not None and pending.expires_at == challenge.expires_at + 3610
         swept, expired = await second.sweep()
         assert swept == [] and expired == []
@@ -174,7 +175,7 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
         _pruned, erased = await service.upkeep.prune(lambda _guild: False)
         assert erased == [GUILD]
         assert await store.get_game(game.id) is None
-        assert await store.get_challenge(pending.id) is None
+        assert await ChallengeQueries(store.db).get_challenge(pending.id) is None
         assert (await store.get_game(other.id)) is not None  # another server's
         assert await count(db_target, "left_guilds") == 0
     finally:
@@ -218,7 +219,9 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     games, challenges = await service.upkeep.channel_gone(GUILD, CHANNEL)
     assert [g.id for g in games] == [game.id] and challenges == []
     assert await PingStore(store.db).get(game.id) is None  # forgotten, never sent to
-    assert (await store.get_challenge(pending.id)).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
+    assert (
+        await ChallengeQueries(store.db).get_challenge(pending.id)
+    ).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
     assert (await StatsQueries(store.db).player(GUILD, CAROL)).rated_games == 0
 
 
@@ -262,7 +265,7 @@ async def test_pruning_in_batches(
     assert pruned.reviews == 1 and pruned.pings == 1 and pruned.calloffs == 1
     assert pruned.games == (1 if history_days else 0)
     assert await ReviewStore(store.db).get(recent.id) == "{}"
-    assert (await store.get_challenge(fresh.id)) is not None
+    assert (await ChallengeQueries(store.db).get_challenge(fresh.id)) is not None
     assert (await store.get_game(old.id) is None) == bool(history_days)
     assert await CallOffStore(store.db).get(stale.id) is None
     # Ratings and records stay whatever happens to the games.
