@@ -20,14 +20,19 @@ import contextlib
 import os
 import signal
 import statistics
-import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from bench.procs import descendants
-from bot.launcher import BotExited, BotProcess, bot_env
-from discord_emulator import Emulator, InteractionHandle, RecordedRequest
+from bot.launcher import BotExited, BotProcess, bot_env, descendants
+from discord_emulator import (
+    Emulator,
+    InteractionAcknowledged,
+    InteractionFailed,
+    InteractionHandle,
+    Observation,
+    RecordedRequest,
+)
 
 __all__ = [
     "Answers",
@@ -216,9 +221,10 @@ class Answers:
     ``InteractionHandle.response()`` and ``Emulator.wait_for`` re-check every waiter at
     every emulator change, which with hundreds of games in flight costs this process more
     than the clicks (and it shares the cores with the bot): here each click waits on its
-    own future, woken by its handle's answer or failure alone; only the few waits on later
-    edits (``until``) are re-checked at each change. ``at`` keeps when each answer was
-    applied (a click's latency ends there).
+    own future, woken by its handle's answer or failure alone (the emulator's
+    ``observers``); only the few waits on later edits (``until``) are re-checked at each
+    change (its ``listeners``). ``at`` keeps when each answer was applied (a click's
+    latency ends there).
     """
 
     def __init__(self, emu: Emulator) -> None:
@@ -226,51 +232,32 @@ class Answers:
         self.waiting: dict[int, tuple[Callable[[], bool], asyncio.Future[None]]] = {}
         self.at: dict[int, float] = {}
         self._emu = emu
-        self._undo: list[Callable[[], None]] = []
 
     def install(self) -> None:
-        from discord_emulator import interactions
-
-        emu, waiting, by_handle, at = self._emu, self.waiting, self.by_handle, self.at
-        original = emu._changed
-
-        def changed() -> None:
-            original()
-            for key, (check, future) in list(waiting.items()):
-                if check() and not future.done():
-                    future.set_result(None)
-                    del waiting[key]
-
-        def settled(handle: Any) -> None:
-            for future in by_handle.pop(handle.id, ()):
-                if not future.done():
-                    future.set_result(None)
-
-        handle_class = interactions.InteractionHandle
-        real_ack, real_fail = handle_class._acknowledge, handle_class._fail
-
-        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
-            at[handle.id] = time.perf_counter()
-            real_ack(handle, *args, **kwargs)
-            settled(handle)
-
-        def fail(handle: Any) -> None:
-            real_fail(handle)
-            settled(handle)
-
-        emu._changed = changed  # type: ignore[method-assign]  # handles look it up each time
-        handle_class._acknowledge = acknowledge  # type: ignore[method-assign, assignment]
-        handle_class._fail = fail  # type: ignore[method-assign, assignment]
-        self._undo = [
-            lambda: setattr(handle_class, "_fail", real_fail),
-            lambda: setattr(handle_class, "_acknowledge", real_ack),
-            lambda: delattr(emu, "_changed"),
-        ]
+        self._emu.listeners.append(self._recheck)
+        self._emu.observers.append(self._observe)
 
     def uninstall(self) -> None:
-        for undo in self._undo:
-            undo()
-        self._undo = []
+        with contextlib.suppress(ValueError):
+            self._emu.observers.remove(self._observe)
+        with contextlib.suppress(ValueError):
+            self._emu.listeners.remove(self._recheck)
+
+    def _recheck(self) -> None:
+        waiting = self.waiting
+        for key, (check, future) in list(waiting.items()):
+            if check() and not future.done():
+                future.set_result(None)
+                del waiting[key]
+
+    def _observe(self, seen: Observation) -> None:
+        if isinstance(seen, InteractionAcknowledged):
+            self.at[seen.interaction_id] = seen.at
+        elif not isinstance(seen, InteractionFailed):
+            return
+        for future in self.by_handle.pop(seen.interaction_id, ()):
+            if not future.done():
+                future.set_result(None)
 
     async def answered(self, handle: InteractionHandle, within: float = 120.0) -> None:
         """Wait until the bot answered ``handle`` or it failed; TimeoutError after

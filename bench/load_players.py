@@ -5,20 +5,26 @@ harness's ``Answers``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
-from collections.abc import Callable
 from typing import Any
 
 from bench.harness import Answers
 from bot.launcher import answered_thinking
-from discord_emulator import Emulator
+from discord_emulator import (
+    Emulator,
+    FrameWritten,
+    InteractionAcknowledged,
+    Observation,
+    RequestArrived,
+)
 
 LEVELS = ("easy", "medium", "hard", "impossible")
 
 
 class Stages:
-    """Per-click stage timestamps, taken by wrapping emulator internals from outside.
+    """Per-click stage timestamps, from the emulator's ``observers``.
 
     ``written``: the INTERACTION_CREATE frame serialised by the gateway writer (it goes to
     the socket right after); ``called``: the bot's callback request reached the emulator's
@@ -27,52 +33,27 @@ class Stages:
     bot (plus both sides' sockets), emulator callback handling, and the player's wake-up.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, emu: Emulator) -> None:
         self.written: dict[int, float] = {}
         self.called: dict[int, float] = {}
         self.acked: dict[int, float] = {}
-        self._undo: list[Callable[[], None]] = []
+        self._emu = emu
 
     def install(self) -> None:
-        from discord_emulator import gateway, interactions, server
-
-        written, called, acked = self.written, self.called, self.acked
-        real_encode = gateway.encode_json
-
-        def encode_json(item: Any) -> str:
-            text = real_encode(item)
-            if isinstance(item, dict) and item.get("t") == "INTERACTION_CREATE":
-                written[int(item["d"]["id"])] = time.perf_counter()
-            return text
-
-        real_read = server._read_body
-
-        async def read_body(request: Any) -> Any:
-            path = request.path
-            if path.endswith("/callback"):
-                called[int(path.rsplit("/", 3)[1])] = time.perf_counter()
-            return await real_read(request)
-
-        handle_class = interactions.InteractionHandle
-        real_ack = handle_class._acknowledge
-
-        def acknowledge(handle: Any, *args: Any, **kwargs: Any) -> None:
-            acked.setdefault(handle.id, time.perf_counter())
-            real_ack(handle, *args, **kwargs)
-
-        gateway.encode_json = encode_json  # type: ignore[assignment]
-        server._read_body = read_body  # type: ignore[assignment]
-        handle_class._acknowledge = acknowledge  # type: ignore[method-assign]
-        self._undo = [
-            lambda: setattr(gateway, "encode_json", real_encode),
-            lambda: setattr(server, "_read_body", real_read),
-            lambda: setattr(handle_class, "_acknowledge", real_ack),
-        ]
+        self._emu.observers.append(self._observe)
 
     def uninstall(self) -> None:
-        for undo in self._undo:
-            undo()
-        self._undo = []
+        with contextlib.suppress(ValueError):
+            self._emu.observers.remove(self._observe)
+
+    def _observe(self, seen: Observation) -> None:
+        match seen:
+            case FrameWritten(payload, at) if payload.get("t") == "INTERACTION_CREATE":
+                self.written[int(payload["d"]["id"])] = at
+            case RequestArrived(_, path, at) if path.endswith("/callback"):
+                self.called[int(path.rsplit("/", 3)[1])] = at
+            case InteractionAcknowledged(interaction_id, at):
+                self.acked.setdefault(interaction_id, at)
 
 
 def free_cells(message: Any) -> list[str]:

@@ -105,8 +105,8 @@ async def run(
                 idle = [rss_kib(pid) for pid in pids]
                 waits = Answers(emu)
                 waits.install()
-                stages = Stages()
-                stages.install()  # after waits: its acknowledge hook wraps theirs
+                stages = Stages(emu)
+                stages.install()
                 split: list[tuple[float, ...]] = []
                 own_lags: list[float] = []
                 stop_lag = asyncio.Event()

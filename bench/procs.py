@@ -1,4 +1,5 @@
-"""What the benchmarks read of a process from /proc (Linux): its CPU time, its children."""
+"""What the benchmarks read of a process from /proc (Linux): its CPU time, its children's
+(found by ``bot.launcher.descendants``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import contextlib
 import os
 from pathlib import Path
 
+from bot.launcher import descendants
+
 __all__ = [
     "children_cpu_seconds",
     "cpu_seconds",
-    "descendants",
     "parent_pid",
     "process_name",
     "thread_cpu_seconds",
@@ -46,21 +48,6 @@ def parent_pid(pid: int) -> int:
 def process_name(pid: int) -> str:
     """The name of ``pid``'s executable, as ps shows it (OSError if not running)."""
     return Path(f"/proc/{pid}/comm").read_text().strip()
-
-
-def descendants(pid: int) -> list[int]:
-    """The pids of ``pid``'s children, grandchildren... (the bot's AI worker processes)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):  # it ended meanwhile
-                stat = (entry / "stat").read_text()
-                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [], [pid]
-    while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
 
 
 def children_cpu_seconds(pid: int) -> float:

@@ -42,6 +42,8 @@ __all__ = [
     "ai_workers",
     "answered_thinking",
     "bot_env",
+    "children",
+    "descendants",
     "full_collections_held_back",
 ]
 
@@ -332,8 +334,8 @@ class BotProcess:
         return "\n".join(self.log().splitlines()[-lines:])
 
 
-def _children(pid: int) -> list[int]:
-    """``pid``'s child processes, from /proc (Linux)."""
+def children(pid: int) -> list[int]:
+    """``pid``'s child processes, from /proc (Linux); none once it ended."""
     found: list[int] = []
     with contextlib.suppress(FileNotFoundError):
         for task in Path(f"/proc/{pid}/task").iterdir():
@@ -342,10 +344,19 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process under ``pid`` (its children, theirs...), each before its own
+    children: the bot's forkserver and search workers, a database server's backends."""
+    found: list[int] = []
+    for child in children(pid):
+        found += [child, *descendants(child)]
+    return found
+
+
 def ai_workers(bot: BotProcess) -> list[int]:
     """The bot's search workers: the processes its forkserver forked, which are the bot's
     grandchildren (its direct children are the forkserver and the resource tracker)."""
-    return [worker for child in _children(bot.pid) for worker in _children(child)]
+    return [worker for child in children(bot.pid) for worker in children(child)]
 
 
 @contextlib.contextmanager

@@ -36,7 +36,8 @@ Modules, from plain data up to the facade (imports go that way only):
 - the facade and the test side: ``emulator`` (:class:`Emulator`: the wiring, records,
   waits and users' actions), ``faults`` (trouble made on purpose), ``client`` (what a
   user's client offers, builds and refuses), ``waiting`` (waiters and listeners),
-  ``persist`` (the world saved as JSON and restored).
+  ``persist`` (the world saved as JSON and restored), ``observations`` (the timed moments
+  of an interaction's way through the emulator, for benches: ``Emulator.observers``).
 """
 
 from .commands import OptionType
@@ -56,6 +57,13 @@ from .gateway import Session
 from .interactions import CallbackType, InteractionHandle, InteractionResponse, InteractionType
 from .layout import Button
 from .locales import DEFAULT_LOCALE, LOCALES
+from .observations import (
+    FrameWritten,
+    InteractionAcknowledged,
+    InteractionFailed,
+    Observation,
+    RequestArrived,
+)
 from .protocol import GatewayFrame, Intent
 from .ratelimits import BucketRule, Limits, RateLimiter
 from .server import Fault, RecordedRequest
@@ -77,9 +85,12 @@ __all__ = [
     "ComponentType",
     "Emulator",
     "Fault",
+    "FrameWritten",
     "GatewayFrame",
     "Guild",
     "Intent",
+    "InteractionAcknowledged",
+    "InteractionFailed",
     "InteractionHandle",
     "InteractionResponse",
     "InteractionType",
@@ -87,11 +98,13 @@ __all__ = [
     "Member",
     "Message",
     "MessageFlag",
+    "Observation",
     "OptionType",
     "Permission",
     "Pings",
     "RateLimiter",
     "RecordedRequest",
+    "RequestArrived",
     "Role",
     "Session",
     "User",

@@ -16,7 +16,8 @@ from .events import Event
 from .faults import Faults
 from .gateway import Gateway
 from .interactions import InteractionHandle, Interactions, InteractionType
-from .messages import Draft, parse_message_payload
+from .messages import parse_message_payload
+from .observations import Observer
 from .posting import Poster
 from .protocol import GatewayFrame
 from .ratelimits import Limits, RateLimiter
@@ -56,6 +57,10 @@ class Emulator(World, Faults):
     Rate limits (``limits``, on unless ``Limits.off()``): per-route buckets, the global limit,
     the invalid-request ban, all on :attr:`clock`; :attr:`rate_limits` holds their counts.
 
+    To watch it without reaching in: ``subscribers`` get each change of the world as a
+    typed event (events.py), ``listeners`` are called after every change of any kind, and
+    ``observers`` get the timed moments of an interaction's way (observations.py).
+
     The world-building methods (``add_guild``, ``add_user``...) are :class:`World`'s, the
     fault injection (``fail_requests``, ``disconnected``...) is :class:`Faults`'.
     """
@@ -92,13 +97,17 @@ class Emulator(World, Faults):
         self.changes = Changes(wait_timeout)
         self.listeners = self.changes.listeners
         """Called (with no arguments) after every change, e.g. to push updates to a page."""
-        # Changes are told through self._changed, looked up at each call (bench/ wraps it).
+        self.observers: list[Observer] = []
+        """Called with each :data:`~discord_emulator.observations.Observation`: the moments
+        an interaction passes through the emulator, for a bench to time."""
+        changed = self.changes.notify
         self.interaction_registry = Interactions(
             self,
             ack_deadline=ack_deadline,
             token_lifetime=token_lifetime,
-            changed=lambda: self._changed(),
+            changed=changed,
             wait_for=self.wait_for,
+            observers=self.observers,
         )
         self.interactions = self.interaction_registry.by_id
         self.gateway = Gateway(
@@ -107,10 +116,11 @@ class Emulator(World, Faults):
             guilds=lambda session: self.dispatcher.guild_creates(session),
             guild_ids=lambda: (g.id for g in self.bot_guilds()),
             started=lambda _session: self.session_start_limit.record(self.clock.now()),
-            changed=self._changed,
+            changed=changed,
             heartbeat_interval=heartbeat_interval,
             max_guilds_per_shard=max_guilds_per_shard,
             round_trip=round_trip,
+            observers=self.observers,
         )
         self.dispatcher = Dispatcher(self, self.gateway, lambda: self.gateway_url)
         self.subscribers.append(self._world_event)
@@ -127,8 +137,9 @@ class Emulator(World, Faults):
             router=router,
             gateway=self.gateway.handle,
             check_auth=lambda header: header == f"Bot {self.bot_token}",
-            changed=self._changed,
+            changed=changed,
             limiter=self.rate_limits,
+            observers=self.observers,
         )
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -235,12 +246,9 @@ class Emulator(World, Faults):
 
     # -- waiting ---------------------------------------------------------------------------
 
-    def _changed(self) -> None:
-        self.changes.notify()
-
     def _world_event(self, event: Event) -> None:
         self.dispatcher.on_event(event)
-        self._changed()
+        self.changes.notify()
 
     async def wait_for(self, predicate: Callable[[], bool]) -> None:
         """Wait until ``predicate()`` holds. It is re-checked after every emulator change and
@@ -387,26 +395,6 @@ class Emulator(World, Faults):
         client.check_delete(user, message)
         self.poster.delete(message)
 
-    def _post(
-        self,
-        channel: Channel,
-        author: User,
-        draft: Draft,
-        *,
-        ephemeral_for: User | None = None,
-        interaction: InteractionHandle | None = None,
-        message_type: int = 0,
-    ) -> Message:
-        """:meth:`Poster.post`, kept under its old name for tests/emulator/test_rules.py."""
-        return self.poster.post(
-            channel,
-            author,
-            draft,
-            ephemeral_for=ephemeral_for,
-            interaction=interaction,
-            message_type=message_type,
-        )
-
     def _new_interaction(
         self,
         user: User,
@@ -419,7 +407,7 @@ class Emulator(World, Faults):
     ) -> InteractionHandle:
         handle = self.interaction_registry.open(user, channel, kind, data, message, overrides)
         self.dispatch_event("INTERACTION_CREATE", handle.payload, shard=shard)
-        self._changed()
+        self.changes.notify()
         return handle
 
     # -- the clock ------------------------------------------------------------------------------

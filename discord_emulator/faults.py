@@ -7,7 +7,7 @@ methods of the :class:`~discord_emulator.Emulator`, which has :class:`Faults` as
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,7 +30,6 @@ class Faults:
     changes: Changes
     dispatcher: Dispatcher
     bot: User
-    _changed: Callable[[], None]
 
     def fail_requests(
         self, method: str, path: str | re.Pattern[str], *, status: int = 500, times: int = 1
@@ -102,7 +101,7 @@ class Faults:
         for session in sessions:
             data = self.dispatcher.guild_create(guild, session.intents)
             self.gateway.emit(session, "GUILD_CREATE", data)
-        self._changed()
+        self.changes.notify()
         return bool(sessions)
 
     @asynccontextmanager

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from .observations import FrameWritten, Observer, tell
 from .protocol import GatewayFrame, GatewayOp, Intent
 from .shards import parse_shard, shard_for
 from .wire import decode_json, encode_json
@@ -88,7 +90,8 @@ class Gateway:
     ``check_token`` validates IDENTIFY/RESUME tokens; ``ready`` and ``guilds`` build the READY
     payload and the GUILD_CREATE payloads for a new session; ``guild_ids`` lists the bot's guilds
     (for the 4011 check against ``max_guilds_per_shard``); ``started`` is told of every new
-    session; ``changed`` is called after every state change so waiters can re-check.
+    session; ``changed`` is called after every state change so waiters can re-check;
+    ``observers`` are told of each frame written (:class:`FrameWritten`).
     """
 
     def __init__(
@@ -103,6 +106,7 @@ class Gateway:
         heartbeat_interval: float,
         max_guilds_per_shard: int,
         round_trip: float = 0.04,
+        observers: list[Observer] | None = None,
     ) -> None:
         self._check_token = check_token
         self._ready = ready
@@ -110,6 +114,7 @@ class Gateway:
         self._guild_ids = guild_ids
         self._started = started
         self._changed = changed
+        self.observers = observers if observers is not None else []
         self.heartbeat_interval = heartbeat_interval
         self.round_trip = round_trip
         self.max_guilds_per_shard = max_guilds_per_shard
@@ -332,7 +337,10 @@ class Gateway:
                 if isinstance(item, _Close):
                     await conn.ws.close(code=item.code, message=item.reason.encode())
                     return
-                await conn.ws.send_str(encode_json(item))
+                text = encode_json(item)
+                if self.observers:
+                    tell(self.observers, FrameWritten(item, time.perf_counter()))
+                await conn.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 return
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -17,6 +18,7 @@ from typing import Any
 
 from .entities import Channel, Message, User
 from .flags import DM_APP_PERMISSIONS, MessageFlag
+from .observations import InteractionAcknowledged, InteractionFailed, Observer, tell
 from .world import World
 
 __all__ = [
@@ -129,11 +131,24 @@ class InteractionHandle:
         self, callback_type: CallbackType, data: dict[str, Any] | None, message: Message | None
     ) -> None:
         """The bot's valid callback arrived: ``message`` is the response (or None)."""
-        self._acknowledge(callback_type, data, message)
+        self.callback_type = callback_type
+        self.callback_data = data
+        self.original = message
+        if self._timer is not None:
+            self._timer.cancel()
+        registry = self._registry
+        if registry.observers:
+            tell(registry.observers, InteractionAcknowledged(self.id, time.perf_counter()))
+        registry.changed()
 
     def fail(self) -> None:
         """No valid callback in time: the user sees "This interaction failed"."""
-        self._fail()
+        self.failed = True
+        self.failure_text = FAILED_TEXT
+        registry = self._registry
+        if registry.observers:
+            tell(registry.observers, InteractionFailed(self.id, time.perf_counter()))
+        registry.changed()
 
     def count_original_edit(self) -> None:
         """The bot edited the original response through the webhook."""
@@ -162,25 +177,7 @@ class InteractionHandle:
         if remaining > 0:
             self.arm_deadline(remaining)
             return
-        self._fail()
-
-    # bench/ wraps _acknowledge and _fail on the class to time clicks: keep them the only
-    # ways a handle settles.
-
-    def _fail(self) -> None:
-        self.failed = True
-        self.failure_text = FAILED_TEXT
-        self._registry.changed()
-
-    def _acknowledge(
-        self, callback_type: CallbackType, data: dict[str, Any] | None, message: Message | None
-    ) -> None:
-        self.callback_type = callback_type
-        self.callback_data = data
-        self.original = message
-        if self._timer is not None:
-            self._timer.cancel()
-        self._registry.changed()
+        self.fail()
 
     # -- what tests await -----------------------------------------------------------------
 
@@ -339,7 +336,9 @@ class Interactions:
     """Every interaction sent to the bot in ``world``, by id (``by_id``) and by token.
 
     ``ack_deadline`` and ``token_lifetime`` are measured on the world's clock; ``changed`` is
-    called when a handle settles or gains a message, and handles wait with ``wait_for``.
+    called when a handle settles or gains a message, and handles wait with ``wait_for``;
+    ``observers`` are told when a handle settles (:class:`InteractionAcknowledged`,
+    :class:`InteractionFailed`).
     """
 
     def __init__(
@@ -350,6 +349,7 @@ class Interactions:
         token_lifetime: float,
         changed: Callable[[], None],
         wait_for: Callable[[Callable[[], bool]], Awaitable[None]],
+        observers: list[Observer] | None = None,
     ) -> None:
         self.world = world
         self.clock = world.clock
@@ -357,6 +357,7 @@ class Interactions:
         self.token_lifetime = token_lifetime
         self.changed = changed
         self.wait_for = wait_for
+        self.observers = observers if observers is not None else []
         self.by_id: dict[int, InteractionHandle] = {}
         self.by_token: dict[str, InteractionHandle] = {}
 

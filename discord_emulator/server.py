@@ -12,6 +12,7 @@ import asyncio
 import fnmatch
 import math
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from .errors import APIError
+from .observations import Observer, RequestArrived, tell
 from .ratelimits import RateLimiter
 from .wire import decode_json, encode_json
 
@@ -161,7 +163,8 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 
 
 class ApiServer:
-    """An aiohttp app serving the REST API under ``prefix`` and the gateway at ``/gateway``."""
+    """An aiohttp app serving the REST API under ``prefix`` and the gateway at ``/gateway``;
+    ``observers`` are told of each request as it arrives (:class:`RequestArrived`)."""
 
     def __init__(
         self,
@@ -172,12 +175,14 @@ class ApiServer:
         changed: Callable[[], None],
         limiter: RateLimiter,
         prefix: str = "/api/v10",
+        observers: list[Observer] | None = None,
     ) -> None:
         self.router = router
         self.limiter = limiter
         self.prefix = prefix
         self._check_auth = check_auth
         self._changed = changed
+        self.observers = observers if observers is not None else []
         self.requests: list[RecordedRequest] = []
         self.unrouted: list[RecordedRequest] = []
         self.faults: list[Fault] = []
@@ -203,6 +208,8 @@ class ApiServer:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         method = request.method
         raw_path = request.path
+        if self.observers:
+            tell(self.observers, RequestArrived(method, raw_path, time.perf_counter()))
         in_api = raw_path.startswith(self.prefix + "/")
         path = raw_path[len(self.prefix) :] if in_api else raw_path
         query = dict(request.query)

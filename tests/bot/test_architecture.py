@@ -550,3 +550,121 @@ def test_the_emulator_uses_only_the_public_api_of_aiohttp() -> None:
     outside aiohttp's documented API (the port comes from ``AppRunner.addresses``)."""
     found = [hit for relative, tree in sources(EMULATOR) for hit in private_uses(relative, tree)]
     assert not found, "\n".join(found)
+
+
+# -- bench/ and playground/ watch the emulator from outside ---------------------------------
+# They use its public hooks (``subscribers``, ``listeners``, ``observers``): no private
+# member of an emulator object, and no attribute of a discord_emulator module or class
+# replaced, so the emulator keeps nothing alive for their sake.
+
+
+def emulator_privates() -> set[str]:
+    """Every ``_name`` the emulator defines: private functions, classes, globals, methods
+    and attributes (``self._timer = ...``)."""
+    names = set()
+    for _, tree in sources(EMULATOR):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = node.name
+            elif isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Store):
+                name = node.attr if isinstance(node, ast.Attribute) else node.id
+            else:
+                continue
+            if name.startswith("_") and name != "_" and not name.endswith("__"):
+                names.add(name)
+    return names
+
+
+def root_of(node: ast.expr) -> str:
+    """``a`` for an attribute chain ``a.b.c``, else ``""``."""
+    return (dotted(node) or "").split(".")[0]
+
+
+def from_emulator(node: ast.AST) -> bool:
+    return isinstance(node, ast.ImportFrom) and (node.module or "").startswith("discord_emulator")
+
+
+def emulator_names(tree: ast.Module) -> set[str]:
+    """Names bound to a discord_emulator module or class: imported, or assigned from an
+    attribute chain on such a name (``handle_class = interactions.InteractionHandle``)."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and from_emulator(node):
+            bound |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("discord_emulator"):
+                    bound.add(alias.asname or alias.name.split(".")[0])
+    assigns = [node for node in ast.walk(tree) if isinstance(node, ast.Assign)]
+    grown = True
+    while grown:
+        grown = False
+        for assign in assigns:
+            if root_of(assign.value) in bound:
+                for target in assign.targets:
+                    if isinstance(target, ast.Name) and target.id not in bound:
+                        bound.add(target.id)
+                        grown = True
+    return bound
+
+
+def emulator_reaches(relative: str, tree: ast.Module, privates: set[str]) -> list[str]:
+    found = []
+    bound = emulator_names(tree) - {""}
+    by_name = ("getattr", "setattr", "hasattr", "delattr")
+    for node in ast.walk(tree):
+        where = f"{relative}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Attribute):
+            on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if node.attr in privates and not on_self:
+                found.append(f"{where} reaches the emulator's .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and from_emulator(node):
+            found += [f"{where} imports {a.name}" for a in node.names if a.name.startswith("_")]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args[1:]:
+            target, key = node.args[0], node.args[1]
+            if node.func.id in ("setattr", "delattr") and root_of(target) in bound:
+                found.append(f"{where} replaces an attribute of {dotted(target)} by name")
+            elif node.func.id in by_name and getattr(key, "value", None) in privates:
+                found.append(f"{where} reaches the emulator's {key.value!r} by name")
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and root_of(target) in bound:
+                    found.append(f"{where} replaces {dotted(target)}")
+    return found
+
+
+def test_bench_and_playground_watch_the_emulator_from_outside() -> None:
+    privates = emulator_privates()
+    found = [
+        hit
+        for folder in (BENCH, PLAYGROUND)
+        for relative, tree in sources(folder)
+        for hit in emulator_reaches(relative, tree, privates)
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "original = emu._changed",
+        "handle._timer.cancel()",
+        "getattr(emu, '_new_interaction')",
+        "from discord_emulator.server import _read_body",
+        "from discord_emulator import gateway\ngateway.encode_json = encode",
+        "from discord_emulator import interactions as i\nk = i.InteractionHandle\nk.fail = f",
+        "from discord_emulator import InteractionHandle\nInteractionHandle.acknowledge = f",
+        "import discord_emulator.server\nsetattr(discord_emulator.server, 'read_body', f)",
+    ],
+)
+def test_the_outside_scan_catches(code: str) -> None:
+    assert emulator_reaches("x.py", ast.parse(code), emulator_privates())
+
+
+def test_the_outside_scan_allows_public_hooks_and_own_members() -> None:
+    code = (
+        "from discord_emulator import Emulator\nemu = Emulator()\nemu.ack_deadline = 30.0\n"
+        "emu.observers.append(self._observe)\nself._changed = asyncio.Event()\n"
+    )
+    assert not emulator_reaches("x.py", ast.parse(code), emulator_privates())

@@ -6,25 +6,13 @@ Each test starts ``python -m bot`` against the emulator and reads its children i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 
 import pytest
 import yarl
 
-from bot.launcher import BotProcess, bot_env
+from bot.launcher import BotProcess, bot_env, descendants
 from discord_emulator import Emulator
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process under ``pid`` (Linux /proc), children first."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(FileNotFoundError):
-            for child in (task / "children").read_text().split():
-                found.append(int(child))
-                found.extend(descendants(int(child)))
-    return found
 
 
 def command_line(pid: int) -> bytes:

@@ -9,7 +9,17 @@ import aiohttp
 import discord
 import pytest
 
-from discord_emulator import CallbackType, Message, MessageFlag, UserActionError
+from discord_emulator import (
+    CallbackType,
+    FrameWritten,
+    InteractionAcknowledged,
+    InteractionFailed,
+    Message,
+    MessageFlag,
+    Observation,
+    RequestArrived,
+    UserActionError,
+)
 
 from .helpers import TIMEOUT, Arena
 
@@ -95,6 +105,38 @@ async def test_deadline_counts_on_the_emulator_clock(arena: Arena) -> None:
     handle = await emu.run_command(arena.alice, arena.channel, "ping")
     emu.advance(5)  # the bot is now "late" although little real time passed
     assert (await handle.response()).failed
+
+
+async def test_observers_see_an_interaction_s_way_in_order(arena: Arena) -> None:
+    """The public hooks a bench times clicks with: the frame on the bot's socket, its
+    callback arriving, the answer applied; and a failure, when the deadline passes."""
+    emu = arena.emu
+    seen: list[Observation] = []
+    changes: list[int] = []
+    emu.observers.append(seen.append)
+    emu.listeners.append(lambda: changes.append(len(seen)))
+    handle = await emu.run_command(arena.alice, arena.channel, "ping")
+    assert not (await handle.response()).failed
+    frame, arrived, acknowledged = (
+        next(o for o in seen if isinstance(o, kind) and matches(o))
+        for kind, matches in (
+            (FrameWritten, lambda o: o.payload.get("t") == "INTERACTION_CREATE"),
+            (RequestArrived, lambda o: o.path.endswith("/callback")),
+            (InteractionAcknowledged, lambda o: True),
+        )
+    )
+    assert isinstance(frame, FrameWritten) and frame.payload["d"]["id"] == str(handle.id)
+    assert isinstance(arrived, RequestArrived) and arrived.method == "POST"
+    assert f"/interactions/{handle.id}/{handle.token}/callback" in arrived.path
+    assert acknowledged == InteractionAcknowledged(handle.id, acknowledged.at)
+    assert frame.at <= arrived.at <= acknowledged.at
+    assert any(told > seen.index(acknowledged) for told in changes)  # then listeners
+
+    emu.delay_requests("POST", "/interactions/*/callback", 0.1)
+    late = await emu.run_command(arena.alice, arena.channel, "ping")
+    emu.advance(5)
+    assert (await late.response()).failed
+    assert [o.interaction_id for o in seen if isinstance(o, InteractionFailed)] == [late.id]
 
 
 async def test_defer_then_edit_and_followup(arena: Arena) -> None:

@@ -49,7 +49,7 @@ def test_components_v2_flag_cannot_be_removed() -> None:
     draft = parse_message_payload(
         {"flags": int(MessageFlag.IS_COMPONENTS_V2), "components": [{"type": 10, "content": "hi"}]}
     )
-    message = emu._post(channel, emu.bot, draft)
+    message = emu.poster.post(channel, emu.bot, draft)
     assert message.components[0]["id"] == 1  # ids are assigned like Discord does
     with pytest.raises(APIError) as caught:
         parse_message_payload({"flags": 0, "content": "back to classic"}, base=message)
