@@ -4,7 +4,7 @@ a wheel, ``pip install .`` and ``pip install -e .`` all carry compiled catalogs.
 
 It also copies the top-level ``migrations/`` (SQLite's ``*.sql``, PostgreSQL's in
 ``postgresql/``) into the built package as ``bot/migrations/``, where
-``bot.store.migrate`` looks first: an installed bot finds them without a top-level
+``bot.db.migrate`` looks first: an installed bot finds them without a top-level
 ``migrations`` package in site-packages. The rest of the metadata is in pyproject.toml."""
 
 from pathlib import Path

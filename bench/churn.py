@@ -7,7 +7,7 @@ challenge, accepted, a move each, a forfeit (rated) and a stored review; every o
 declined challenge too, and a bot game stopped at once (an abandoned game: the
 "permanent row every two interactions" of a bot game and /tictactoe-stop); every fifth a
 call-off proposal that the next move makes stale. Cooldowns are claimed as members
-would. The sweep's pruning (``Upkeep.tidy``) runs every minute of the fake clock.
+would. The sweep's pruning (``Upkeep.prune``) runs every minute of the fake clock.
 
 The same games are played twice in one invocation: without pruning (the baseline, as
 the bot was before it pruned) and with it; with ``--history-days`` a third time with
@@ -38,9 +38,12 @@ from bench.pg import (
     postgres_server,
     read_rows,
 )
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import First
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
+from bot.pings.calloff_queries import CallOffStore
+from bot.stats.review_queries import ReviewStore
 from bot.tunables import Values
 
 GUILD = 1 << 22
@@ -100,11 +103,11 @@ async def play(
             challenge = await service.challenges.create(GUILD, channel, x, o, first=First.ME)
             game = await service.challenges.accept(challenge.id, o)
             if n % 5 == 0:  # made stale by the move that follows
-                await store.calloffs.propose(game.id, x, 0, clock.now)
-            game = await service.play(game.id, x, 4, 0)
-            game = await service.play(game.id, o, 0, 1)  # both moved: the forfeit is rated
+                await CallOffStore(store.db).propose(game.id, x, 0, clock.now)
+            game = (await service.move(game.id, x, 4, 0)).game
+            game = (await service.move(game.id, o, 0, 1)).game  # both moved: the forfeit is rated
             await service.endings.forfeit(game.id, o)
-            await store.reviews.put(game.id, REVIEW)
+            await ReviewStore(store.db).put(game.id, REVIEW)
             ended += 1
             if n % 2 == 0:
                 declined = await service.challenges.create(GUILD, channel, o, x)
@@ -113,7 +116,7 @@ async def play(
                 await service.endings.stop(GUILD, channel, x, is_moderator=False)
                 ended += 1
             if prune and clock.now - pruned_at >= 60.0:
-                await service.upkeep.tidy(lambda _guild: True)
+                await service.upkeep.prune(lambda _guild: True)
                 pruned_at = clock.now
             if n % every == 0:
                 kept = ended if history_days is None else await count_ended(target)

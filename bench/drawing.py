@@ -2,7 +2,7 @@
 
     python -m bench.drawing [--rounds 3000]
 
-A click's answer is the board drawn again (``bot.ui.views.board_view``): the game's text
+A click's answer is the board drawn again (``bot.games.views.board_view``): the game's text
 in the server's language, one button per cell with its custom_id, the controls. This
 prints the CPU of that per click for a 3x3 and a 5x5 board in German, and of the
 translation lookup it starts with (``bot.i18n.translator``), against a baseline run in
@@ -20,9 +20,9 @@ from typing import Any
 
 from discord import ButtonStyle, PartialEmoji, ui
 
+from bot.games.views import board_view
 from bot.i18n import translator
 from bot.models import Game, GameStatus
-from bot.ui.views import board_view
 from engine import Board
 
 ROUNDS = 3000

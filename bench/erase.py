@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.store import Store
+from bot.games.queries import Store
+from bot.privacy.queries import PrivacyStore
 
 GAME = (
     "INSERT INTO games (guild_id, channel_id, x_id, o_id, width, height, k, status, result,"
@@ -51,10 +52,10 @@ async def main(server: int, other: int, fk_indexes: bool) -> None:
         store = await Store.open(path)
         try:
             start = time.perf_counter()
-            await store.privacy.erase_guild(1)
+            await PrivacyStore(store.db).erase_guild(1)
             guild = time.perf_counter() - start
             start = time.perf_counter()
-            await store.privacy.erase_member(2, 10)
+            await PrivacyStore(store.db).erase_member(2, 10)
             member = time.perf_counter() - start
         finally:
             await store.close()

@@ -4,7 +4,7 @@
 
 discord.py dispatches a ``DynamicItem`` by rebuilding the whole clicked message as a
 view (``LayoutView.from_message``) before the item's callback runs. The bot routes its
-buttons by custom_id from one ``on_interaction`` listener instead (``bot/ui/buttons.py``),
+buttons by custom_id from one ``on_interaction`` listener instead (``bot/ui/router.py``),
 which costs a regular-expression match. This prints the rebuild's CPU per click for a
 3x3 and a 5x5 board, as a ratio of drawing the same board (``board_view``), in one run.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import discord
 
 from bench.drawing import game as make_game
-from bot.ui.views import board_view
+from bot.games.views import board_view
 
 ROUNDS = 3000
 

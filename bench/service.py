@@ -5,7 +5,7 @@
     python -m bench.service --database postgresql --database-url postgresql://...
     python -m bench.service --compare-engines        # SQLite and PostgreSQL, in turns
 
-Measures ``GameService.play`` (load, check, one conditional write; plus the AI reply in
+Measures ``GameService.move`` (load, check, one conditional write; plus the AI reply in
 the process pool for bot games) on 3x3 boards: member games and bot games at every level,
 one game at a time and with 100 games in flight at once (over four servers: a server has
 at most 25 live games by default). Every figure comes from the same run, so the ratios
@@ -45,9 +45,10 @@ from bench.pg import (
     fresh_database,
     postgres_server,
 )
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import First, Game
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import SERVER_GAMES, Values
 from engine.levels import LEVELS
 
@@ -115,7 +116,7 @@ class Bench:
             assert player is not None
             cell = self.rng.choice([c for c in range(9) if c not in game.moves])
             start = time.perf_counter()
-            game = await self.service.play(game.id, player, cell, game.move_no)
+            game = (await self.service.move(game.id, player, cell, game.move_no)).game
             latencies.append(time.perf_counter() - start)
 
     async def sequential(self, make: Callable[[], Awaitable[Game]], moves: int) -> Figures:
@@ -164,7 +165,7 @@ async def main(engine: Engine) -> None:
         service = GameService(store, ServiceConfig(Values(ai_workers=1)))
         started = time.perf_counter()
         await service.start()
-        print(f"game service benchmark: GameService.play on 3x3, {await engine.describe()}")
+        print(f"game service benchmark: GameService.move on 3x3, {await engine.describe()}")
         print("  (in bot games each play includes the bot's reply, computed in the pool)")
         warm = time.perf_counter() - started
         print(f"  (process pool of 1 worker started and warmed up in {warm:.2f} s)\n")
@@ -237,7 +238,7 @@ async def durability(engine: Engine, rounds: int = 3, moves: int = 1500) -> None
 async def compare_engines(engines: list[Engine], rounds: int, moves: int) -> None:
     """Member games on each engine in alternating rounds (the order flips every round, so
     neither always runs second): one game at a time, then 100 in flight."""
-    print("engines compared: GameService.play, member vs member on 3x3, a new database each round")
+    print("engines compared: GameService.move, member vs member on 3x3, a new database each round")
     for engine in engines:
         print(f"  {engine.name}: {await engine.describe()}")
     print(f"  {rounds} rounds, each {moves:,} moves one game at a time then 100 games in flight")

@@ -40,7 +40,7 @@ from typing import Any
 
 from bench import harness
 from bench.setups import server_of, servers_needed
-from bot.service.pings import GRACE
+from bot.pings.service import GRACE
 from bot.tunables import SWEEP_INTERVAL, TURN_TIMEOUT
 from discord_emulator import Emulator
 

@@ -1,4 +1,4 @@
-"""How long ``python -m bot.store.copy`` takes to move an SQLite database to PostgreSQL.
+"""How long ``python -m bot.db.copy`` takes to move an SQLite database to PostgreSQL.
 
 Run as ``python -m bench.to_postgres [games]`` (default 100,000) with the test extra installed
 (it starts a throwaway PostgreSQL 16 from the pgserver wheel). Fills an SQLite file with
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pgserver
 
-from bot.store import Store
-from bot.store.copy import copy_database, summary
+from bot.db.copy import copy_database, summary
+from bot.games.queries import Store
 
 GAME = (
     "INSERT INTO games (id, guild_id, channel_id, x_id, o_id, width, height, k, moves,"

@@ -43,7 +43,7 @@ from bot.errors import StorageError
 from bot.settings import Settings, SettingsError, database_secrets
 
 if TYPE_CHECKING:  # imported when running: a bad setting should not need the whole bot
-    from bot.store import Store
+    from bot.games.queries import Store
     from bot.ui.client import TicTacToeBot
 
 log = logging.getLogger("bot")
@@ -236,7 +236,7 @@ def check_database_path(path: Path) -> None:
 
 async def open_store(settings: Settings) -> Store:
     """Open (creating if needed) the database, or a FatalError naming the setting."""
-    from bot.store import Store
+    from bot.games.queries import Store
 
     if settings.database_url is None:
         check_database_path(settings.database_path)

@@ -29,6 +29,7 @@ __all__ = [
     "LeaderboardPage",
     "LevelRecord",
     "MemberData",
+    "Ping",
     "PlayerRow",
     "PlayerStats",
     "RatingChange",
@@ -36,6 +37,7 @@ __all__ = [
     "Result",
     "Settlement",
     "Shards",
+    "StandingPing",
 ]
 
 START_RATING = 1500.0
@@ -386,3 +388,24 @@ class GuildData:
     players: int
     settings: int  # guild_settings and game_channels rows
     withdrawn: tuple[Challenge, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StandingPing:
+    """A game's turn ping as stored: its message, whom it pinged, at which move."""
+
+    game_id: int
+    channel_id: int
+    message_id: int
+    user_id: int
+    move_no: int
+    reminder: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """A ping message standing (or just sent) for a game."""
+
+    game_id: int
+    channel_id: int
+    message_id: int

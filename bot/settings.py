@@ -37,7 +37,7 @@ _MAX_SHARDS = 100_000
 """More shards than any bot needs (Discord asks for one per 2,500 servers at most)."""
 SECRET_PARAMETERS = ("password", "sslpassword")
 """Query parameters of a libpq URL that hold a secret (asyncpg reads both): redacted from
-logs (``bot.store.postgres.without_password``) and from output (``database_secrets``)."""
+logs (``bot.db.postgres.without_password``) and from output (``database_secrets``)."""
 _SHARD_ITEM = re.compile(r"\A([0-9]+)(?:\s*-\s*([0-9]+))?\Z")
 
 

@@ -2,15 +2,15 @@
 (for a server's) the name moderators read.
 
 Each setting is written here once, and nowhere else is it listed. The host's settings
-(``bot.settings.Settings``), the service's configuration (``bot.service.config``) and a
+(``bot.settings.Settings``), the service's configuration (``bot.config``) and a
 server's settings as they apply (``bot.models.GuildSettings``) each hold a ``Values``,
 read by the tunable: ``settings[TURN_TIMEOUT]``. The host's environment is parsed by
-walking ``HOST``; the service's checks and refusals (``bot.service.guilds``) and the
-store's columns (``bot.store.guilds``) walk ``SERVER``. So a host can never choose a
+walking ``HOST``; the service's checks and refusals (``bot.games.servers``) and the
+store's columns (``bot.games.server_queries``) walk ``SERVER``. So a host can never choose a
 value a server could not (tests/bot/test_settings.py checks both sides, and README's
 table of variables). What stays elsewhere is what must: each server setting's column
 (migrations/), its option of ``/tictactoe-settings`` with that option's translated name
-and description (``bot.ui.cogs.settings``, a parameter of the setting's own name), and
+and description (``bot.servers.cog``, a parameter of the setting's own name), and
 its line in the settings' answer.
 
 The ``SERVER`` settings are defaults a server's moderators may change; the others are
@@ -164,7 +164,7 @@ PING_GRACE: Tunable[float | None] = Tunable(
     label=N_("The wait before a turn notification"),
 )
 """Seconds a turn waits before its player is pinged (None: min(30 s, a fifth of the turn);
-the lower bound is ``bot.service.pings.MIN_GRACE``)."""
+the lower bound is ``bot.pings.service.MIN_GRACE``)."""
 CHALLENGE_REACH: Tunable[int] = Tunable(
     name="challenge_reach",
     variable="CHALLENGE_REACH",
@@ -272,7 +272,7 @@ class Values:
     """A value for each of ``tunables``, read by the tunable: ``values[TURN_TIMEOUT]`` is
     a float. Each is its default unless given by name; a name outside ``tunables`` is a
     ValueError. The bounds are not checked here: they bound what a host or a moderator
-    types (``bot.settings``, ``bot.service.guilds``), while tests may go past them."""
+    types (``bot.settings``, ``bot.games.servers``), while tests may go past them."""
 
     __slots__ = ("_values",)
 

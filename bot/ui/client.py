@@ -34,22 +34,34 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.app import GameService
+from bot.challenges.buttons import ChallengeButtons
+from bot.challenges.cog import Games
+from bot.challenges.thread_offer import Threads
+from bot.config import ServiceConfig
 from bot.errors import GameError
+from bot.games.boards import Boards
+from bot.games.buttons import BoardButtons
+from bot.games.cog import Stop
+from bot.games.help import Help
+from bot.games.queries import Store
 from bot.i18n import N_, Message
-from bot.service import GameService, ServiceConfig, Store
+from bot.models import Game
+from bot.pings.buttons import CallOffButtons
+from bot.pings.notices import Notices
+from bot.privacy.buttons import ForgetButtons
+from bot.privacy.cog import Privacy
+from bot.servers.cog import ServerSettings
+from bot.servers.preferences import PreferenceButtons
 from bot.settings import Settings
+from bot.stats.buttons import StatsButtons
+from bot.stats.cog import Stats
 from bot.tunables import LAG_REPORT, LEFT_SERVER_DAYS, SHUTDOWN_GRACE, SWEEP_INTERVAL
-from bot.ui.boards import Boards
-from bot.ui.buttons import Buttons
-from bot.ui.cogs.games import Games
-from bot.ui.cogs.help import Help
-from bot.ui.cogs.privacy import Privacy
-from bot.ui.cogs.settings import ServerSettings
-from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
 from bot.ui.outbox import Outbox, share_of_limit
+from bot.ui.router import Router
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
 
 __all__ = [
@@ -71,6 +83,24 @@ def _unusable(error: app_commands.TransformerError) -> Message:
             "{value} isn't a member of this server; pick a member from the list.", value=value
         )
     return N_("I can't use {value} for that option; pick it again.", value=value)
+
+
+def route_clicks(router: Router, service: GameService, boards: Boards, notices: Notices) -> Threads:
+    """Each feature registers its kinds of custom_id with ``router``; returns the threads'
+    offer, which ``/tictactoe``'s busy refusals show too."""
+    threads = Threads(service, boards)
+    features = (
+        BoardButtons(service, boards),
+        ChallengeButtons(service, boards),
+        CallOffButtons(service, boards, notices),
+        StatsButtons(service),
+        ForgetButtons(service, boards),
+        PreferenceButtons(service),
+        threads,
+    )
+    for feature in features:
+        feature.register(router)
+    return threads
 
 
 class GameTree(app_commands.CommandTree["TicTacToeBot"]):
@@ -132,7 +162,8 @@ class TicTacToeBot(commands.AutoShardedBot):
     service: GameService
     outbox: Outbox
     boards: Boards
-    buttons: Buttons
+    notices: Notices
+    router: Router
 
     def __init__(self, settings: Settings, store: Store, *, force_sync: bool = False) -> None:
         super().__init__(
@@ -163,17 +194,20 @@ class TicTacToeBot(commands.AutoShardedBot):
         config = ServiceConfig(self.settings.numbers, shards=owned_shards(self.settings))
         self.service = GameService(self.store, config)
         self.outbox = Outbox(share_of_limit(config.shards))
-        self.boards = Boards(self, self.service, self.outbox)
-        self.buttons = Buttons(self.service, self.boards, self.gate)
+        self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
+        self.boards = Boards(self, self.service, self.outbox, self.notices)
+        self.router = Router(self.gate)
+        threads = route_clicks(self.router, self.service, self.boards, self.notices)
         # start() finishes bot moves owed since a crash; their boards need redrawing.
         completed = await self.service.start()
         self._service_started = True
         for game in completed:
             self.boards.queue_redraw(game)
-            await self.boards.notify(game)
-        games = Games(self.service, self.boards, self.buttons.threads)
+            await self.boards.delete_stale_ping(game)
+        games = Games(self.service, self.boards, threads)
         await self.add_cog(games)
         self.tree.add_command(games.menu)
+        await self.add_cog(Stop(self.service, self.boards))
         await self.add_cog(Help())
         await self.add_cog(Stats(self.service))
         await self.add_cog(ServerSettings(self.service))
@@ -185,6 +219,10 @@ class TicTacToeBot(commands.AutoShardedBot):
         if (every := self.settings[LAG_REPORT]) is not None:
             self._lag_monitor = asyncio.create_task(watch_loop_lag(every), name="ttt-lag-monitor")
         freeze_heap()
+
+    def _queue_redraw(self, game: Game) -> None:
+        """The notices' redraws go through the boards (made after them)."""
+        self.boards.queue_redraw(game)
 
     async def sync_commands(self) -> None:
         """Sync to the dev server every time; globally only if changed or forced. Only in
@@ -219,9 +257,9 @@ class TicTacToeBot(commands.AutoShardedBot):
     # -- what happens while running -------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction, /) -> None:
-        """Every button click goes to ``Buttons`` (every component the bot sees is its own)."""
+        """Every button click goes to the router (every component the bot sees is its own)."""
         if interaction.type is discord.InteractionType.component:
-            await self.buttons.handle(interaction)
+            await self.router.handle(interaction)
 
     async def on_message(self, message: discord.Message, /) -> None:
         """There are no prefix commands: messages are not even read."""
@@ -233,7 +271,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         is an outage as ``on_guild_unavailable`` instead): its live games end unrated, its
         challenges are withdrawn, its data is erased LEFT_SERVER_DAYS later. Nothing is
         redrawn: the bot can no longer reach the server."""
-        games, challenges = await self.service.server_left(guild.id)
+        games, challenges = await self.service.upkeep.guild_left(guild.id)
         log.info(
             "Removed from server %s: %d live game(s) ended unrated, %d challenge(s) withdrawn;"
             " its data is erased in %g days unless the bot is added back",
@@ -245,7 +283,7 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
         """Added to a server: if it is one the bot had left, its data stays."""
-        if await self.service.server_back(guild.id):
+        if await self.service.upkeep.guild_back(guild.id):
             log.info("Back in server %s: its data is kept", guild.id)
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
@@ -264,7 +302,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         await self._channel_gone(payload.guild_id, payload.thread_id)
 
     async def _channel_gone(self, guild_id: int, channel_id: int) -> None:
-        games, challenges = await self.service.channel_gone(guild_id, channel_id)
+        games, challenges = await self.service.upkeep.channel_gone(guild_id, channel_id)
         if games or challenges:
             log.info(
                 "Channel %s deleted: %d game(s) ended unrated, %d challenge(s) withdrawn",
@@ -289,10 +327,12 @@ class TicTacToeBot(commands.AutoShardedBot):
         if guild_id is None:
             return
         for message_id in message_ids:
-            games, challenges = await self.service.message_gone(guild_id, channel_id, message_id)
+            games, challenges = await self.service.upkeep.message_gone(
+                guild_id, channel_id, message_id
+            )
             for game in games:
                 log.info("The board of game %s was deleted: it ended unrated", game.id)
-                await self.boards.notify(game)
+                await self.boards.delete_stale_ping(game)
             for challenge in challenges:
                 log.info("The message of challenge %s was deleted: withdrawn", challenge.id)
 
@@ -307,12 +347,12 @@ class TicTacToeBot(commands.AutoShardedBot):
                 state = game.result or game.status
                 log.info("Swept game %s of server %s (%s)", game.id, game.guild_id, state)
                 self.boards.queue_redraw(game)
-                await self.boards.notify(game)
+                await self.boards.delete_stale_ping(game)
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
-            await self.boards.notices.sweep()
+            await self.notices.sweep()
             # Pruning and erasing servers left long ago: no request to Discord.
-            await self.service.tidy(lambda guild_id: self.get_guild(guild_id) is not None)
+            await self.service.upkeep.prune(lambda guild_id: self.get_guild(guild_id) is not None)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
         finally:

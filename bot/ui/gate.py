@@ -1,7 +1,7 @@
 """Admission and accounting for every interaction, in one place.
 
 Commands pass through the command tree's ``interaction_check`` and buttons through
-``bot.ui.buttons``; both ask ``Gate.admit``, which answers a refused interaction (a DM,
+``bot.ui.router``; both ask ``Gate.admit``, which answers a refused interaction (a DM,
 a shutdown) ephemerally itself. An admitted interaction's task is tracked until it
 ends, so shutdown can wait for it and answer it if it cannot finish in time
 (``Gate.drain``). Errors are answered by ``answer_error``: a ``GameError``'s own text,

@@ -21,9 +21,19 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 
+import discord
+
 from bot.models import Shards
 
-__all__ = ["GLOBAL_LIMIT", "HEADROOM", "Outbox", "share_of_limit"]
+__all__ = [
+    "GLOBAL_LIMIT",
+    "HEADROOM",
+    "UNKNOWN_CHANNEL",
+    "UNKNOWN_MESSAGE",
+    "Outbox",
+    "reachable",
+    "share_of_limit",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +53,18 @@ def share_of_limit(shards: Shards | None) -> float:
     it when it runs every shard), with headroom."""
     share = 1.0 if shards is None else len(shards.ids) / shards.count
     return GLOBAL_LIMIT * share * HEADROOM
+
+
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+"""Discord's JSON error codes for a channel or message that does not exist (any more)."""
+
+
+def reachable(client: discord.Client, guild_id: int | None) -> bool:
+    """Whether anything may go to the server: one the bot is still in (once the guilds
+    are known). A channel backed off is the channel route's to check."""
+    gone = guild_id is not None and client.is_ready() and client.get_guild(guild_id) is None
+    return not gone
 
 
 class Outbox:

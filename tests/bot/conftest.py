@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService
-from bot.store import Store
+from bot.app import GameService
+from bot.games.queries import Store
 from tests.bot.helpers import (
     FakeClock,
     make_service,

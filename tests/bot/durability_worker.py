@@ -28,6 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.models import (
     First,
     Game,
@@ -37,8 +40,6 @@ from bot.models import (
     Result,
     Settlement,
 )
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import Values
 from engine import Mark
 from engine.levels import LEVELS
@@ -78,7 +79,7 @@ async def stream(service: GameService, rng: random.Random, guild: int) -> None:
                 player = game.current_player_id
                 assert player is not None
                 cell = rng.choice([c for c in range(size * size) if c not in game.moves])
-                game = await service.play(game.id, player, cell, game.move_no)
+                game = (await service.move(game.id, player, cell, game.move_no)).game
             report(game)
 
 

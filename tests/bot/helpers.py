@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
+from collections.abc import Awaitable
 from pathlib import Path
 
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
+from bot.games.service import Moved
 from bot.models import First, Game
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import BY_NAME, Values
 
 GUILD = 1000
@@ -89,10 +92,15 @@ async def member_game(
     return await service.challenges.accept(challenge.id, o)
 
 
+async def game_of(moved: Awaitable[Moved]) -> Game:
+    """The game after a move (``GameService.move``), for races gathered as games."""
+    return (await moved).game
+
+
 async def play_out(service: GameService, game: Game, cells: list[int]) -> Game:
     """Play ``cells`` in order, each by whoever is on move."""
     for cell in cells:
         player = game.current_player_id
         assert player is not None
-        game = await service.play(game.id, player, cell, game.move_no)
+        game = (await service.move(game.id, player, cell, game.move_no)).game
     return game

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from bot.service import ai
-from bot.service.ai import MIN_BUDGET, compute_move, search_budget
+from bot.games import ai
+from bot.games.ai import MIN_BUDGET, compute_move, search_budget
 from engine.board import Board
 from engine.levels import LEVELS, choose_move, get_level
 from engine.strategies import threat_cells

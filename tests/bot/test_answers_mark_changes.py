@@ -9,14 +9,14 @@ from typing import Any
 
 from discord import ButtonStyle
 
+from bot.games.servers import Choices
 from bot.i18n import N_, translator
 from bot.models import Change, GuildSettings, LeaderboardEntry, LeaderboardPage, Record
-from bot.service import Choices
+from bot.servers.cog import settings_text
+from bot.servers.preferences import choices_title, marked, preferences_view
+from bot.stats.views import leaderboard_view
 from bot.tunables import SERVER, Values
 from bot.ui import ids
-from bot.ui.cogs.settings import settings_text
-from bot.ui.preferences import choices_title, marked, preferences_view
-from bot.ui.views import leaderboard_view
 from tests.bot.test_render import check_limits
 
 EN = translator(None)

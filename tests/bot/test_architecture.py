@@ -5,15 +5,18 @@
   gateway parsers or serialisation hooks. The one seam is ``use_endpoints`` in
   ``bot/__main__.py``, which points discord.py at ``DISCORD_API_BASE`` and
   ``DISCORD_GATEWAY_URL``.
-- Layers: every arrow allowed between our packages is listed (``ARROWS``) and any other
-  fails: ``bot.ui`` -> ``bot.service`` (its package only) -> ``bot.store`` (its package
-  only); ``engine`` imports nothing of ours, nor discord, asyncio or a database;
-  ``discord_emulator`` imports nothing of ours, and ``playground`` only the emulator and
-  ``bot.launcher`` (the bot as a process, for tools), which imports nothing of ours;
-  models, errors, settings, tunables, refs and i18n (the texts in each reader's language) import
-  only each other and the engine; bot/ui calls the service's own methods, never its
-  parts; SQL lives in ``bot/store``; and no module imports, directly or not, one that
-  imports it.
+- One folder per feature: bot/ is a thin core (``BASE``: models, errors, configuration,
+  refs and i18n; ``bot.db``: the database engines and migrations; ``bot.ui``: the client,
+  gate, router and outbox) and the features (``FEATURES``). Every arrow allowed between
+  our packages is listed (``ARROWS``) and any other fails: a feature imports the core, the
+  engine and games, never another feature (the few exceptions are listed with their
+  reasons in ``ACROSS``); only a feature's Discord side (``DISCORD_SIDE``) and the core's
+  ``bot.ui`` import discord.py; the composition (``bot.app``, ``bot.ui.client``,
+  ``bot.__main__``) puts the features together; ``engine`` imports nothing of ours, nor
+  discord, asyncio or a database; ``discord_emulator`` imports nothing of ours, and
+  ``playground`` only the emulator and ``bot.launcher`` (the bot as a process, for
+  tools), which imports nothing of ours. SQL lives in the database core and each feature's
+  queries; and no module imports, directly or not, one that imports it.
 - Size: no module of bot/, engine/, bench/ or playground/ is over 450 lines.
 """
 
@@ -227,46 +230,108 @@ OURS = ("bot", "engine", "discord_emulator", "playground", "tests", "bench")
 BASE = (
     "bot.models",
     "bot.errors",
+    "bot.config",
     "bot.settings",
     "bot.tunables",
     "bot.i18n",
     "bot.durations",
     "bot.refs",
 )
-"""Modules every layer of the bot may use: its data types, errors, settings and texts."""
+"""The core's plain modules, which every part of the bot may use: its data types, errors,
+configuration and texts. They import only each other and the engine."""
+CORE = (*BASE, "bot.db", "bot.ui")
+"""The thin core: ``BASE``, the database engines and the migrations runner (``bot.db``),
+and the Discord part every feature plugs into (``bot.ui``: client, gate, router, outbox,
+custom_ids)."""
+GAMES = "bot.games"
+FEATURES = (
+    GAMES,
+    "bot.challenges",
+    "bot.pings",
+    "bot.privacy",
+    "bot.servers",
+    "bot.stats",
+    "bot.upkeep",
+)
+"""One folder per feature: its pure rules, its service, its queries and its Discord side."""
+COMPOSITION = ("bot.__main__", "bot.app", "bot.ui.client")
+"""Where the features are put together: the entry point, the service that holds every
+feature's part (``GameService``), and the client that registers every feature's commands
+and buttons."""
 ARROWS: dict[str, tuple[str, ...]] = {
-    # The Discord layer talks to the service's package only (GameService and what it
-    # hands out), never to its modules or to the store.
-    "bot.ui": ("bot.ui", "bot.service", *BASE, "engine"),
-    "bot.service": ("bot.service", "bot.store", *BASE, "engine"),
-    "bot.store": ("bot.store", *BASE, "engine"),
-    "bot.__main__": ("bot.ui", "bot.service", "bot.store", *BASE),
+    **{base: (*BASE, "engine") for base in BASE},
+    "bot.db": (*BASE, "bot.db", "engine"),
+    "bot.ui": (*BASE, "bot.ui", "engine"),
+    **{feature: (*CORE, GAMES, feature, "bot.app", "engine") for feature in FEATURES},
+    **{name: (*CORE, *FEATURES, "bot.app", "engine") for name in COMPOSITION},
     "bot.__init__": (),
+    "bot.launcher": ("bot.launcher",),  # the bot as a process, for tools; none of its code
     "engine": ("engine",),
     "discord_emulator": ("discord_emulator",),  # a Discord of its own, for any bot
-    "bot.launcher": ("bot.launcher",),  # the bot as a process, for tools; none of its code
     "playground": ("playground", "discord_emulator", "bot.launcher"),  # runs the bot as one
 }
 """Every arrow allowed between our packages: a module of the key's package may import
-ours only from these (a key's own modules included); ``BASE`` modules import only each
-other and the engine. Anything else fails ``test_layers_import_one_way``."""
-EXACT = {"bot.service": "bot.store"}
-"""``bot.service`` imports the store's package API only, not its modules."""
+ours only from these (its own package included). Features import the core, the engine
+and games; their Discord side also takes the ``GameService`` (``bot.app``) to reach its
+feature's part (``service.challenges``), and only it (``OUTSIDE``) talks Discord. Anything
+else fails ``test_layers_import_one_way``."""
+ACROSS: dict[tuple[str, str], str] = {
+    ("bot.upkeep.service", "bot.pings.queries"): (
+        "a restart moves the standing pings' clocks on with the games' (Upkeep.resume)"
+    ),
+    ("bot.upkeep.service", "bot.privacy.queries"): (
+        "a server left long ago is erased as /tictactoe-forget-server would"
+    ),
+    ("bot.servers.cog", "bot.pings.service"): (
+        "/tictactoe-settings shows the default wait before a turn notification (GRACE)"
+    ),
+}
+"""Arrows between two features other than games, each with its reason."""
+DISCORD_SIDE = {
+    "boards",
+    "buttons",
+    "cog",
+    "help",
+    "notices",
+    "preferences",
+    "thread_offer",
+    "views",
+}
+"""The modules of a feature that talk Discord (with its texts, ``render*``): only they
+(and the core's ``bot.ui``, and the composition) import discord.py and ``bot.ui``."""
+QUERIES = {"queries", "sql", "limits"}
+"""The modules of a feature that hold its SQL (and ``*_queries``): they decide nothing."""
 OUTSIDE: dict[str, tuple[str, ...]] = {
     "engine": ("discord", "asyncio", "sqlite3", "aiosqlite", "asyncpg", "aiohttp"),
-    "bot.store": ("discord",),
-    "bot.service": ("discord", "aiohttp", "sqlite3", "aiosqlite", "asyncpg"),
-    "bot.models": ("discord", "aiosqlite", "asyncpg"),
+    "bot.models": ("discord", "aiosqlite", "asyncpg", "aiohttp"),
+    "bot.db": ("discord", "aiohttp"),
+    "feature": ("discord", "aiohttp", "sqlite3", "aiosqlite", "asyncpg", "bot.ui", "bot.app"),
+    "discord side": ("sqlite3", "aiosqlite", "asyncpg"),
 }
-"""Outside libraries a package must not import (the base modules: as ``bot.models``)."""
+"""Outside libraries (and parts of ours) a part must not import (the base modules: as
+``bot.models``; a feature's modules outside its Discord side: as ``feature``, which keeps
+its rules, service and queries off Discord and off the composition)."""
 
 
 def package_of(name: str) -> str | None:
-    """The key of ``ARROWS`` (or ``BASE``) ``name`` belongs to."""
-    for key in sorted([*ARROWS, *BASE], key=len, reverse=True):
+    """The key of ``ARROWS`` ``name`` belongs to."""
+    for key in sorted(ARROWS, key=len, reverse=True):
         if name == key or name.startswith(key + "."):
             return key
     return "bot.__init__" if name == "bot" else None
+
+
+def is_discord_side(name: str) -> bool:
+    stem = name.rpartition(".")[2]
+    return stem in DISCORD_SIDE or stem.startswith("render")
+
+
+def outside_rule(name: str, package: str) -> str | None:
+    if package in BASE:
+        return "bot.models"
+    if package in FEATURES:
+        return "discord side" if is_discord_side(name) else "feature"
+    return package if package in OUTSIDE else None
 
 
 def broken_arrows(edges: dict[str, set[str]]) -> list[str]:
@@ -276,15 +341,10 @@ def broken_arrows(edges: dict[str, set[str]]) -> list[str]:
         if package is None:
             broken.append(f"{name} belongs to no package of ARROWS")
             continue
-        allowed = (*BASE, "engine") if package in BASE else ARROWS[package]
-        ours = _starts(found, *OURS) - _starts(found, *allowed)
-        exact = EXACT.get(package)
-        if exact is not None:
-            ours |= {n for n in found if n.startswith(exact + ".")}
-        if package == "bot.ui":
-            ours |= {n for n in found if n.startswith("bot.service.")}
-        outside = OUTSIDE.get("bot.models" if package in BASE else package, ())
-        ours |= _starts(found, *outside)
+        ours = _starts(found, *OURS) - _starts(found, *ARROWS[package])
+        ours -= {target for target in ours if (name, target) in ACROSS}
+        rule = outside_rule(name, package)
+        ours |= _starts(found, *OUTSIDE.get(rule, ())) if rule else set()
         broken.extend(f"{name} imports {target}" for target in sorted(ours))
     return broken
 
@@ -294,16 +354,30 @@ def test_layers_import_one_way() -> None:
     assert not broken, "\n".join(broken)
 
 
+def test_each_arrow_across_features_is_still_needed() -> None:
+    edges = graph()
+    unused = [f"{a} -> {b}" for a, b in ACROSS if b not in edges.get(a, set())]
+    assert not unused, "remove from ACROSS:\n" + "\n".join(unused)
+
+
 @pytest.mark.parametrize(
     ("module", "target"),
     [
-        ("bot.ui.client", "bot.store"),
-        ("bot.ui.notices", "bot.service.pings"),
-        ("bot.service.games", "bot.ui.gate"),
-        ("bot.service.games", "bot.store.pings"),
-        ("bot.store.store", "bot.service"),
-        ("bot.models", "bot.service"),
-        ("bot.refs", "bot.store"),
+        ("bot.ui.gate", "bot.games.service"),
+        ("bot.ui.router", "bot.challenges.buttons"),
+        ("bot.games.service", "bot.pings.service"),
+        ("bot.games.queries", "bot.pings.queries"),
+        ("bot.pings.service", "bot.challenges.service"),
+        ("bot.challenges.service", "bot.ui.gate"),
+        ("bot.challenges.service", "discord"),
+        ("bot.challenges.service", "bot.app"),
+        ("bot.games.rules", "bot.ui.ids"),
+        ("bot.stats.reviews", "aiohttp"),
+        ("bot.privacy.queries", "discord"),
+        ("bot.db.sqlite", "bot.games.queries"),
+        ("bot.db.sqlite", "discord"),
+        ("bot.models", "bot.db"),
+        ("bot.refs", "bot.ui"),
         ("engine.solver", "bot.models"),
         ("engine.solver", "asyncio"),
         ("playground.pilot", "bot"),
@@ -311,7 +385,6 @@ def test_layers_import_one_way() -> None:
         ("bot.launcher", "bot.ui.client"),
         ("bot.ui.client", "bot.launcher"),
         ("discord_emulator.server", "engine"),
-        ("bot.store.sqlite", "discord"),
     ],
 )
 def test_the_arrows_catch_any_other(module: str, target: str) -> None:
@@ -320,59 +393,43 @@ def test_the_arrows_catch_any_other(module: str, target: str) -> None:
 
 def test_the_arrows_allow_the_layering() -> None:
     edges = {
-        "bot.ui.client": {"bot.service", "bot.models", "bot.refs", "discord"},
-        "bot.service.games": {"bot.store", "bot.service.rules", "engine.levels", "asyncio"},
-        "bot.store.store": {"bot.models", "aiosqlite"},
+        "bot.ui.client": {"bot.games.service", "bot.challenges.cog", "discord"},
+        "bot.app": {"bot.pings.service", "bot.games.service"},
+        "bot.challenges.service": {"bot.games.rules", "bot.db.backend", "bot.models", "asyncio"},
+        "bot.challenges.buttons": {"bot.ui.router", "bot.games.boards", "discord"},
+        "bot.games.queries": {"bot.db.sqlite", "bot.models"},
+        "bot.db.sqlite": {"bot.db.backend", "aiosqlite", "bot.errors"},
         "bot.refs": {"bot.i18n"},
     }
     assert not broken_arrows(edges)
 
 
-UI = BOT / "ui"
-SERVICE_NAMES = {"service", "_service"}
-
-
-def service_calls(tree: ast.Module) -> list[tuple[int, str]]:
-    """(line, name) of every attribute bot/ui takes of the service object."""
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Attribute):
-            continue
-        owner = node.value
-        name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
-        if name in SERVICE_NAMES:
-            found.append((node.lineno, node.attr))
-    return found
-
-
-def test_the_discord_layer_calls_the_service_s_own_methods() -> None:
-    """One service method per use case: bot/ui never reaches into the service's parts
-    (``service.challenges.create``), it calls ``GameService``'s methods."""
-    from bot.service import GameService
-
-    methods = {name for name in dir(GameService) if callable(getattr(GameService, name))}
-    found = [
-        f"{relative}:{line} uses service.{name}"
-        for relative, tree in sources(UI)
-        for line, name in service_calls(tree)
-        if name.startswith("_") or name not in methods
-    ]
-    assert not found, "\n".join(found)
-
-
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.I)
 
 
-def test_sql_lives_in_the_store() -> None:
+def holds_sql(relative: str) -> bool:
+    """Whether a module may hold SQL: the database core, and each feature's queries."""
+    stem = Path(relative).stem
+    return relative.startswith("bot/db/") or stem in QUERIES or stem.endswith("_queries")
+
+
+def test_sql_lives_in_the_queries() -> None:
     found = []
     for relative, tree in sources(BOT):
-        if relative.startswith("bot/store/"):
+        if holds_sql(relative):
             continue
         for node in ast.walk(tree):
             text = node.value if isinstance(node, ast.Constant) else None
             if isinstance(text, str) and SQL.search(text):
                 found.append(f"{relative}:{node.lineno}")
     assert not found, "\n".join(found)
+
+
+def test_each_feature_holds_a_folder() -> None:
+    """Nothing of a feature outside its folder: the core and the features are all of bot/."""
+    known = {module_name(relative) for relative, _ in sources(BOT)}
+    stray = sorted(name for name in known if package_of(name) is None)
+    assert not stray, stray
 
 
 MAX_LINES = 450

@@ -17,8 +17,8 @@ from bench import slow_games
 from bench.pg import database_size, describe, fresh_database, server_pid
 from bench.procs import process_name
 from bench.setups import PER_SERVER, Setup, server_of, servers_needed
+from bot.games.queries import Store
 from bot.launcher import HOME as REPO
-from bot.store import Store
 from tests.pgtools import database_url
 
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from discord import ButtonStyle
 
+from bot.games import render
+from bot.games.views import CELL_EMOJI, EMPTY_EMOJI, LAST_MOVE_STYLE, MARK_STYLE, board_view
 from bot.i18n import N_, translator
 from bot.models import GameStatus, Result
-from bot.ui import render
-from bot.ui.views import CELL_EMOJI, EMPTY_EMOJI, LAST_MOVE_STYLE, MARK_STYLE, board_view
 from discord_emulator.components import validate_components
 from discord_emulator.errors import FormErrors
 from engine import Mark

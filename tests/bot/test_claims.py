@@ -4,7 +4,7 @@ Each level's description (``engine.levels``, shown as "level — description" wh
 player picks it) is written out in ``CLAIMS`` with the claims it makes; each claim is a
 check against the engine, run on every board size and win length that ``/tictactoe``
 accepts. A description changed without its checks fails the first test. The board's
-warning on variants the first player wins by force (``bot.ui.first_player``) appears on
+warning on variants the first player wins by force (``bot.games.first_player``) appears on
 exactly those variants, and names the right first player. The exhaustive proofs of
 ``impossible`` are ``python -m engine prove`` (``tests/engine/test_book.py``, slow); here
 samples keep it to seconds.
@@ -22,15 +22,15 @@ import pytest
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.app import GameService
+from bot.challenges.cog import SIZES
 from bot.errors import InvalidSettings
+from bot.games.first_player import first_player_warning
+from bot.games.render import game_text
+from bot.games.rules import validate_options
 from bot.i18n import translator
 from bot.models import First, Game, GameStatus
-from bot.service import GameService
-from bot.service.rules import validate_options
-from bot.ui.cogs.games import SIZES
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.first_player import first_player_warning
-from bot.ui.render import game_text
 from engine.board import Board, Mark
 from engine.levels import LEVELS, choose_move, get_level, level_strategy, levels
 from engine.solver import LOSS, Perfect, move_results
@@ -312,5 +312,5 @@ async def test_a_game_the_bot_starts_on_a_won_variant_says_it_will_win(
     assert "can always force a win: I move first and play perfectly, so I will win." in text
     while game.is_live:  # and it does
         cell = next(c for c in range(16) if game.board.cell(c) is None)
-        game = await service.play(game.id, ALICE, cell, game.move_no)
+        game = (await service.move(game.id, ALICE, cell, game.move_no)).game
     assert game.winner_id is None and game.winner_mark is Mark.X

@@ -23,15 +23,16 @@ from discord.app_commands import TranslationContext, locale_str
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.challenges.cog import FIRST_NAMES, Games
 from bot.durations import UNITS, parse_duration
+from bot.games.cog import Stop
+from bot.games.help import Help
 from bot.models import First
+from bot.privacy.cog import Privacy
+from bot.servers.cog import ServerSettings
+from bot.stats.cog import Stats
 from bot.tunables import CHALLENGE_REACH, SERVER
 from bot.ui.client import commands_hash
-from bot.ui.cogs.games import FIRST_NAMES, Games
-from bot.ui.cogs.help import Help
-from bot.ui.cogs.privacy import Privacy
-from bot.ui.cogs.settings import ServerSettings
-from bot.ui.cogs.stats import Stats
 from bot.ui.commands_i18n import CommandTranslator, own_catalog, problem
 from engine.levels import DEFAULT_LEVEL, get_level
 
@@ -49,7 +50,8 @@ def command_tree() -> app_commands.CommandTree[Any]:
         discord.Client(intents=discord.Intents.none())
     )
     games = Games(None, None, None)  # type: ignore[arg-type]
-    cogs = (games, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
+    stop = Stop(None, None)  # type: ignore[arg-type]
+    cogs = (games, stop, Stats(None), ServerSettings(None), Privacy(None), Help())  # type: ignore[arg-type]
     for cog in cogs:
         for command in cog.get_app_commands():
             tree.add_command(command)

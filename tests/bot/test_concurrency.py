@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import GameError, GameNotFound, GameOver, NotYourTurn, RatedStop, StaleBoard
+from bot.games.queries import Store
 from bot.models import First, Game, GameStatus, Result
-from bot.service import GameService
-from bot.store import Store
+from bot.stats.queries import StatsQueries
 from engine import Board
 from tests.pgtools import read_rows
 
@@ -29,6 +30,7 @@ from .helpers import (
     CHANNEL,
     GUILD,
     FakeClock,
+    game_of,
     make_service,
     member_game,
     play_out,
@@ -66,9 +68,9 @@ async def consistent_file(target: str | Path) -> None:
 
 async def test_double_clicks_and_out_of_turn_clicks(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
-    calls = [service.play(game.id, ALICE, 4, 0) for _ in range(10)]  # double clicks
-    calls += [service.play(game.id, ALICE, cell, 0) for cell in (0, 1, 2, 3, 5, 6, 7, 8)]
-    calls += [service.play(game.id, BOB, cell, 0) for cell in range(6)]  # not Bob's turn
+    calls = [game_of(service.move(game.id, ALICE, 4, 0)) for _ in range(10)]  # double clicks
+    calls += [game_of(service.move(game.id, ALICE, cell, 0)) for cell in (0, 1, 2, 3, 5, 6, 7, 8)]
+    calls += [game_of(service.move(game.id, BOB, cell, 0)) for cell in range(6)]  # not Bob's turn
     random.Random(1).shuffle(calls)
     results, errors = await race(*calls)
     assert len(results) == 1
@@ -80,9 +82,13 @@ async def test_double_clicks_and_out_of_turn_clicks(service: GameService) -> Non
 
 async def test_two_players_racing(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)
-    calls = [service.play(game.id, player, cell, 1) for player in (ALICE, BOB) for cell in range(9)]
-    calls += [service.play(game.id, BOB, 0, 1) for _ in range(5)]
+    game = (await service.move(game.id, ALICE, 4, 0)).game
+    calls = [
+        game_of(service.move(game.id, player, cell, 1))
+        for player in (ALICE, BOB)
+        for cell in range(9)
+    ]
+    calls += [game_of(service.move(game.id, BOB, 0, 1)) for _ in range(5)]
     random.Random(2).shuffle(calls)
     results, errors = await race(*calls)
     assert len(results) == 1 and results[0].moves[0] == 4 and results[0].move_no == 2
@@ -93,8 +99,10 @@ async def test_two_players_racing(service: GameService) -> None:
 @pytest.mark.parametrize("seed", range(6))
 async def test_moves_racing_forfeit_and_stop(service: GameService, seed: int) -> None:
     game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)
-    calls: list[Awaitable[Any]] = [service.play(game.id, BOB, c, 1) for c in (0, 1, 2, 3) * 5]
+    game = (await service.move(game.id, ALICE, 4, 0)).game
+    calls: list[Awaitable[Any]] = [
+        game_of(service.move(game.id, BOB, c, 1)) for c in (0, 1, 2, 3) * 5
+    ]
     calls.append(service.endings.forfeit(game.id, BOB, move_no=1))
     calls.append(service.endings.forfeit(game.id, ALICE, move_no=1))
     calls.append(service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False, move_no=1))
@@ -118,7 +126,7 @@ async def test_moves_racing_a_sweep_at_the_deadline(service: GameService, clock:
     game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0, 1])
     clock.advance(300)  # exactly at Bob's deadline
     calls: list[Awaitable[Any]] = [
-        service.play(game.id, BOB, c, 3) for c in (2, 3, 5, 6) for _ in range(5)
+        game_of(service.move(game.id, BOB, c, 3)) for c in (2, 3, 5, 6) for _ in range(5)
     ]
     calls += [service.sweep() for _ in range(3)]
     random.Random(3).shuffle(calls)
@@ -140,7 +148,7 @@ async def test_just_before_the_deadline_a_move_beats_the_sweep(
     game = await member_game(service, ALICE, BOB)
     clock.advance(299.999)
     results, _ = await race(
-        *(service.play(game.id, ALICE, c, 0) for c in range(9)), service.sweep()
+        *(game_of(service.move(game.id, ALICE, c, 0)) for c in range(9)), service.sweep()
     )
     moved = [r for r in results if isinstance(r, Game)]
     assert len(moved) == 1 and [r for r in results if isinstance(r, tuple)] == [([], [])]
@@ -154,7 +162,9 @@ async def test_bot_game_double_clicks(service: GameService) -> None:
         if not game.is_live:
             break
         free = [c for c in range(9) if c not in game.moves]
-        calls = [service.play(game.id, ALICE, c, game.move_no) for c in free for _ in range(3)]
+        calls = [
+            game_of(service.move(game.id, ALICE, c, game.move_no)) for c in free for _ in range(3)
+        ]
         results, errors = await race(*calls)
         assert len(results) == 1
         assert all(isinstance(e, StaleBoard | NotYourTurn) for e in errors)
@@ -169,7 +179,7 @@ async def test_the_sql_guard_alone_stops_double_moves(service: GameService) -> N
     service._lock = lambda key: asyncio.Lock()  # type: ignore[method-assign]
     game = await member_game(service, ALICE, BOB)
     results, errors = await race(
-        *(service.play(game.id, ALICE, c, 0) for c in range(9) for _ in range(3))
+        *(game_of(service.move(game.id, ALICE, c, 0)) for c in range(9) for _ in range(3))
     )
     assert len(results) == 1 and len(errors) == 26
     assert_consistent(await service.get_game(game.id))
@@ -201,7 +211,9 @@ async def test_two_instances_racing_on_one_file(
             break
         player = current.current_player_id
         free = [c for c in range(9) if c not in current.moves]
-        calls = [svc.play(game.id, player, c, move_no) for c in free for svc in (one, two, two)]
+        calls = [
+            game_of(svc.move(game.id, player, c, move_no)) for c in free for svc in (one, two, two)
+        ]
         random.Random(move_no).shuffle(calls)
         results, errors = await race(*calls)
         assert len(results) == 1, (move_no, results)
@@ -243,7 +255,9 @@ async def test_two_instances_bot_game(two_services: tuple[GameService, GameServi
     game = await one.start_bot_game(GUILD, CHANNEL, ALICE, level="medium", first=First.ME)
     while game.is_live:
         free = [c for c in range(9) if c not in game.moves]
-        calls = [svc.play(game.id, ALICE, c, game.move_no) for c in free for svc in (one, two)]
+        calls = [
+            game_of(svc.move(game.id, ALICE, c, game.move_no)) for c in free for svc in (one, two)
+        ]
         results, _ = await race(*calls)
         assert len(results) == 1
         game = await two.get_game(game.id)
@@ -261,7 +275,7 @@ async def test_a_hundred_games_at_once(service: GameService, clock: FakeClock) -
         while game.is_live:
             player = game.current_player_id
             cell = rng.choice([c for c in range(9) if c not in game.moves])
-            game = await service.play(game.id, player, cell, game.move_no)
+            game = (await service.move(game.id, player, cell, game.move_no)).game
         return game
 
     finished = await asyncio.gather(*(play_through(g) for g in games))
@@ -288,10 +302,10 @@ async def test_two_instances_ending_two_games_of_one_member(
             game = await member_game(one, ALICE, opponent, channel=channel)
             games.append(await play_out(one, game, [0, 3, 1, 4]))
         results, errors = await race(
-            one.play(games[0].id, ALICE, 2, 4), two.play(games[1].id, ALICE, 2, 4)
+            game_of(one.move(games[0].id, ALICE, 2, 4)), game_of(two.move(games[1].id, ALICE, 2, 4))
         )
         assert errors == [] and all(g.winner_id == ALICE for g in results)
-        alice = await store.player(GUILD, ALICE)
+        alice = await StatsQueries(store.db).player(GUILD, ALICE)
         assert (alice.record.wins, alice.rated_games, alice.current_streak) == (
             2 * (round_ + 1),
             2 * (round_ + 1),

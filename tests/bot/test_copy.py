@@ -1,4 +1,4 @@
-"""bot/store/copy.py: an SQLite database played through the service, copied into an empty
+"""bot/db/copy.py: an SQLite database played through the service, copied into an empty
 PostgreSQL database, reads and plays the same there; refusals write nothing.
 
 The SQLite file is real and filled by the service (FakeClock); the target is a new
@@ -20,13 +20,15 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
+from bot.db.copy import CopyRefused, copy_database, copy_order
+from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
 from bot.errors import StorageError
+from bot.games.queries import Store
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
-from bot.service import GameService
-from bot.service.pings import Due, Kind
-from bot.store import DEFAULT_MIGRATIONS_DIR, Store
-from bot.store.copy import CopyRefused, copy_database, copy_order
-from bot.store.migrate import find_migrations
+from bot.pings.queries import PingStore
+from bot.pings.service import Due, Kind
+from bot.privacy.queries import PrivacyStore
 from tests.pgtools import read_rows
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, make_service, play_out
@@ -67,7 +69,7 @@ async def bot_plays_out(service: GameService, game: Game) -> Game:
         player = game.current_player_id
         assert player is not None
         cell = next(c for c in range(game.cells) if c not in game.moves)
-        game = await service.play(game.id, player, cell, game.move_no)
+        game = (await service.move(game.id, player, cell, game.move_no)).game
     return game
 
 
@@ -93,9 +95,9 @@ async def fill(service: GameService, store: Store) -> Played:
     active = await play_out(service, await service.challenges.accept(challenge.id, CAROL), [4, 0])
     claim = await service.pings.record(Due(active, Kind.PING, None), 9001)
     assert claim.won
-    await service.pings.set_choice(GUILD, BOB, False)
+    await service.guilds.set_turn_pings(GUILD, BOB, False)
     await service.pings.refused(active)  # as if its channel had refused the reminder
-    await service.endings.propose_calloff(active.id, ALICE, GUILD)
+    await service.calloffs.propose(active.id, ALICE, GUILD)
     pending = await service.challenges.create(GUILD, CHANNEL + 3, BOB, CAROL)
     declined = await service.challenges.create(GUILD, CHANNEL, DAVE, BOB)
     await service.challenges.decline(declined.id, BOB)
@@ -139,11 +141,11 @@ async def views(service: GameService, store: Store, p: Played) -> dict[str, Any]
         "pending": await service.challenges.get(p.pending.id),
         "settings": await service.guilds.get(GUILD),
         "dave_open": await service.guilds.accepts_challenges(GUILD, DAVE),
-        "ping": await store.pings.get(p.active.id),
-        "bob_notified": await service.pings.choice(GUILD, BOB),
+        "ping": await PingStore(store.db).get(p.active.id),
+        "bob_notified": await service.guilds.turn_pings_of(GUILD, BOB),
         "review": await service.reviews.at_once(p.won.id),
-        "member_data": await store.privacy.member_data(GUILD, ALICE),  # live games too
-        "guild_data": await store.privacy.guild_data(GUILD),
+        "member_data": await PrivacyStore(store.db).member_data(GUILD, ALICE),  # live games too
+        "guild_data": await PrivacyStore(store.db).guild_data(GUILD),
         "meta": await store.get_meta("commands"),
     }
 
@@ -370,7 +372,7 @@ async def run_copy(*args: str, url: str | None = None) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.store.copy",
+        "bot.db.copy",
         *args,
         cwd=ROOT,
         env=env,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import REDACTED_PASSWORD, RedactingHandler
+from bot.db.postgres import without_password
 from bot.settings import database_secrets
-from bot.store.postgres import without_password
 from tests.bot.test_settings import TOKEN, one_error_line, run_bot
 
 URL = "postgresql://bot:hunter2@db:5432/tt?password=swordfish&sslpassword=keyphrase&sslmode=require"

@@ -1,10 +1,10 @@
-"""The store's placeholders as PostgreSQL takes them (bot/store/dialect.py)."""
+"""The store's placeholders as PostgreSQL takes them (bot/db/dialect.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.store.dialect import parameters, translate
+from bot.db.dialect import parameters, translate
 
 
 def test_question_marks_are_numbered_in_order() -> None:

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.tunables import Values
 from engine import Board
 

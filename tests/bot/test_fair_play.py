@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from bot import tunables
+from bot.app import GameService
 from bot.errors import (
     CallOffUnavailable,
     ChallengeCooldown,
@@ -24,9 +25,10 @@ from bot.errors import (
     RatedStop,
     TooManyGames,
 )
+from bot.games import rules
+from bot.games.queries import Store
+from bot.games.servers import Choices
 from bot.models import GameStatus, Result
-from bot.service import Choices, GameService, rules
-from bot.store import Store
 from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 
 from .helpers import (
@@ -166,22 +168,22 @@ async def test_a_member_can_turn_challenges_off(fair: GameService) -> None:
 
 async def test_preferences_answer_before_and_after(fair: GameService) -> None:
     """A member's choices as they were and are: their own, else the server's default."""
-    shown = await fair.choices(GUILD, BOB)
+    shown = await fair.guilds.choices(GUILD, BOB)
     assert shown.before == shown.after == Choices(turn_pings=True, challenges=True)
     assert not shown.changed
-    off = await fair.choices(GUILD, BOB, challenges=False)
+    off = await fair.guilds.choices(GUILD, BOB, challenges=False)
     assert (off.before, off.after) == (Choices(True, True), Choices(True, False))
     assert off.changed and not await fair.guilds.accepts_challenges(GUILD, BOB)
-    again = await fair.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
+    again = await fair.guilds.choices(GUILD, BOB, challenges=False)  # a second click on Turn off
     assert again.before == again.after == Choices(True, False) and not again.changed
     # A member who never chose follows the server; their choice then stands.
     await fair.guilds.change(GUILD, {"turn_pings": False})
-    assert (await fair.choices(GUILD, CAROL)).after.turn_pings is False
-    pings = await fair.choices(GUILD, CAROL, turn_pings=True)
+    assert (await fair.guilds.choices(GUILD, CAROL)).after.turn_pings is False
+    pings = await fair.guilds.choices(GUILD, CAROL, turn_pings=True)
     assert (pings.before.turn_pings, pings.after.turn_pings) == (False, True)
-    assert (await fair.choices(GUILD, CAROL)).after == Choices(True, True)
+    assert (await fair.guilds.choices(GUILD, CAROL)).after == Choices(True, True)
     # Per server: Bob's choice here is not his choice elsewhere.
-    assert (await fair.choices(GUILD + 1, BOB)).after == Choices(True, True)
+    assert (await fair.guilds.choices(GUILD + 1, BOB)).after == Choices(True, True)
 
 
 # -- settings ----------------------------------------------------------------------------
@@ -189,15 +191,15 @@ async def test_preferences_answer_before_and_after(fair: GameService) -> None:
 
 async def test_a_change_returns_the_settings_before_and_after(fair: GameService) -> None:
     defaults = fair.guilds.defaults()
-    change = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    change = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert change.before == defaults and change.changed
     numbers = defaults.numbers.replace(turn_timeout=120.0)
     assert change.after == replace(defaults, numbers=numbers, channels=(CHANNEL,))
-    same = await fair.update_settings(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
+    same = await fair.guilds.change(GUILD, {"turn_timeout": 120.0}, allow_channel=CHANNEL)
     assert same.before == same.after == change.after and not same.changed
-    reset = await fair.update_settings(GUILD, {}, reset=True)
+    reset = await fair.guilds.change(GUILD, {}, reset=True)
     assert (reset.before, reset.after) == (change.after, defaults)
-    assert not (await fair.update_settings(GUILD, {}, reset=True)).changed
+    assert not (await fair.guilds.change(GUILD, {}, reset=True)).changed
 
 
 async def test_settings_start_as_the_defaults_and_bad_values_change_nothing(
@@ -248,7 +250,7 @@ async def test_channels_and_turn_clock(fair: GameService, clock: FakeClock) -> N
     assert game.turn_deadline == clock.now + 45
     # The game keeps its clock when the setting changes; new games get the new one.
     await fair.guilds.change(GUILD, {"turn_timeout": 600})
-    moved = await fair.play(game.id, ALICE, 0, 0)
+    moved = (await fair.move(game.id, ALICE, 0, 0)).game
     assert moved.turn_deadline == clock.now + 45
     with pytest.raises(InvalidSettings, match="last game channel"):
         await fair.guilds.change(GUILD, {}, remove_channel=CHANNEL)
@@ -267,10 +269,10 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
     assert stopped.status is GameStatus.ABANDONED
     clock.advance(60)  # alice's cooldown towards bob
     game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
-    game = await fair.play(game.id, ALICE, 4, 0)
+    game = (await fair.move(game.id, ALICE, 4, 0)).game
     # After one move too: not both players have moved.
     assert not rules.loses_rating(game)
-    game = await fair.play(game.id, BOB, 0, 1)
+    game = (await fair.move(game.id, BOB, 0, 1)).game
     for user, moderator in ((BOB, False), (ALICE, False), (ALICE, True)):  # a playing mod too
         with pytest.raises(RatedStop, match="counts as a loss") as refused:
             await fair.endings.stop(GUILD, CHANNEL + 1, user, is_moderator=moderator)
@@ -291,31 +293,31 @@ async def test_forfeit_from_the_stop_choice_is_a_rated_loss(fair: GameService) -
 
 
 async def test_calling_off_needs_both_players(fair: GameService) -> None:
-    game = await fair.play((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)
-    endings = fair.endings
+    game = (await fair.move((await member_game(fair, ALICE, BOB)).id, ALICE, 4, 0)).game
+    calloffs = fair.calloffs
     with pytest.raises(CallOffUnavailable, match="costs no rating"):  # an abort, still
-        await endings.propose_calloff(game.id, BOB, GUILD)
-    game = await fair.play(game.id, BOB, 0, 1)
+        await calloffs.propose(game.id, BOB, GUILD)
+    game = (await fair.move(game.id, BOB, 0, 1)).game
     with pytest.raises(NotAPlayer):
-        await endings.propose_calloff(game.id, CAROL, GUILD)
+        await calloffs.propose(game.id, CAROL, GUILD)
     with pytest.raises(CallOffUnavailable, match="no proposal"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
-    await endings.propose_calloff(game.id, BOB, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
+    await calloffs.propose(game.id, BOB, GUILD)
     with pytest.raises(CallOffUnavailable, match="other player"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
     with pytest.raises(NotAPlayer):
-        await endings.answer_calloff(game.id, CAROL, True, GUILD)
+        await calloffs.answer(game.id, CAROL, True, GUILD)
     # Playing on drops it; a new proposal lapses once a move is made.
-    assert (await endings.answer_calloff(game.id, ALICE, False, GUILD)).is_live
+    assert (await calloffs.answer(game.id, ALICE, False, GUILD)).is_live
     with pytest.raises(CallOffUnavailable, match="no proposal"):
-        await endings.answer_calloff(game.id, ALICE, True, GUILD)
-    await endings.propose_calloff(game.id, ALICE, GUILD)
-    game = await fair.play(game.id, ALICE, 1, 2)
+        await calloffs.answer(game.id, ALICE, True, GUILD)
+    await calloffs.propose(game.id, ALICE, GUILD)
+    game = (await fair.move(game.id, ALICE, 1, 2)).game
     with pytest.raises(CallOffUnavailable, match="moved on"):
-        await endings.answer_calloff(game.id, BOB, True, GUILD)
+        await calloffs.answer(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live
-    await endings.propose_calloff(game.id, BOB, GUILD)
-    ended = await endings.answer_calloff(game.id, ALICE, True, GUILD)
+    await calloffs.propose(game.id, BOB, GUILD)
+    ended = await calloffs.answer(game.id, ALICE, True, GUILD)
     assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
     for member in (ALICE, BOB):
         stats = await fair.stats.player_stats(GUILD, member)

@@ -16,10 +16,10 @@ from babel.messages.pofile import read_po
 from babel.util import pathmatch
 
 from bot import i18n
+from bot.app import GameService
 from bot.errors import GameError, NotYourTurn, ReviewCooldown, TooManyGames
+from bot.games.rules import too_many_games
 from bot.models import Challenge, GuildSettings
-from bot.service import GameService
-from bot.service.rules import too_many_games
 from bot.tunables import SERVER, Values
 
 from .shown import shown
@@ -213,7 +213,7 @@ def test_english_says_a_game_for_one() -> None:
 def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
     """A field holding a Message (the setting's name) follows the reader's language."""
     from bot.errors import InvalidSettings
-    from bot.service.guilds import label
+    from bot.games.servers import label
 
     error = InvalidSettings(i18n.N_("{setting} must be a number.", setting=label("turn_timeout")))
     assert str(error) == "The turn clock must be a number."
@@ -223,8 +223,8 @@ def test_a_setting_name_inside_a_refusal_is_translated_too() -> None:
 
 def test_service_refusals_follow_the_reader() -> None:
     from bot.errors import AlreadyPlaying
+    from bot.games import rules
     from bot.refs import Place
-    from bot.service import rules
 
     with pytest.raises(GameError) as caught:
         rules.validate_options(9, 3, 3)
@@ -237,7 +237,7 @@ def test_service_refusals_follow_the_reader() -> None:
 
 
 def test_the_settings_answer_is_in_the_askers_language() -> None:
-    from bot.ui.cogs.settings import settings_text
+    from bot.servers.cog import settings_text
 
     settings = GuildSettings(reviews=False, numbers=Values(SERVER, turn_timeout=90.0))
     title = i18n.N_("Tic-tac-toe on this server")

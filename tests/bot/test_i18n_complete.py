@@ -26,6 +26,15 @@ from babel.messages.pofile import read_po, write_po
 from discord import ui
 
 from bot import errors, i18n
+from bot.games import render, render_end
+from bot.games.help import Help, help_text
+from bot.games.servers import BOUNDS, Choices
+from bot.games.views import (
+    board_view,
+    challenge_view,
+    forfeit_view,
+    text_view,
+)
 from bot.i18n import Message, Translator, translator
 from bot.models import (
     Change,
@@ -41,26 +50,18 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service import Choices
-from bot.service.guilds import BOUNDS
+from bot.pings.render import calloff_answer_text, calloff_text, turn_ping_text
+from bot.pings.views import calloff_view
+from bot.privacy.render import guild_done, guild_question, member_done, member_question
+from bot.privacy.views import confirm_view
+from bot.servers.cog import settings_text
+from bot.servers.preferences import choices_title, preferences_view
+from bot.stats.render import stats_text
+from bot.stats.render_review import review_text
+from bot.stats.views import leaderboard_view
 from bot.tunables import SERVER, Values
-from bot.ui import render, render_end
-from bot.ui.cogs.help import Help, help_text
-from bot.ui.cogs.settings import settings_text
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.preferences import choices_title, preferences_view
-from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
 from bot.ui.refs import for_discord
-from bot.ui.render_review import review_text
-from bot.ui.views import (
-    board_view,
-    calloff_view,
-    challenge_view,
-    confirm_view,
-    forfeit_view,
-    leaderboard_view,
-    text_view,
-)
 from engine import Mark
 from engine.levels import LEVELS
 from tests.bot.samples import (
@@ -150,7 +151,7 @@ def test_boards_and_turn_pings(t: Translator) -> None:
     for item in every_game(PSEUDO, (None, *LEVELS)):
         check_view(board_view(item))
         if item.is_live and not item.is_bot_game:
-            check(render.turn_ping_text(item, t), render.turn_ping_text(item, t, reminder=True))
+            check(turn_ping_text(item, t), turn_ping_text(item, t, reminder=True))
 
 
 def test_challenges(t: Translator) -> None:
@@ -180,7 +181,7 @@ def test_the_leaderboard_and_stats(t: Translator) -> None:
             best_streak=3,
             recent=recent if streak else (),
         )
-        check_view(text_view(render.stats_text(stats, t)))
+        check_view(text_view(stats_text(stats, t)))
 
 
 @pytest.mark.parametrize("kind", REVIEW_KINDS)
@@ -199,8 +200,8 @@ def test_stopping_and_calling_off(t: Translator) -> None:
     check(render_end.forfeit_done_text(aborted, t), render_end.lapses_text(NOW, t))
     check_view(calloff_view(live))
     check_view(calloff_view(live, closed=True))
-    check(render.stopped_text(ALICE, t), render.calloff_text(live, ALICE, BOB, t))
-    check(render.calloff_answer_text(True, BOB, t), render.calloff_answer_text(False, BOB, t))
+    check(render.stopped_text(ALICE, t), calloff_text(live, ALICE, BOB, t))
+    check(calloff_answer_text(True, BOB, t), calloff_answer_text(False, BOB, t))
 
 
 def test_erasure(t: Translator) -> None:

@@ -19,6 +19,14 @@ from babel.messages.pofile import read_po
 from discord import ui
 
 from bot import i18n
+from bot.games import render, render_end
+from bot.games.servers import BOUNDS, MAX_CHANNELS, Choices
+from bot.games.views import (
+    board_view,
+    challenge_view,
+    forfeit_view,
+    text_view,
+)
 from bot.i18n import Translator, translator
 from bot.models import (
     Change,
@@ -35,24 +43,17 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.service import Choices
-from bot.service.guilds import BOUNDS, MAX_CHANNELS
-from bot.service.stats import RECENT_GAMES
+from bot.pings.render import calloff_answer_text, calloff_text, turn_ping_text
+from bot.pings.views import calloff_view
+from bot.privacy.render import guild_done, guild_question, member_done, member_question
+from bot.privacy.views import confirm_view
+from bot.servers.cog import settings_text
+from bot.servers.preferences import choices_title, preferences_view
+from bot.stats.render import stats_text
+from bot.stats.render_review import review_text
+from bot.stats.service import RECENT_GAMES
+from bot.stats.views import leaderboard_view
 from bot.tunables import SERVER, Values
-from bot.ui import render, render_end
-from bot.ui.cogs.settings import settings_text
-from bot.ui.preferences import choices_title, preferences_view
-from bot.ui.privacy_render import guild_done, guild_question, member_done, member_question
-from bot.ui.render_review import review_text
-from bot.ui.views import (
-    board_view,
-    calloff_view,
-    challenge_view,
-    confirm_view,
-    forfeit_view,
-    leaderboard_view,
-    text_view,
-)
 from engine import Mark
 from engine.levels import LEVELS
 from tests.bot import samples
@@ -120,7 +121,7 @@ def test_boards(locale: str, t: Translator) -> None:
         assert view.content_length() <= MAX_TEXT and view.total_children_count <= MAX_COMPONENTS
         if item.is_live and not item.is_bot_game:
             for reminder in (False, True):
-                check_content(render.turn_ping_text(item, t, reminder=reminder))
+                check_content(turn_ping_text(item, t, reminder=reminder))
 
 
 def test_challenges(locale: str) -> None:
@@ -162,7 +163,7 @@ def test_stats(locale: str, t: Translator) -> None:
         best_streak=MANY,
         recent=recent,
     )
-    check_v2(text_view(render.stats_text(stats, t)))
+    check_v2(text_view(stats_text(stats, t)))
 
 
 @pytest.mark.parametrize("kind", REVIEW_KINDS)
@@ -184,9 +185,9 @@ def test_stopping_and_calling_off(locale: str, t: Translator) -> None:
     check_labels(calloff_view(live))
     check_labels(calloff_view(live, closed=True))
     check_content(render.stopped_text(ALICE, t))
-    check_content(render.calloff_text(live, ALICE, BOB, t))
+    check_content(calloff_text(live, ALICE, BOB, t))
     for agreed in (True, False):
-        check_content(render.calloff_answer_text(agreed, BOB, t))
+        check_content(calloff_answer_text(agreed, BOB, t))
 
 
 def test_erasure(t: Translator) -> None:

@@ -5,10 +5,19 @@ working after it."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from typing import cast
 
 import pytest
 
+from bot.app import GameService
+from bot.games.boards import Boards
+from bot.games.queries import Store
+from bot.pings.notices import Notices
 from bot.ui import ids
+from bot.ui.client import route_clicks
+from bot.ui.gate import Gate
+from bot.ui.router import Router
 
 WIRE: dict[str, ids.CustomId] = {
     "ttt:cell:812:4:3": ids.Cell(game=812, cell=4, move=3),
@@ -105,3 +114,17 @@ def test_the_largest_ids_fit_discords_limit() -> None:
 )
 def test_malformed_ids_are_no_kind(custom_id: object) -> None:
     assert ids.parse(custom_id) is None
+
+
+async def test_each_kind_is_routed_once_by_its_feature(tmp_path: Path) -> None:
+    """Every kind of custom_id is routed (so old boards' buttons keep working), each by
+    the one feature that registered it."""
+    store = await Store.open(tmp_path / "bot.db")
+    try:
+        router = Router(Gate())
+        route_clicks(router, GameService(store), cast(Boards, None), cast(Notices, None))
+        assert router.kinds == frozenset(ids.KINDS)
+        with pytest.raises(ValueError, match="routed already"):
+            router.register(ids.Cell, router.handle)
+    finally:
+        await store.close()

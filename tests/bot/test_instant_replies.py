@@ -10,8 +10,8 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Callable
 
+from bot.games.queries import Store
 from bot.models import First, GameStatus
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
@@ -38,7 +38,7 @@ async def test_5x5_k5_replies_come_with_the_click(store: Store, clock: FakeClock
     while game.is_live:
         before = game.move_no
         cell = game.board.legal_moves()[0]
-        game = await service.play(game.id, ALICE, cell, before)
+        game = (await service.move(game.id, ALICE, cell, before)).game
         assert game.status is not GameStatus.BOT_TO_MOVE
         assert game.move_no == before + 2 or not game.is_live
         assert await store.get_game(game.id) == game
@@ -56,7 +56,7 @@ async def test_5x5_k4_replies_come_with_the_click(store: Store, clock: FakeClock
         while game.is_live:
             before = game.move_no
             cell = game.board.legal_moves()[-1]
-            game = await service.play(game.id, ALICE, cell, before)
+            game = (await service.move(game.id, ALICE, cell, before)).game
             assert game.status is not GameStatus.BOT_TO_MOVE
             assert game.move_no == before + 2 or not game.is_live
         assert game.winner_id is None  # impossible never loses

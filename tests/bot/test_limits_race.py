@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import Store
+from bot.games.queries import Store
 from tests.pgtools import empty_database, read_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +27,9 @@ RACER = textwrap.dedent(
     import asyncio, pathlib, sys, time
     sys.path.insert(0, {root!r})
     from bot.errors import TooManyGames
-    from bot.service import GameService, ServiceConfig
-    from bot.store import Store
+    from bot.app import GameService
+    from bot.config import ServiceConfig
+    from bot.games.queries import Store
     from bot.tunables import Values
 
     async def main(db, go, channel, player, cap):

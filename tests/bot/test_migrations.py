@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from bot.challenges.queries import ChallengeQueries
+from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, split_statements
 from bot.errors import StorageError
-from bot.store import DEFAULT_MIGRATIONS_DIR, Store, split_statements
+from bot.games.queries import Store
 
 EXPECTED_TABLES = {"meta", "games", "challenges", "players", "bot_records"}
 LATEST = len(list(DEFAULT_MIGRATIONS_DIR.glob("*.sql")))
@@ -379,8 +381,8 @@ async def test_0008_keeps_old_games_without_rating_changes_and_one_pending_remat
     try:
         game = await store.get_game(1)
         assert game is not None and (game.x_rating, game.o_rating) == (None, None)
-        pending = await store.pending_rematch(1)
+        pending = await ChallengeQueries(store.db).pending_rematch(1)
         assert pending is not None and pending.id == 1
-        assert (await store.get_challenge(2)).status.value == "expired"  # type: ignore[union-attr]
+        assert (await ChallengeQueries(store.db).get_challenge(2)).status.value == "expired"  # type: ignore[union-attr]
     finally:
         await store.close()

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import GameService
+from bot.challenges.queries import ChallengeQueries
+from bot.challenges.rematches import Rematched
 from bot.errors import (
     ChallengePending,
     ConfirmationExpired,
@@ -22,6 +25,10 @@ from bot.errors import (
     RatedStop,
     StaleBoard,
 )
+from bot.games import render, render_end, rules
+from bot.games.endings import FORFEIT_CONFIRM_SECONDS
+from bot.games.queries import Store
+from bot.games.refusals import RematchTaken
 from bot.i18n import translator
 from bot.models import (
     Challenge,
@@ -33,10 +40,8 @@ from bot.models import (
     RatingChange,
     Result,
 )
-from bot.service import GameService, Rematched, rules
-from bot.service.endings import FORFEIT_CONFIRM_SECONDS
-from bot.store import RematchTaken, Store
-from bot.ui import render, render_end
+from bot.stats.queries import StatsQueries
+from bot.stats.render import stats_text
 
 from .helpers import (
     ALICE,
@@ -69,9 +74,9 @@ async def end_it(service: GameService, clock: FakeClock, game: Game, how: str) -
     assert game.x_id is not None and game.o_id is not None
     match how:
         case "forfeit by X":
-            return await service.forfeit(game.id, game.x_id, GUILD)
+            return await service.endings.forfeit(game.id, game.x_id, GUILD)
         case "forfeit by O":
-            return await service.forfeit(game.id, game.o_id, GUILD)
+            return await service.endings.forfeit(game.id, game.o_id, GUILD)
         case "time-out (sweep)":
             clock.advance(301)
             changed, _ = await service.sweep()
@@ -80,21 +85,21 @@ async def end_it(service: GameService, clock: FakeClock, game: Game, how: str) -
         case "time-out (a late click)":
             clock.advance(301)
             with pytest.raises(GameOver, match="Time ran out") as caught:
-                await service.ask_forfeit(game.id, game.x_id, GUILD, None)
+                await service.endings.ask_forfeit(game.id, game.x_id, GUILD, None)
             assert caught.value.game is not None
             return caught.value.game
         case "stop by a player":
-            return await service.stop(GUILD, CHANNEL, game.o_id, is_moderator=False)
+            return await service.endings.stop(GUILD, CHANNEL, game.o_id, is_moderator=False)
         case "stop by a moderator":
-            return await service.stop(GUILD, CHANNEL, CAROL, is_moderator=True)
+            return await service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=True)
         case _:
             await service.set_game_message(game.id, 900)
-            (ended,), _ = await service.message_gone(GUILD, CHANNEL, 900)
+            (ended,), _ = await service.upkeep.message_gone(GUILD, CHANNEL, 900)
             return ended
 
 
 async def rows(store: Store) -> list[PlayerRow]:
-    return [await store.player(GUILD, member) for member in (ALICE, BOB)]
+    return [await StatsQueries(store.db).player(GUILD, member) for member in (ALICE, BOB)]
 
 
 async def with_history(service: GameService) -> None:
@@ -128,9 +133,9 @@ async def test_before_both_players_moved_every_ending_is_an_abort(
     assert await rows(store) == before  # no rating, record or streak changed
     # The board says so; the game is listed in recent games as aborted.
     assert "Aborted before both players moved: it doesn't count." in render.game_text(ended, EN)
-    stats = await service.player_stats(GUILD, BOB)
+    stats = await service.stats.player_stats(GUILD, BOB)
     assert stats.recent[0].id == game.id
-    assert f"aborted, against <@{ALICE}>" in render.stats_text(stats, EN)
+    assert f"aborted, against <@{ALICE}>" in stats_text(stats, EN)
     if how == "time-out (sweep)":
         assert await service.sweep() == ([], [])  # settled once
 
@@ -160,7 +165,7 @@ async def test_a_players_stop_once_both_moved_asks_first(
 ) -> None:
     game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0])
     with pytest.raises(RatedStop, match="both players have moved") as refused:
-        await service.stop(GUILD, CHANNEL, BOB, is_moderator=False)
+        await service.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
     assert refused.value.until == clock.now + FORFEIT_CONFIRM_SECONDS
     assert (await service.get_game(game.id)).is_live
 
@@ -170,9 +175,9 @@ async def test_against_the_bot_a_forfeit_still_counts(service: GameService) -> N
     asks too (Forfeit's question), and its stop is unrated at any move."""
     game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
     assert not rules.is_abort(game)
-    ended = await service.forfeit(game.id, ALICE, GUILD)
+    ended = await service.endings.forfeit(game.id, ALICE, GUILD)
     assert (ended.status, ended.result) == (GameStatus.FINISHED, Result.FORFEIT)
-    stats = await service.player_stats(GUILD, ALICE)
+    stats = await service.stats.player_stats(GUILD, ALICE)
     assert stats.versus_bot[0].record.losses == 1 and stats.rating == 1500
 
 
@@ -185,36 +190,36 @@ async def test_forfeit_asks_first_and_its_answer_lapses(
     game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0])
     await service.set_game_message(game.id, 900)
     game = await service.get_game(game.id)
-    asked, until = await service.ask_forfeit(game.id, BOB, GUILD, 900)
+    asked, until = await service.endings.ask_forfeit(game.id, BOB, GUILD, 900)
     assert asked == game and until == clock.now + FORFEIT_CONFIRM_SECONDS == clock.now + 60
     assert await service.get_game(game.id) == game  # asking changes nothing
     with pytest.raises(NotAPlayer):
-        await service.ask_forfeit(game.id, CAROL, GUILD, 900)
+        await service.endings.ask_forfeit(game.id, CAROL, GUILD, 900)
     with pytest.raises(GameNotFound):  # Forfeit on another message than the board
-        await service.ask_forfeit(game.id, BOB, GUILD, 901)
+        await service.endings.ask_forfeit(game.id, BOB, GUILD, 901)
     # Too late: refused, nothing changes.
     clock.advance(FORFEIT_CONFIRM_SECONDS + 1)
     with pytest.raises(ConfirmationExpired, match="expired; nothing changed"):
-        await service.forfeit(game.id, BOB, GUILD, move_no=2, until=until)
+        await service.endings.forfeit(game.id, BOB, GUILD, move_no=2, until=until)
     # An older version's question carries no expiry: as if expired.
     with pytest.raises(ConfirmationExpired):
-        await service.forfeit(game.id, BOB, GUILD, until=0.0)
+        await service.endings.forfeit(game.id, BOB, GUILD, until=0.0)
     assert await service.get_game(game.id) == game
     # After a move: refused, nothing changes.
-    _, until = await service.ask_forfeit(game.id, BOB, GUILD, 900)
-    game = await service.play(game.id, ALICE, 1, 2)
+    _, until = await service.endings.ask_forfeit(game.id, BOB, GUILD, 900)
+    game = (await service.move(game.id, ALICE, 1, 2)).game
     with pytest.raises(StaleBoard, match="moved on since you were asked"):
-        await service.forfeit(game.id, BOB, GUILD, move_no=2, until=until)
+        await service.endings.forfeit(game.id, BOB, GUILD, move_no=2, until=until)
     with pytest.raises(NotAPlayer):
-        await service.forfeit(game.id, CAROL, GUILD, move_no=3, until=until)
+        await service.endings.forfeit(game.id, CAROL, GUILD, move_no=3, until=until)
     assert await service.get_game(game.id) == game
     # In time, at its move: the game ends.
-    ended = await service.forfeit(game.id, BOB, GUILD, move_no=3, until=until)
+    ended = await service.endings.forfeit(game.id, BOB, GUILD, move_no=3, until=until)
     assert (ended.result, ended.winner_id) == (Result.FORFEIT, ALICE)
     with pytest.raises(GameOver):
-        await service.forfeit(game.id, BOB, GUILD, move_no=3, until=until)
+        await service.endings.forfeit(game.id, BOB, GUILD, move_no=3, until=until)
     with pytest.raises(GameOver):
-        await service.ask_forfeit(game.id, BOB, GUILD, 900)
+        await service.endings.ask_forfeit(game.id, BOB, GUILD, 900)
 
 
 async def test_the_question_says_what_a_forfeit_would_cost(service: GameService) -> None:
@@ -257,9 +262,9 @@ async def test_a_rated_game_keeps_each_players_rating_change(
     won_variant = await play_out(service, won_variant, [0, 4, 1, 5, 2])
     assert won_variant.status is GameStatus.FINISHED and won_variant.x_rating is None
     bot = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
-    assert (await service.forfeit(bot.id, ALICE, GUILD)).x_rating is None
+    assert (await service.endings.forfeit(bot.id, ALICE, GUILD)).x_rating is None
     # An erasure takes a member's rating changes with their id; the other's stay.
-    await service.erase_member(GUILD, ALICE)
+    await service.privacy.erase_member(GUILD, ALICE)
     kept = await service.get_game(first.id)
     assert (kept.x_rating, kept.o_rating) == (None, RatingChange(1500.0, 1480.0))
 
@@ -273,7 +278,7 @@ async def test_the_second_rematch_press_accepts_the_first(
     game = await play_out(service, await member_game(service, ALICE, BOB), X_WINS)
     asked = await service.rematch(game.id, ALICE)
     assert isinstance(asked, Challenge) and asked.opponent_id == BOB
-    await service.set_challenge_message(asked, 700)
+    await service.challenges.set_message(asked, 700)
     with pytest.raises(ChallengePending, match="You already have a challenge"):
         await service.rematch(game.id, ALICE)  # the same player twice: as before
     started = await service.rematch(game.id, BOB)
@@ -281,7 +286,7 @@ async def test_the_second_rematch_press_accepts_the_first(
     assert started.challenge.id == asked.id and started.challenge.status is ChallengeStatus.ACCEPTED
     assert started.challenge.game_id == started.game.id and started.game.rematch_of == game.id
     assert (started.game.x_id, started.game.o_id) == (BOB, ALICE)  # sides swapped
-    assert await store.pending_rematch(game.id) is None
+    assert await ChallengeQueries(store.db).pending_rematch(game.id) is None
 
 
 async def test_a_lapsed_rematch_is_not_accepted(service: GameService, clock: FakeClock) -> None:
@@ -291,7 +296,7 @@ async def test_a_lapsed_rematch_is_not_accepted(service: GameService, clock: Fak
     clock.advance(61)  # past its expiry, before the sweep
     mine = await service.rematch(game.id, BOB)
     assert isinstance(mine, Challenge) and mine.challenger_id == BOB
-    assert (await service.get_challenge(asked.id)).status is ChallengeStatus.EXPIRED
+    assert (await service.challenges.get(asked.id)).status is ChallengeStatus.EXPIRED
 
 
 async def test_one_pending_rematch_per_game_is_the_databases_rule(
@@ -302,7 +307,7 @@ async def test_one_pending_rematch_per_game_is_the_databases_rule(
     assert isinstance(asked, Challenge)
     theirs = dataclasses.replace(asked, challenger_id=BOB, opponent_id=ALICE)
     with pytest.raises(RematchTaken):
-        await store.insert_challenge(theirs, cooldown_until=0.0, exempt=True)
+        await ChallengeQueries(store.db).insert_challenge(theirs, cooldown_until=0.0, exempt=True)
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
+from bot.db.pg_migrate import apply_pg_migrations as run_pg_migrations
 from bot.errors import StorageError
-from bot.store import DEFAULT_MIGRATIONS_DIR, Store
-from bot.store.migrate import find_migrations
-from bot.store.pg_migrate import apply_pg_migrations as run_pg_migrations
+from bot.games.queries import Store
 from tests.pg import pg_schema, sqlite_schema, without_comments
 
 if TYPE_CHECKING:

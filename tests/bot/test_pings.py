@@ -11,21 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.models import First, Game, GameStatus
-from bot.service import GameService
-from bot.service.pings import (
-    GRACE,
-    REMINDER_LEAD,
-    Due,
-    Kind,
-    Ping,
-    due,
-    grace,
-    ping_of,
-    reminder_at,
-)
-from bot.store import Store, TurnState
-from bot.store.pings import StandingPing
+from bot.app import GameService
+from bot.games.queries import Store
+from bot.models import First, Game, GameStatus, Ping, StandingPing
+from bot.pings.queries import PingStore, TurnState
+from bot.pings.service import GRACE, REMINDER_LEAD, Due, Kind, due, grace, ping_of, reminder_at
 from bot.tunables import TURN_TIMEOUT
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
@@ -201,7 +191,7 @@ async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
     await pings.refused(item.game)
     clock.advance(200)  # the reminder's time too
     assert await pings.due() == []
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    moved = (await service.move(game.id, ALICE, 4, game.move_no)).game
     clock.advance(GRACE)
     assert [i.game.id for i in await pings.due()] == [moved.id]
 
@@ -220,14 +210,15 @@ async def test_choices_are_kept_per_member_and_server(
     service: GameService, clock: FakeClock
 ) -> None:
     pings = service.pings
-    assert await pings.choice(GUILD, ALICE) is None
-    await pings.set_choice(GUILD, ALICE, False)
-    assert await pings.choice(GUILD, ALICE) is False
-    assert await pings.choice(GUILD + 1, ALICE) is None
+    guilds = service.guilds
+    assert await guilds.turn_pings_of(GUILD, ALICE) is None
+    await guilds.set_turn_pings(GUILD, ALICE, False)
+    assert await guilds.turn_pings_of(GUILD, ALICE) is False
+    assert await guilds.turn_pings_of(GUILD + 1, ALICE) is None
     await member_game(service)  # ALICE to move
     clock.advance(GRACE)
     assert await pings.due() == []
-    await pings.set_choice(GUILD, ALICE, True)
+    await guilds.set_turn_pings(GUILD, ALICE, True)
     assert len(await pings.due()) == 1
     await service.guilds.change(GUILD, {"turn_pings": False})
     assert len(await pings.due()) == 1, "her own choice beats the server's"
@@ -269,11 +260,11 @@ def as_due(game: Game, reminder: bool = False) -> Due:
 async def test_an_older_move_never_replaces_a_newer_one(service: GameService, store: Store) -> None:
     pings = service.pings
     game = await member_game(service)
-    moved = await service.play(game.id, ALICE, 4, game.move_no)
+    moved = (await service.move(game.id, ALICE, 4, game.move_no)).game
     assert (await pings.record(as_due(moved), 602)).won
     late = await pings.record(as_due(game), 601)  # the ping for move 0, sent late
     assert not late.won and late.replaced is None, "the sender deletes its own message"
-    standing = await store.pings.get(game.id)
+    standing = await PingStore(store.db).get(game.id)
     assert standing is not None and standing.message_id == 602
 
 
@@ -287,7 +278,7 @@ async def test_the_reminder_outranks_the_turns_first_ping_in_either_order(
         b = await pings.record(as_due(game, not first_reminder), 800 + first_reminder)
         assert a.won
         assert b.won is (not first_reminder), "only the reminder replaces the first ping"
-        standing = await store.pings.get(game.id)
+        standing = await PingStore(store.db).get(game.id)
         assert standing is not None and standing.reminder
         assert not (await pings.record(as_due(game, True), 900)).won
 
@@ -300,7 +291,7 @@ async def test_racing_claims_leave_exactly_the_highest_rank(
     outcomes = await asyncio.gather(
         *(pings.record(as_due(game, i % 2 == 1), 1000 + i) for i in range(10))
     )
-    standing = await store.pings.get(game.id)
+    standing = await PingStore(store.db).get(game.id)
     assert standing is not None and standing.reminder
     winners = [1000 + i for i, claim in enumerate(outcomes) if claim.won]
     assert standing.message_id in winners
@@ -322,7 +313,7 @@ async def test_two_processes_racing_keep_one_ping(
         await one.start()
         await two.start()
         game = await member_game(one)
-        moved = await one.play(game.id, ALICE, 0, 0)
+        moved = (await one.move(game.id, ALICE, 0, 0)).game
         claims = await asyncio.gather(
             one.pings.record(as_due(game), 1),  # move 0, stale
             two.pings.record(as_due(moved), 2),
@@ -331,7 +322,7 @@ async def test_two_processes_racing_keep_one_ping(
         )
         assert not claims[0].won and not claims[3].won
         assert claims[2].won
-        standing = await second.pings.get(game.id)
+        standing = await PingStore(second.db).get(game.id)
         assert standing is not None and (standing.message_id, standing.move_no) == (3, 1)
         await one.close()
         await two.close()

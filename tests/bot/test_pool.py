@@ -10,15 +10,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from bot.errors import Busy
+from bot.games.pool import MAX_WAITING_MOVES, MAX_WAITING_REVIEWS, PROMISE_SECONDS, Cost, SearchPool
+from bot.games.queries import Store
 from bot.models import First, GameStatus
-from bot.service.pool import (
-    MAX_WAITING_MOVES,
-    MAX_WAITING_REVIEWS,
-    PROMISE_SECONDS,
-    Cost,
-    SearchPool,
-)
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
@@ -157,10 +151,10 @@ async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_not
         for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
             pool.promise(game_id)
         with pytest.raises(Busy):
-            await service.play(game.id, ALICE, 12, 0)
+            await service.move(game.id, ALICE, 12, 0)
         assert await service.get_game(game.id) == game  # nothing changed
         pool.withdraw(10**6)
-        played = await service.play(game.id, ALICE, 12, 0)
+        played = (await service.move(game.id, ALICE, 12, 0)).game
         assert played.move_no == 2 and played.status is GameStatus.ACTIVE
     finally:
         await service.close()
@@ -171,7 +165,7 @@ async def test_a_promise_never_taken_lapses(
 ) -> None:
     """A caller that wrote the move but never asked for the reply does not hold its place."""
     now = [1000.0]
-    monkeypatch.setattr("bot.service.pool.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("bot.games.pool.time.monotonic", lambda: now[0])
     for game_id in range(MAX_WAITING_MOVES):
         pool.promise(game_id)
     assert not pool.has_room(Cost.QUICK)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import (
     ChallengeNotFound,
     ConfirmationExpired,
@@ -18,15 +19,17 @@ from bot.errors import (
     PermissionDenied,
     RematchUnavailable,
 )
+from bot.games import render
+from bot.games.queries import Store
 from bot.i18n import translator
 from bot.models import DELETED_MEMBER, ChallengeStatus, First, Game, GameStatus, Result
-from bot.service import GameService
-from bot.service.privacy import CONFIRM_SECONDS, LINKED_GAMES
-from bot.store import Store, privacy
-from bot.ui import render
-from bot.ui.privacy_render import guild_question, member_question
-from bot.ui.render_review import review_text
-from bot.ui.views import confirm_view
+from bot.privacy import queries as privacy
+from bot.privacy.render import guild_question, member_question
+from bot.privacy.service import CONFIRM_SECONDS, LINKED_GAMES
+from bot.privacy.views import confirm_view
+from bot.stats.queries import StatsQueries
+from bot.stats.render import stats_text
+from bot.stats.render_review import review_text
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, GUILD, FakeClock, member_game, play_out
 from .shown import shown
@@ -100,8 +103,8 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     bot_game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
     bot_game = await service.endings.forfeit(bot_game.id, ALICE)
     extras(db_path, GUILD, ALICE, won.id)
-    bob_before = await store.player(GUILD, BOB)
-    carol_before = await store.player(GUILD, CAROL)
+    bob_before = await StatsQueries(store.db).player(GUILD, BOB)
+    carol_before = await StatsQueries(store.db).player(GUILD, CAROL)
 
     asked = await service.privacy.member_data(GUILD, ALICE)
     assert asked.player.rated_games == 1 and asked.player.record.wins == 1
@@ -131,17 +134,17 @@ async def test_erasing_a_member_keeps_their_games_with_a_deleted_member(
     kept_bot = await service.get_game(bot_game.id)
     assert (kept_bot.x_id, kept_bot.o_id, kept_bot.bot_level) == (DELETED_MEMBER, None, "easy")
     # Other members' standing is untouched; the leaderboard no longer lists Alice.
-    bob_after = await store.player(GUILD, BOB)
+    bob_after = await StatsQueries(store.db).player(GUILD, BOB)
     assert replace(bob_after, rank=None) == replace(bob_before, rank=None)
     assert (bob_before.rank, bob_after.rank) == (3, 2)  # one rival fewer above him
-    assert (await store.player(GUILD, CAROL)).rating == carol_before.rating
+    assert (await StatsQueries(store.db).player(GUILD, CAROL)).rating == carol_before.rating
     board = await service.stats.leaderboard(GUILD)
     assert {entry.user_id for entry in board.entries} == {BOB, CAROL}
     fresh = await service.stats.player_stats(GUILD, ALICE)
     assert (fresh.rating, fresh.rank, fresh.versus_bot, fresh.recent) == (1500.0, None, (), ())
     # Bob's history shows a deleted member, wherever an id becomes a name.
     stats = await service.stats.player_stats(GUILD, BOB)
-    text = render.stats_text(stats, EN)
+    text = stats_text(stats, EN)
     assert "lost to a deleted member" in text and f"<@{ALICE}>" not in text
     assert "🏆 A deleted member won." in render.game_text(kept, EN)
     assert f"<@{BOB}>" in render.game_text(kept, EN)
@@ -171,10 +174,10 @@ async def test_erasing_a_member_changes_no_other_server(
     await won_game(service, ALICE, BOB, guild=GUILD)
     other = await won_game(service, ALICE, BOB, guild=OTHER_GUILD)
     before = counts(db_path, OTHER_GUILD)
-    alice = await store.player(OTHER_GUILD, ALICE)
+    alice = await StatsQueries(store.db).player(OTHER_GUILD, ALICE)
     await service.privacy.erase_member(GUILD, ALICE)
     assert counts(db_path, OTHER_GUILD) == before
-    assert await store.player(OTHER_GUILD, ALICE) == alice
+    assert await StatsQueries(store.db).player(OTHER_GUILD, ALICE) == alice
     assert (await service.get_game(other.id)).x_id == ALICE
 
 
@@ -194,7 +197,7 @@ async def test_a_live_game_refuses_the_erasure_and_links_the_game(
         assert f"You have 1 game in progress: {link}." in shown(refusal)
         assert "Nothing was erased" in shown(refusal)
     assert counts(db_path, GUILD) == before
-    assert (await store.player(GUILD, ALICE)).rated_games == 1
+    assert (await StatsQueries(store.db).player(GUILD, ALICE)).rated_games == 1
     # Once the game is over, the erasure goes ahead; Carol's game stays hers.
     live = await play_out(service, live, [4, 0])  # both moved: a forfeit, not an abort
     ended = await service.endings.forfeit(live.id, ALICE)

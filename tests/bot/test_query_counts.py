@@ -12,10 +12,10 @@ from typing import TypeVar
 
 import pytest
 
-from bot.service import GameService
-from bot.store import Store
+from bot.app import GameService
+from bot.games.queries import Store
 
-from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, member_game, play_out
+from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, game_of, member_game, play_out
 
 T = TypeVar("T")
 pytestmark = pytest.mark.sqlite_only  # traces SQLite's statements
@@ -45,20 +45,20 @@ async def test_each_use_case_keeps_its_query_count(
         game, n = await counter(service.start_bot_game(GUILD, CHANNEL, ALICE, first="me"))
         assert n <= 8
         await service.set_game_message(game.id, 5)
-        game, n = await counter(service.play(game.id, ALICE, 4, game.move_no))
+        game, n = await counter(game_of(service.move(game.id, ALICE, 4, game.move_no)))
         assert n <= 3
-        game, n = await counter(service.forfeit(game.id, ALICE, GUILD))
+        game, n = await counter(service.endings.forfeit(game.id, ALICE, GUILD))
         assert n <= 9
         _, n = await counter(service.rematch(game.id, ALICE, GUILD))
         assert n <= 11
-        _, n = await counter(service.leaderboard(GUILD, 9))
+        _, n = await counter(service.stats.leaderboard(GUILD, 9))
         assert n == 2, "the count and the page, in one read"
         _, n = await counter(service.start_bot_game(GUILD, CHANNEL + 1, BOB, k=None))
         assert n <= 9
         clock.advance(100)
         _, n = await counter(service.sweep())
         assert n <= 6
-        _, n = await counter(service.pings_due())
+        _, n = await counter(service.pings.due())
         assert n == 1
     finally:
         await store.trace(None)

@@ -6,14 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.service.ratings import (
-    START_RATING,
-    Rating,
-    expected_score,
-    is_provisional,
-    k_factor,
-    rate,
-)
+from bot.games.ratings import START_RATING, Rating, expected_score, is_provisional, k_factor, rate
 
 
 def test_expected_score_known_values() -> None:

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import (
     AlreadyPlaying,
     Busy,
@@ -24,10 +25,10 @@ from bot.errors import (
     SelfChallenge,
     TooManyGames,
 )
+from bot.games.endings import may_stop
+from bot.games.pool import MAX_WAITING_MOVES
+from bot.games.queries import Store
 from bot.models import First
-from bot.service import GameService
-from bot.service.pool import MAX_WAITING_MOVES
-from bot.store import Store
 
 from .helpers import ALICE, BOB, CAROL, CHANNEL, DEFAULT_LIMITS, GUILD, FakeClock, make_service
 from .shown import shown
@@ -62,25 +63,25 @@ async def test_a_busy_channel_links_its_game_and_names_stop_to_who_may(
     assert busy.game is not None and busy.game.id == game.id
     assert shown(busy) == f"There's already a game in this channel: {board}"
     # Stop is named only to a member who may use it: its players and moderators.
-    assert not fair.may_stop(busy.game, CAROL, is_moderator=False)
-    assert fair.may_stop(busy.game, CAROL, is_moderator=True)
-    assert fair.may_stop(busy.game, ALICE, is_moderator=False)
+    assert not may_stop(busy.game, CAROL, is_moderator=False)
+    assert may_stop(busy.game, CAROL, is_moderator=True)
+    assert may_stop(busy.game, ALICE, is_moderator=False)
     told = shown(busy.for_stopper())
     assert board in told and "/tictactoe-stop" in told
     with pytest.raises(ChannelBusy) as challenged:
-        await fair.challenge(GUILD, CHANNEL, CAROL, DAVE)
+        await fair.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
     assert board in shown(challenged.value)
 
 
 async def test_what_is_in_the_way_is_linked(fair: GameService, clock: FakeClock) -> None:
-    pending = await fair.challenge(GUILD, CHANNEL, ALICE, BOB)
-    await fair.set_challenge_message(pending, 700)
+    pending = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await fair.challenges.set_message(pending, 700)
     waiting = link(GUILD, CHANNEL, 700)
     with pytest.raises(ChallengePending) as mine:
         await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
     assert waiting in shown(mine.value) and shown(mine.value).startswith("You already have")
     with pytest.raises(ChallengePending) as theirs:
-        await fair.challenge(GUILD, CHANNEL, CAROL, BOB)
+        await fair.challenges.create(GUILD, CHANNEL, CAROL, BOB)
     assert shown(theirs.value).startswith(f"<@{BOB}> already has") and waiting in shown(
         theirs.value
     )
@@ -89,13 +90,13 @@ async def test_what_is_in_the_way_is_linked(fair: GameService, clock: FakeClock)
     assert busy.value.game is None and shown(busy.value) == (
         f"A challenge is waiting for an answer in this channel: {waiting}"
     )
-    game = await fair.accept(pending.id, BOB, GUILD, 700)
+    game = await fair.challenges.accept(pending.id, BOB, GUILD, 700)
     with pytest.raises(AlreadyPlaying) as playing:
         await fair.start_bot_game(GUILD, CHANNEL, BOB, level="easy")
     assert shown(playing.value) == f"You are already playing a game in this channel: {waiting}"
     # A rematch in a channel taken by another game links that game.
     done = await fair.start_bot_game(GUILD, CHANNEL + 1, CAROL, level="easy", first=First.ME)
-    done = await fair.forfeit(done.id, CAROL, GUILD)
+    done = await fair.endings.forfeit(done.id, CAROL, GUILD)
     other = await fair.start_bot_game(GUILD, CHANNEL + 1, DAVE, level="easy", first=First.ME)
     await fair.set_game_message(other.id, 902)
     with pytest.raises(RematchUnavailable) as rematch:
@@ -107,9 +108,9 @@ async def test_what_is_in_the_way_is_linked(fair: GameService, clock: FakeClock)
 async def test_challenges_off_tells_the_challenger_nothing_of_how_to_turn_them_on(
     fair: GameService,
 ) -> None:
-    await fair.choices(GUILD, BOB, challenges=False)
+    await fair.guilds.choices(GUILD, BOB, challenges=False)
     with pytest.raises(ChallengesOff) as caught:
-        await fair.challenge(GUILD, CHANNEL, ALICE, BOB)
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     assert shown(caught.value) == f"<@{BOB}> has turned challenges off on this server."
     for locale in ("fr", "ja", "de"):
         assert "preferences" not in shown(caught.value, locale)
@@ -119,19 +120,19 @@ async def test_a_difficulty_with_an_opponent_is_refused_before_anything(
     fair: GameService,
 ) -> None:
     with pytest.raises(InvalidSettings) as caught:
-        await fair.challenge(GUILD, CHANNEL, ALICE, BOB, level="hard")
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB, level="hard")
     assert "leave it out to challenge" in shown(caught.value) and f"<@{BOB}>" in shown(caught.value)
     # Nothing was written: no challenge, no cooldown, no ping.
-    assert await fair.challenge(GUILD, CHANNEL, ALICE, BOB)
+    assert await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     with pytest.raises(InvalidSettings):
-        await fair.vet_new_thread(GUILD, CHANNEL, CAROL, opponent_id=BOB, level="easy")
+        await fair.threads.vet(GUILD, CHANNEL, CAROL, opponent_id=BOB, level="easy")
 
 
 async def test_a_new_thread_is_vetted_as_its_start_would_be(
     fair: GameService, clock: FakeClock
 ) -> None:
     """Every refusal of the start, before the thread exists, and nothing written."""
-    vet = fair.vet_new_thread
+    vet = fair.threads.vet
     await vet(GUILD, CHANNEL, ALICE, level="hard", width=4, height=4)
     await vet(GUILD, CHANNEL, ALICE, opponent_id=BOB, width=5, height=5, k=4)
     with pytest.raises(InvalidSettings):
@@ -151,23 +152,23 @@ async def test_a_new_thread_is_vetted_as_its_start_would_be(
         await vet(GUILD, CHANNEL, CAROL, opponent_id=ALICE)
     assert shown(theirs.value).startswith(f"<@{ALICE}> is already in a game")
     # The challenger's pending challenge in the server, and the cooldown.
-    pending = await fair.challenge(GUILD, CHANNEL + 6, CAROL, DAVE)
-    await fair.set_challenge_message(pending, 704)
+    pending = await fair.challenges.create(GUILD, CHANNEL + 6, CAROL, DAVE)
+    await fair.challenges.set_message(pending, 704)
     with pytest.raises(ChallengePending) as waiting:
         await vet(GUILD, CHANNEL, CAROL, opponent_id=BOB)
     assert link(GUILD, CHANNEL + 6, 704) in shown(waiting.value)
-    await fair.withdraw(pending.id, CAROL, GUILD, 704)
+    await fair.challenges.withdraw(pending.id, CAROL, GUILD, 704)
     with pytest.raises(ChallengeCooldown):
         await vet(GUILD, CHANNEL, CAROL, opponent_id=DAVE)
     await vet(GUILD, CHANNEL, CAROL, opponent_id=BOB)  # another member is fine
     clock.advance(61)
     await vet(GUILD, CHANNEL, CAROL, opponent_id=DAVE)
     # Consent.
-    await fair.choices(GUILD, DAVE, challenges=False)
+    await fair.guilds.choices(GUILD, DAVE, challenges=False)
     with pytest.raises(ChallengesOff):
         await vet(GUILD, CHANNEL, CAROL, opponent_id=DAVE)
     # The server's channel list: a thread of a listed channel only.
-    await fair.update_settings(GUILD, {}, allow_channel=CHANNEL + 9)
+    await fair.guilds.change(GUILD, {}, allow_channel=CHANNEL + 9)
     with pytest.raises(ChannelNotAllowed):
         await vet(GUILD, CHANNEL, CAROL, level="easy")
     await vet(GUILD, CHANNEL + 9, CAROL, level="easy")
@@ -182,14 +183,14 @@ async def test_the_server_cap_and_a_full_pool_are_vetted_too(
         await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
         await service.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first=First.ME)
         with pytest.raises(TooManyGames, match="This server already has 2 live games"):
-            await service.vet_new_thread(GUILD, CHANNEL, CAROL, level="easy")
-        await service.update_settings(GUILD, {"server_games": 3})
+            await service.threads.vet(GUILD, CHANNEL, CAROL, level="easy")
+        await service.guilds.change(GUILD, {"server_games": 3})
         # A full search pool: the bot's first move would be refused, so no thread either.
         for game_id in range(1_000_000, 1_000_000 + MAX_WAITING_MOVES):
             service._pool.promise(game_id)
-        await service.vet_new_thread(GUILD, CHANNEL, ALICE + 100, level="easy", first="me")
+        await service.threads.vet(GUILD, CHANNEL, ALICE + 100, level="easy", first="me")
         with pytest.raises(Busy):
-            await service.vet_new_thread(GUILD, CHANNEL, ALICE + 100, level="easy", first="random")
+            await service.threads.vet(GUILD, CHANNEL, ALICE + 100, level="easy", first="random")
     finally:
         await service.close()
 
@@ -230,10 +231,12 @@ async def test_a_server_erasure_names_stop_only_to_who_may_stop_every_game(
         (None, True, True),  # not known: as before
     ):
         with pytest.raises(GamesInTheWay) as caught:
-            await fair.guild_data(
+            await fair.privacy.guild_data(
                 GUILD, may_manage=True, user_id=user_id, is_moderator=is_moderator
             )
         text = shown(caught.value)
         assert board in text and ("/tictactoe-stop" in text) is told, text
         with pytest.raises(GamesInTheWay):
-            await fair.erase_guild(GUILD, may_manage=True, user_id=user_id, is_moderator=False)
+            await fair.privacy.erase_guild(
+                GUILD, may_manage=True, user_id=user_id, is_moderator=False
+            )

@@ -11,6 +11,15 @@ import discord
 import pytest
 from discord import ButtonStyle, ui
 
+from bot.games import render
+from bot.games.views import (
+    CELL_EMOJI,
+    EMPTY_EMOJI,
+    LAST_MOVE_STYLE,
+    MARK_STYLE,
+    board_view,
+    challenge_view,
+)
 from bot.i18n import translator
 from bot.models import (
     DELETED_MEMBER,
@@ -27,16 +36,10 @@ from bot.models import (
     Record,
     Result,
 )
-from bot.ui import ids, render
-from bot.ui.views import (
-    CELL_EMOJI,
-    EMPTY_EMOJI,
-    LAST_MOVE_STYLE,
-    MARK_STYLE,
-    board_view,
-    challenge_view,
-    leaderboard_view,
-)
+from bot.pings.render import turn_ping_text
+from bot.stats.render import stats_text
+from bot.stats.views import leaderboard_view
+from bot.ui import ids
 from engine import Board, Mark
 
 ALICE, BOB = 111111111111111111, 222222222222222222
@@ -317,11 +320,11 @@ def test_bot_to_move_board_is_not_clickable() -> None:
 
 def test_the_turn_ping_names_the_player_on_move_and_links_the_board() -> None:
     game = dataclasses.replace(make_game((4,)), message_id=333, turn_deadline=1_800_000_000.5)
-    text = render.turn_ping_text(game, EN)
+    text = turn_ping_text(game, EN)
     assert text.startswith(f"<@{BOB}>, it's your turn against <@{ALICE}> (you play O)")
     assert f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/333" in text
     assert text.endswith("time runs out <t:1800000000:R>")
-    reminder = render.turn_ping_text(game, EN, reminder=True)
+    reminder = turn_ping_text(game, EN, reminder=True)
     assert reminder.startswith(f"<@{BOB}>, reminder: it's your turn")
     assert re.findall(r"<@!?(\d+)>", reminder) == [str(BOB), str(ALICE)]
 
@@ -437,7 +440,7 @@ def test_stats_text() -> None:
         best_streak=4,
         recent=(make_game(WON[(3, 3, 3)]), make_game(DRAW_3X3, bot_level="perfect")),
     )
-    text = render.stats_text(stats, EN)
+    text = stats_text(stats, EN)
     assert "1534 (provisional)" in text and "#2" in text
     assert "4W 1L 2D" in text and "perfect): 0W 3L 4D" in text
     assert "2 losses" in text and "best: 4" in text

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot.games import render
 from bot.models import GameStatus, Result
-from bot.ui import render
-from bot.ui.render_review import review_text
+from bot.stats.render_review import review_text
 from engine import Mark
 from engine.reviewing import review
 

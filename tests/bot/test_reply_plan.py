@@ -1,4 +1,4 @@
-"""The bot's reply plan (``bot.service.replies.plan_reply``): instant or from the pool at
+"""The bot's reply plan (``bot.games.replies.plan_reply``): instant or from the pool at
 which cost, for each board and level, and what the service does with it: the room it
 asks of the pool, the "My move…" a click shows first, the deferral of a new game."""
 
@@ -8,12 +8,13 @@ import concurrent.futures
 
 import pytest
 
+from bot.config import ServiceConfig
 from bot.errors import Busy
+from bot.games import ai, rules
+from bot.games.pool import MAX_WAITING_MOVES, Cost
+from bot.games.queries import Store
+from bot.games.replies import ReplyPlan, plan_reply
 from bot.models import First, Game, GameStatus
-from bot.service import ServiceConfig, ai, rules
-from bot.service.pool import MAX_WAITING_MOVES, Cost
-from bot.service.replies import ReplyPlan, plan_reply
-from bot.store import Store
 
 from .helpers import ALICE, CHANNEL, GUILD, FakeClock, make_service
 
@@ -153,9 +154,9 @@ async def test_a_full_pool_refuses_only_replies_that_need_it(
     pool = service.replies._pool  # the test fills the pool
     for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
         pool.promise(game_id)
-    assert (await service.play(small.id, ALICE, 4, 0)).move_no == 2
+    assert (await service.move(small.id, ALICE, 4, 0)).game.move_no == 2
     with pytest.raises(Busy):
-        await service.play(big.id, ALICE, 12, 0)
+        await service.move(big.id, ALICE, 12, 0)
     first = await service.start_bot_game(  # impossible's book: instant, no room needed
         GUILD, CHANNEL + 2, ALICE, level="impossible", width=5, height=5, k=4, first="opponent"
     )

@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
+from bot.app import GameService
 from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, ReviewsOff
+from bot.games import ai
+from bot.games.pool import MAX_WAITING_REVIEWS, Cost
+from bot.games.queries import Store
 from bot.models import Game
-from bot.service import GameService, ai
-from bot.service.pool import MAX_WAITING_REVIEWS, Cost
-from bot.service.reviews import decode, encode
-from bot.store import Store
+from bot.stats.review_queries import ReviewStore
+from bot.stats.reviews import decode, encode
 
 from .helpers import ALICE, BOB, CAROL, GUILD, FakeClock, make_service, member_game, play_out
 from .shown import shown
@@ -83,7 +85,7 @@ async def test_a_review_is_computed_once_and_stored(
     assert len(reviews) == 1
     (review,) = reviews
     assert review.moves == game.moves and review.decider is not None
-    stored = await store.reviews.get(game.id)
+    stored = await ReviewStore(store.db).get(game.id)
     assert stored is not None and decode(stored) == review
     # Later clicks read it: no search, and no cooldown (ALICE just had one).
     assert await svc.reviews.at_once(game.id) == (game, review)
@@ -99,8 +101,8 @@ async def test_the_first_review_stored_wins_across_processes(
         game = await finished(make_service(store, FakeClock(), CountingExecutor()))
         mine = ai.review_game(game.moves, 3, 3, 3)
         theirs = encode(dataclasses.replace(mine, better=(7,)))
-        assert await other.reviews.put(game.id, theirs) == theirs
-        assert await store.reviews.put(game.id, encode(mine)) == theirs
+        assert await ReviewStore(other.db).put(game.id, theirs) == theirs
+        assert await ReviewStore(store.db).put(game.id, encode(mine)) == theirs
         found = decode(theirs)
         assert found is not None and found.better == (7,)
     finally:
@@ -124,16 +126,18 @@ async def test_an_older_versions_review_is_never_shown_and_is_replaced(
     try:
         game, small = await finished(service), await finished(service, channel=2)
         for played in (game, small):
-            await store.reviews.put(played.id, OLD_REVIEW)
+            await ReviewStore(store.db).put(played.id, OLD_REVIEW)
         # A search (inline_cells=0): the old row counts as absent and is replaced.
         assert await service.reviews.at_once(game.id) is None
         _, review = await service.reviews.review(game.id, ALICE)
         assert counting.reviews == 1 and review == ai.review_game(game.moves, 3, 3, 3)
-        assert await store.reviews.get(game.id) == encode(review)
+        assert await ReviewStore(store.db).get(game.id) == encode(review)
         # Two processes replace the same old row: the first replacement wins for both.
         first = encode(dataclasses.replace(review, better=(8,)))
-        assert await other.reviews.put(small.id, first, replacing=OLD_REVIEW) == first
-        assert await store.reviews.put(small.id, encode(review), replacing=OLD_REVIEW) == first
+        assert await ReviewStore(other.db).put(small.id, first, replacing=OLD_REVIEW) == first
+        assert (
+            await ReviewStore(store.db).put(small.id, encode(review), replacing=OLD_REVIEW) == first
+        )
     finally:
         await other.close()
         await service.close()
@@ -172,13 +176,15 @@ async def test_the_cooldown_holds_across_processes(db_path: Path, store: Store) 
     try:
         now = 1000.0
         claims = await asyncio.gather(
-            store.reviews.claim_cooldown(GUILD, ALICE, now, now + 30),
-            other.reviews.claim_cooldown(GUILD, ALICE, now, now + 30),
+            ReviewStore(store.db).claim_cooldown(GUILD, ALICE, now, now + 30),
+            ReviewStore(other.db).claim_cooldown(GUILD, ALICE, now, now + 30),
         )
         assert sorted(claims, key=lambda c: c is not None) == [None, now + 30]
-        assert await other.reviews.claim_cooldown(GUILD, ALICE, now + 29, now + 59) == now + 30
-        assert await other.reviews.claim_cooldown(GUILD, ALICE, now + 30, now + 60) is None
-        assert await store.reviews.claim_cooldown(GUILD + 1, ALICE, now, now + 30) is None
+        assert (
+            await ReviewStore(other.db).claim_cooldown(GUILD, ALICE, now + 29, now + 59) == now + 30
+        )
+        assert await ReviewStore(other.db).claim_cooldown(GUILD, ALICE, now + 30, now + 60) is None
+        assert await ReviewStore(store.db).claim_cooldown(GUILD + 1, ALICE, now, now + 30) is None
     finally:
         await other.close()
 
@@ -235,13 +241,13 @@ async def test_small_boards_are_reviewed_at_once(store: Store, clock: FakeClock)
             game = await finished(service)
             found = await service.reviews.at_once(game.id)
             assert found is not None and found[1].moves == game.moves
-            assert await store.reviews.get(game.id) == encode(found[1])
+            assert await ReviewStore(store.db).get(game.id) == encode(found[1])
             # An older version's review is recomputed at once, and replaces the old row.
             old = await finished(service, channel=2)
-            await store.reviews.put(old.id, OLD_REVIEW)
+            await ReviewStore(store.db).put(old.id, OLD_REVIEW)
             again = await service.reviews.at_once(old.id)
             assert again is not None and again[1].decider == 1  # not the old row's 3
-            assert await store.reviews.get(old.id) == encode(again[1])
+            assert await ReviewStore(store.db).get(old.id) == encode(again[1])
             assert executor.reviews == 0
         finally:
             await service.close()

@@ -11,6 +11,9 @@ import threading
 
 import pytest
 
+from bot.app import GameService
+from bot.challenges.service import UNSHOWN_LAPSE
+from bot.config import ServiceConfig
 from bot.errors import (
     AlreadyPlaying,
     BotChallenge,
@@ -33,11 +36,10 @@ from bot.errors import (
     SelfChallenge,
     StaleBoard,
 )
+from bot.games import ai
+from bot.games.pool import Cost
+from bot.games.queries import Store
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus, Result
-from bot.service import GameService, ServiceConfig, ai
-from bot.service.challenges import UNSHOWN_LAPSE
-from bot.service.pool import Cost
-from bot.store import Store
 from bot.tunables import Values
 from engine import Board, Mark
 
@@ -48,6 +50,7 @@ from .helpers import (
     CHANNEL,
     GUILD,
     FakeClock,
+    game_of,
     make_service,
     member_game,
     play_out,
@@ -274,10 +277,10 @@ async def test_a_won_game_is_rated(service: GameService, clock: FakeClock) -> No
     game = await member_game(service, ALICE, BOB)
     for cell in X_WINS[:-1]:
         clock.advance(10)
-        game = await service.play(game.id, game.current_player_id, cell, game.move_no)
+        game = (await service.move(game.id, game.current_player_id, cell, game.move_no)).game
         assert game.turn_deadline == clock.now + 300
         assert game.status is GameStatus.ACTIVE
-    game = await service.play(game.id, ALICE, X_WINS[-1], game.move_no)
+    game = (await service.move(game.id, ALICE, X_WINS[-1], game.move_no)).game
     assert game.status is GameStatus.FINISHED and game.result is Result.WIN
     assert (game.winner_id, game.winner_mark, game.turn_deadline) == (ALICE, Mark.X, None)
     assert game.current_player_id is None
@@ -325,45 +328,45 @@ async def test_a_drawn_game(service: GameService) -> None:
 async def test_play_rejections_each_typed(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
     with pytest.raises(GameNotFound):
-        await service.play(99_999, ALICE, 0, 0)
+        await service.move(99_999, ALICE, 0, 0)
     with pytest.raises(GameNotFound):
-        await service.play(game.id, ALICE, 0, 0, guild_id=GUILD + 1)
+        await service.move(game.id, ALICE, 0, 0, guild_id=GUILD + 1)
     with pytest.raises(NotAPlayer):
-        await service.play(game.id, CAROL, 0, 0)
+        await service.move(game.id, CAROL, 0, 0)
     with pytest.raises(StaleBoard):
-        await service.play(game.id, ALICE, 0, 1)
+        await service.move(game.id, ALICE, 0, 1)
     with pytest.raises(NotYourTurn):
-        await service.play(game.id, BOB, 0, 0)
+        await service.move(game.id, BOB, 0, 0)
     for bad in (-1, 9, 100, True, "4"):
         with pytest.raises(InvalidCell):
-            await service.play(game.id, ALICE, bad, 0)  # type: ignore[arg-type]
-    game = await service.play(game.id, ALICE, 4, 0, guild_id=GUILD)
+            await service.move(game.id, ALICE, bad, 0)  # type: ignore[arg-type]
+    game = (await service.move(game.id, ALICE, 4, 0, guild_id=GUILD)).game
     with pytest.raises(CellTaken):
-        await service.play(game.id, BOB, 4, 1)
+        await service.move(game.id, BOB, 4, 1)
     game = await play_out(service, game, [0, 1, 8, 7])  # X: 4, 1, 7 wins the column
     assert game.status is GameStatus.FINISHED
     with pytest.raises(GameOver):
-        await service.play(game.id, BOB, 2, game.move_no)
+        await service.move(game.id, BOB, 2, game.move_no)
     assert (await service.get_game(game.id)).moves == (4, 0, 1, 8, 7)
 
 
 async def test_validation_order(service: GameService) -> None:
     game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)
+    game = (await service.move(game.id, ALICE, 4, 0)).game
     # Each earlier check wins over every later one.
     with pytest.raises(NotAPlayer):
-        await service.play(game.id, CAROL, 4, 0)  # also stale, taken
+        await service.move(game.id, CAROL, 4, 0)  # also stale, taken
     with pytest.raises(StaleBoard):
-        await service.play(game.id, ALICE, 4, 0)  # also out of turn, taken
+        await service.move(game.id, ALICE, 4, 0)  # also out of turn, taken
     with pytest.raises(NotYourTurn):
-        await service.play(game.id, ALICE, 99, 1)  # also invalid
+        await service.move(game.id, ALICE, 99, 1)  # also invalid
     with pytest.raises(InvalidCell):
-        await service.play(game.id, BOB, 99, 1)
+        await service.move(game.id, BOB, 99, 1)
     finished = await play_out(service, game, [0, 1, 8, 7])
     with pytest.raises(GameOver):
-        await service.play(finished.id, CAROL, 99, 0)  # over beats everything
+        await service.move(finished.id, CAROL, 99, 0)  # over beats everything
     with pytest.raises(GameNotFound):
-        await service.play(finished.id, CAROL, 99, 0, guild_id=GUILD + 1)
+        await service.move(finished.id, CAROL, 99, 0, guild_id=GUILD + 1)
 
 
 async def test_game_lookups(service: GameService) -> None:
@@ -411,7 +414,7 @@ async def test_inline_replies_commit_both_moves_at_once(
     while game.is_live:
         cell = next(c for c in range(9) if Board.from_moves(game.moves).cell(c) is None)
         before = game.move_no
-        game = await service.play(game.id, ALICE, cell, before)
+        game = (await service.move(game.id, ALICE, cell, before)).game
         stored = await store.get_game(game.id)
         assert stored == game
         seen_statuses.add(stored.status)
@@ -434,10 +437,10 @@ async def test_bot_replies_within_play(service: GameService) -> None:
     assert game.moves == () and game.x_id == ALICE
     while game.is_live:
         with pytest.raises(NotAPlayer):
-            await service.play(game.id, BOB, 0, game.move_no)
+            await service.move(game.id, BOB, 0, game.move_no)
         cell = next(c for c in range(9) if Board.from_moves(game.moves).cell(c) is None)
         before = game.move_no
-        game = await service.play(game.id, ALICE, cell, before)
+        game = (await service.move(game.id, ALICE, cell, before)).game
         assert game.move_no == before + 2 or not game.is_live
     assert game.status is GameStatus.FINISHED
     assert game.winner_id is None  # impossible never loses: a draw or the bot's win
@@ -457,7 +460,7 @@ async def test_bot_games_count_per_level_and_streaks(service: GameService) -> No
         while game.is_live:
             board = game.board
             cell = next(c for c in (0, 1, 2, 4, 6, 8, 3, 5, 7) if board.cell(c) is None)
-            game = await service.play(game.id, ALICE, cell, game.move_no)
+            game = (await service.move(game.id, ALICE, cell, game.move_no)).game
         results.append(game)
     stats = await service.stats.player_stats(GUILD, ALICE)
     levels = {lr.level: lr.record for lr in stats.versus_bot}
@@ -495,7 +498,7 @@ async def test_a_late_click_settles_the_timeout(service: GameService, clock: Fak
     game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0])
     clock.advance(301)
     with pytest.raises(GameOver, match="Time ran out"):
-        await service.play(game.id, ALICE, 1, 2)
+        await service.move(game.id, ALICE, 1, 2)
     stored = await service.get_game(game.id)
     assert (stored.result, stored.winner_id) == (Result.TIMEOUT, BOB)
     assert await service.sweep() == ([], [])
@@ -551,7 +554,7 @@ async def test_stop_abandons_unrated(service: GameService) -> None:
     with pytest.raises(GameNotFound, match="no game"):
         await service.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=True)
     game = await member_game(service, ALICE, BOB)
-    game = await service.play(game.id, ALICE, 4, 0)
+    game = (await service.move(game.id, ALICE, 4, 0)).game
     with pytest.raises(PermissionDenied):
         await service.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
     with pytest.raises(StaleBoard):
@@ -563,7 +566,7 @@ async def test_stop_abandons_unrated(service: GameService) -> None:
         None,
     )
     with pytest.raises(GameOver):
-        await service.play(game.id, BOB, 0, 1)
+        await service.move(game.id, BOB, 0, 1)
     bob = await service.stats.player_stats(GUILD, BOB)
     assert bob.versus_members.games == 0 and bob.rating == 1500.0 and bob.current_streak == 0
     assert [g.id for g in await service.stats.history(GUILD)] == [game.id]  # listed, not counted
@@ -732,9 +735,9 @@ async def test_real_process_pool(store: Store, clock: FakeClock) -> None:
             GUILD, CHANNEL, ALICE, level="hard", first=First.OPPONENT
         )
         assert len(game.moves) == 1
-        game = await service.play(
-            game.id, ALICE, next(c for c in range(9) if c not in game.moves), 1
-        )
+        game = (
+            await service.move(game.id, ALICE, next(c for c in range(9) if c not in game.moves), 1)
+        ).game
         assert len(game.moves) == 3 and replays_with_seeds(game)
         game = await service.endings.forfeit(game.id, ALICE)
         assert (await service.reviews.review(game.id, ALICE))[1].values
@@ -765,7 +768,7 @@ async def test_a_cancelled_click_still_gets_its_bot_reply_and_close_waits(
     executor = GatedExecutor()
     service = make_service(store, clock, executor)
     game = await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
-    click = asyncio.create_task(service.play(game.id, ALICE, 4, 0))
+    click = asyncio.create_task(game_of(service.move(game.id, ALICE, 4, 0)))
     assert await asyncio.to_thread(executor.submitted.wait, 10)
     assert (await store.get_game(game.id)).status is GameStatus.BOT_TO_MOVE
     click.cancel()  # the interaction goes away while the bot thinks
@@ -877,7 +880,7 @@ async def test_cheap_replies_go_first_in_the_pool(
         tasks = []
         for (name, _level, _side, _k), game in zip(shapes, games, strict=True):
             cell = next(c for c in (5, 6, 7, 8, 9) if game.board.cell(c) is None)
-            game = await service.play(game.id, ALICE, cell, game.move_no, await_reply=False)
+            game = (await service.move(game.id, ALICE, cell, game.move_no, await_reply=False)).game
             assert game.status is GameStatus.BOT_TO_MOVE
             task = asyncio.create_task(service.bot_reply(game))
             task.add_done_callback(lambda _, name=name: finished.append(name))

@@ -16,8 +16,10 @@ from aiohttp import web
 
 from bot import tunables
 from bot.__main__ import FatalError, configure_logging, use_endpoints
+from bot.config import ServiceConfig
+from bot.games import servers as guilds
 from bot.models import GuildSettings
-from bot.service import ServiceConfig, guilds
+from bot.servers.cog import ServerSettings
 from bot.settings import DEFAULT_DATABASE_PATH, Settings, SettingsError
 from bot.tunables import (
     AI_WORKERS,
@@ -30,7 +32,6 @@ from bot.tunables import (
     TURN_TIMEOUT,
     Values,
 )
-from bot.ui.cogs.settings import ServerSettings
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.secret-token-value_0123456789"

@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.challenges.queries import ChallengeQueries
+from bot.db.shards import owned, owned_named, owned_names, owned_values
+from bot.games.queries import Store
+from bot.games.rules import is_abort
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -25,11 +29,10 @@ from bot.models import (
     Result,
     Settlement,
     Shards,
+    StandingPing,
 )
-from bot.service.pings import outranks
-from bot.service.rules import is_abort
-from bot.store import StandingPing, Store
-from bot.store.shards import owned, owned_named, owned_names, owned_values
+from bot.pings.queries import PingStore
+from bot.pings.service import outranks
 from engine import Mark
 
 from .helpers import ALICE, BOB, CHANNEL, FakeClock, make_service
@@ -113,7 +116,7 @@ async def populate(store: Store) -> World:
         world.reminder[high] = (await insert(new_game(high, turn_deadline=NOW + 50))).id
         game = await insert(new_game(high))
         ping = StandingPing(game.id, CHANNEL, 9000 + high, ALICE, 0, False)
-        assert (await store.pings.claim(ping, functools.partial(outranks, ping))).won
+        assert (await PingStore(store.db).claim(ping, functools.partial(outranks, ping))).won
         ended = dataclasses.replace(
             game,
             moves=(0, 3, 1, 4, 2),
@@ -125,7 +128,7 @@ async def populate(store: Store) -> World:
         )
         assert await store.end_game(ended, game, lambda rows: Settlement())
         world.left_behind[high] = game.id
-        challenge = await store.insert_challenge(
+        challenge = await ChallengeQueries(store.db).insert_challenge(
             due_challenge(high), cooldown_until=0.0, exempt=False
         )
         world.challenge[high] = challenge.id
@@ -146,16 +149,16 @@ async def test_each_once_only_query_finds_exactly_the_owned_servers(
     assert {g.id for g in await store.overdue_games(NOW, shards)} == ids_in(world.overdue, mine)
     owed = await store.games_bot_to_move(shards)
     assert {g.id for g in owed} == ids_in(world.bot_to_move, mine)
-    waiting = await store.pings.waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
+    waiting = await PingStore(store.db).waiting(NOW, NOW - 1.0, NOW + 65.0, shards=shards)
     assert {s.game.id for s in waiting} == ids_in(world.reminder, mine)
-    stale = await store.pings.stale(shards=shards)
+    stale = await PingStore(store.db).stale(shards=shards)
     assert {row[0] for row in stale} == ids_in(world.left_behind, mine)
 
-    expired = await store.expire_challenges(NOW, shards)
+    expired = await ChallengeQueries(store.db).expire_challenges(NOW, shards)
     assert {c.id for c in expired} == ids_in(world.challenge, mine)
     assert all(c.status is ChallengeStatus.EXPIRED for c in expired)
     # The others' challenges are left pending, for their own process to expire.
-    rest = await store.expire_challenges(NOW)
+    rest = await ChallengeQueries(store.db).expire_challenges(NOW)
     assert {c.id for c in rest} == ids_in(world.challenge, set(HIGHS) - mine)
 
 
@@ -234,7 +237,7 @@ async def test_two_processes_sweep_each_game_once(
         # Nothing is left for either, and a second sweep settles nothing twice.
         assert await first.overdue_games(NOW) == []
         assert await first.games_bot_to_move() == []
-        assert await first.expire_challenges(NOW) == []
+        assert await ChallengeQueries(first.db).expire_challenges(NOW) == []
         for service in (evens, odds):
             assert await service.sweep() == ([], [])
     finally:

@@ -20,6 +20,11 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 
+from bot.challenges.queries import ChallengeQueries
+from bot.db.shards import owned_names, owned_values
+from bot.games import sql as statements
+from bot.games.queries import Store
+from bot.games.refusals import ChannelTaken
 from bot.models import (
     Challenge,
     ChallengeStatus,
@@ -32,10 +37,8 @@ from bot.models import (
     Settlement,
     Shards,
 )
-from bot.store import ChannelTaken, Store
-from bot.store import pings as ping_statements
-from bot.store import sql as statements
-from bot.store.shards import owned_names, owned_values
+from bot.pings import queries as ping_statements
+from bot.stats.queries import StatsQueries
 from engine import Mark
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
@@ -259,7 +262,10 @@ async def test_end_game_writes_what_the_settlement_says_once(store: Store, db_pa
     assert not await store.end_game(final, game, plus_minus_20(final, seen))
     assert raw_player(db_path, ALICE) == (1520.0, 1, 1, 0, 0, 1, 1, NOW + 9)
     assert raw_player(db_path, BOB) == (1480.0, 1, 0, 1, 0, -1, 0, NOW + 9)
-    alice, bob = await store.player(GUILD, ALICE), await store.player(GUILD, BOB)
+    alice, bob = (
+        await StatsQueries(store.db).player(GUILD, ALICE),
+        await StatsQueries(store.db).player(GUILD, BOB),
+    )
     assert (alice.rating, alice.rated_games, alice.record.wins, alice.rank) == (1520.0, 1, 1, 1)
     assert (bob.rating, bob.rated_games, bob.record.losses, bob.rank) == (1480.0, 1, 1, 2)
     # A second game: settle is handed the rows as stored.
@@ -296,12 +302,12 @@ async def test_bot_records_add_up_per_level(store: Store, db_path: Path) -> None
             return Settlement(players=((ALICE, row),), bot_record=(ALICE, lv, rec))
 
         assert await store.end_game(final, game, settle)
-    records = {lr.level: lr.record for lr in await store.bot_records(GUILD, ALICE)}
+    records = {lr.level: lr.record for lr in await StatsQueries(store.db).bot_records(GUILD, ALICE)}
     assert records == {"easy": Record(1, 1, 0), "hard": Record(0, 0, 1)}
     assert raw_player(db_path, ALICE) == (1500.0, 0, 0, 0, 0, 2, 7, NOW)
-    alice = await store.player(GUILD, ALICE)
+    alice = await StatsQueries(store.db).player(GUILD, ALICE)
     assert (alice.rated_games, alice.rank) == (0, None)
-    assert await store.leaderboard(GUILD, 10, lambda total: 0) == (0, 0, [])
+    assert await StatsQueries(store.db).leaderboard(GUILD, 10, lambda total: 0) == (0, 0, [])
     with reader(db_path) as conn:
         assert conn.execute("SELECT DISTINCT rated FROM games").fetchall() == [(0,)]
 
@@ -509,7 +515,9 @@ async def test_a_cancelled_snapshot_read_ends_its_transaction(store: Store) -> N
     for nth in range(-1, 5):
         view = await cancelled_at(store, store.channel_view(GUILD, CHANNEL, NOW), nth)
         assert isinstance(view, asyncio.CancelledError) or view.games == (game,)
-        board = await cancelled_at(store, store.leaderboard(GUILD, 10, lambda total: 0), nth)
+        board = await cancelled_at(
+            store, StatsQueries(store.db).leaderboard(GUILD, 10, lambda total: 0), nth
+        )
         assert isinstance(board, asyncio.CancelledError) or board == (0, 0, [])
         # A read transaction left open would make the next BEGIN fail.
         assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
@@ -555,53 +563,77 @@ def pending_challenge() -> Challenge:
 
 
 async def test_challenges(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    assert await store.get_challenge(challenge.id) == challenge
-    assert await store.get_challenge(challenge.id + 1) is None
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id) == challenge
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id + 1) is None
     view = await store.channel_view(GUILD, CHANNEL, NOW)
     assert view.challenges == (challenge,) and view.games == ()
     assert (await store.channel_view(GUILD, CHANNEL, NOW + 60)).challenges == ()
-    assert await store.set_challenge_message(challenge.id, 9, NOW + 61)
-    assert not await store.set_challenge_message(challenge.id + 1, 9, NOW + 61)
-    assert await store.expire_challenges(NOW + 60) == []
-    expired = await store.expire_challenges(NOW + 61)
+    assert await ChallengeQueries(store.db).set_challenge_message(challenge.id, 9, NOW + 61)
+    assert not await ChallengeQueries(store.db).set_challenge_message(challenge.id + 1, 9, NOW + 61)
+    assert await ChallengeQueries(store.db).expire_challenges(NOW + 60) == []
+    expired = await ChallengeQueries(store.db).expire_challenges(NOW + 61)
     assert [c.id for c in expired] == [challenge.id]
     assert expired[0].status is ChallengeStatus.EXPIRED and expired[0].message_id == 9
-    assert await store.answer_challenge(challenge.id, ChallengeStatus.DECLINED, NOW) is None
-    again = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    declined = await store.answer_challenge(again.id, ChallengeStatus.DECLINED, NOW)
+    assert (
+        await ChallengeQueries(store.db).answer_challenge(
+            challenge.id, ChallengeStatus.DECLINED, NOW
+        )
+        is None
+    )
+    again = await ChallengeQueries(store.db).insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    declined = await ChallengeQueries(store.db).answer_challenge(
+        again.id, ChallengeStatus.DECLINED, NOW
+    )
     assert declined == dataclasses.replace(again, status=ChallengeStatus.DECLINED)
-    assert await store.answer_challenge(again.id, ChallengeStatus.WITHDRAWN, NOW) is None
+    assert (
+        await ChallengeQueries(store.db).answer_challenge(again.id, ChallengeStatus.WITHDRAWN, NOW)
+        is None
+    )
 
 
 async def test_accept_challenge(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
-    accepted = await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
+    accepted = await ChallengeQueries(store.db).accept_challenge(
+        challenge.id, new_game(), NOW, exclusive=True, **ROOMY
+    )
     assert accepted is not None
     stored_challenge, game = accepted
     assert stored_challenge.status is ChallengeStatus.ACCEPTED
     assert stored_challenge.game_id == game.id
-    assert await store.get_challenge(challenge.id) == stored_challenge
+    assert await ChallengeQueries(store.db).get_challenge(challenge.id) == stored_challenge
     assert (await store.channel_view(GUILD, CHANNEL, NOW)).games == (game,)
     # Accepted once: again (or past expiry) there is nothing to accept, and no game.
     assert (
-        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=False, **ROOMY)
+        await ChallengeQueries(store.db).accept_challenge(
+            challenge.id, new_game(), NOW, exclusive=False, **ROOMY
+        )
         is None
     )
-    late = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    late = await ChallengeQueries(store.db).insert_challenge(pending_challenge(), **NO_COOLDOWN)
     assert (
-        await store.accept_challenge(late.id, new_game(), NOW + 60, exclusive=False, **ROOMY)
+        await ChallengeQueries(store.db).accept_challenge(
+            late.id, new_game(), NOW + 60, exclusive=False, **ROOMY
+        )
         is None
     )
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
 
 
 async def test_accept_rolls_back_when_the_channel_is_taken(store: Store) -> None:
-    challenge = await store.insert_challenge(pending_challenge(), **NO_COOLDOWN)
+    challenge = await ChallengeQueries(store.db).insert_challenge(
+        pending_challenge(), **NO_COOLDOWN
+    )
     await store.insert_game(new_game(x_id=5, o_id=6), exclusive=True, **ROOMY)
     with pytest.raises(ChannelTaken):
-        await store.accept_challenge(challenge.id, new_game(), NOW, exclusive=True, **ROOMY)
-    again = await store.get_challenge(challenge.id)
+        await ChallengeQueries(store.db).accept_challenge(
+            challenge.id, new_game(), NOW, exclusive=True, **ROOMY
+        )
+    again = await ChallengeQueries(store.db).get_challenge(challenge.id)
     assert again is not None and again.status is ChallengeStatus.PENDING
     assert len(await store.live_games(GUILD, CHANNEL)) == 1
 
@@ -653,16 +685,16 @@ async def test_leaderboard_order_and_pages(store: Store) -> None:
         counted.append(total)
         return 0
 
-    total, offset, rows = await store.leaderboard(GUILD, 3, first_page)
+    total, offset, rows = await StatsQueries(store.db).leaderboard(GUILD, 3, first_page)
     assert (total, offset, counted) == (8, 0, [8])
     assert [user for user, _ in rows] == [1, 5, 7]  # 1 has two wins; 5 and 7 tie on 1520/1
     assert [row.rank for _, row in rows] == [1, 2, 3]
-    total, offset, rows = await store.leaderboard(GUILD, 3, lambda total: 6)
+    total, offset, rows = await StatsQueries(store.db).leaderboard(GUILD, 3, lambda total: 6)
     assert offset == 6 and [row.rank for _, row in rows] == [7, 8]
-    assert (await store.player(GUILD, 7)).rank == 3
-    assert (await store.player(GUILD, 8)).rank == 8
-    assert await store.player(GUILD, 99) == PlayerRow()
-    assert (await store.leaderboard(GUILD + 1, 3, lambda total: 0))[0] == 0
+    assert (await StatsQueries(store.db).player(GUILD, 7)).rank == 3
+    assert (await StatsQueries(store.db).player(GUILD, 8)).rank == 8
+    assert await StatsQueries(store.db).player(GUILD, 99) == PlayerRow()
+    assert (await StatsQueries(store.db).leaderboard(GUILD + 1, 3, lambda total: 0))[0] == 0
 
 
 async def test_history_newest_first_and_per_player(store: Store) -> None:
@@ -739,7 +771,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
             new_game(channel_id=CHANNEL + 1 + i), exclusive=True, **ROOMY
         )
         await store.end_game(won(game, X_WINS, Mark.X), game, nothing)
-    await store.insert_challenge(
+    await ChallengeQueries(store.db).insert_challenge(
         dataclasses.replace(pending_challenge(), expires_at=NOW), **NO_COOLDOWN
     )
     # These statements are the ones the store runs...
@@ -751,7 +783,7 @@ async def test_status_queries_use_their_partial_indexes(store: Store, db_path: P
     await store.overdue_games(NOW)
     await store.history(GUILD, None, 10)
     await store.history(GUILD, ALICE, 10)
-    assert len(await store.expire_challenges(NOW)) == 1
+    assert len(await ChallengeQueries(store.db).expire_challenges(NOW)) == 1
     await store.trace(None)
     for sql in STATUS_QUERIES:
         assert any(expanded(sql).fullmatch(s) for s in traced), sql
@@ -784,7 +816,7 @@ def sweep_queries(shards: Shards | None) -> dict[str, tuple[object, ...] | dict[
 async def test_a_sweep_of_some_shards_searches_the_same_indexes(
     store: Store, db_path: Path
 ) -> None:
-    """The ownership condition (bot/store/shards.py) only drops rows the index already
+    """The ownership condition (bot/db/shards.py) only drops rows the index already
     found: the plans are those of a sweep of every server."""
     for i in range(40):
         game = await store.insert_game(
@@ -889,7 +921,10 @@ async def test_a_sweep_with_no_challenge_due_takes_no_write_lock(
     lock: the sweep answers at once instead of waiting for it."""
     with reader(db_path) as blocker:
         blocker.execute("BEGIN IMMEDIATE")
-        assert await asyncio.wait_for(store.expire_challenges(NOW), timeout=1.0) == []
+        assert (
+            await asyncio.wait_for(ChallengeQueries(store.db).expire_challenges(NOW), timeout=1.0)
+            == []
+        )
         blocker.execute("COMMIT")
 
 

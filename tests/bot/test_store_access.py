@@ -1,4 +1,4 @@
-"""Who may use the store's one connection when (``bot.store.sqlite.Access``).
+"""Who may use the store's one connection when (``bot.db.sqlite.Access``).
 
 Stand-alone statements may be in flight together; a transaction has the connection to
 itself, waits for the statements already in flight, holds back new ones, and queued
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.store.sqlite import Access
+from bot.db.sqlite import Access
 
 
 async def settle() -> None:

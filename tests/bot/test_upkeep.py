@@ -1,4 +1,4 @@
-"""Data over years (bot/service/upkeep.py, bot/store/upkeep.py), on SQLite and PostgreSQL:
+"""Data over years (bot/upkeep/service.py, bot/upkeep/queries.py), on SQLite and PostgreSQL:
 outages and clock jumps move turn clocks on, servers the bot left, deleted boards and
 channels, and the pruning of what nobody needs any more."""
 
@@ -11,15 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import GameService
+from bot.challenges.queries import ChallengeQueries
 from bot.errors import ChallengeNotFound, GameNotFound
-from bot.models import ChallengeStatus, First, GameStatus, Result, Shards
-from bot.service import GameService
-from bot.service.pings import outranks
-from bot.service.upkeep import ALLOWANCE, DAY, PRUNE_EVERY
+from bot.games.queries import Store
+from bot.models import ChallengeStatus, First, GameStatus, Result, Shards, StandingPing
+from bot.pings.calloff_queries import CallOffStore
+from bot.pings.queries import PingStore
+from bot.pings.service import outranks
 from bot.settings import Settings, SettingsError
-from bot.store import StandingPing, Store
-from bot.store import upkeep as upkeep_sql
+from bot.stats.queries import StatsQueries
+from bot.stats.review_queries import ReviewStore
 from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
+from bot.upkeep import queries as upkeep_sql
+from bot.upkeep.service import ALLOWANCE, DAY, PRUNE_EVERY
 from tests.pgtools import read_rows
 
 from .helpers import (
@@ -58,7 +63,7 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
     first = make_service(store, clock, executor)
     await first.start()
     game = await member_game(first, ALICE, BOB)
-    game = await first.play(game.id, ALICE, 4, 0)
+    game = (await first.move(game.id, ALICE, 4, 0)).game
     challenge = await first.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)
     await first.challenges.set_message(challenge, 600)
     await first.sweep()  # the last sign of life
@@ -74,11 +79,11 @@ async def test_a_restart_moves_deadlines_and_expiries_on_by_the_outage(
         assert moved is not None and moved.turn_deadline is not None
         assert moved.turn_deadline - clock.now >= left  # at least what was left
         assert moved.turn_deadline == game.turn_deadline + 3610
-        pending = await store.get_challenge(challenge.id)
+        pending = await ChallengeQueries(store.db).get_challenge(challenge.id)
         assert pending is not None and pending.expires_at == challenge.expires_at + 3610
         swept, expired = await second.sweep()
         assert swept == [] and expired == []
-        played = await second.play(game.id, BOB, 0, 1)  # Bob moves normally
+        played = (await second.move(game.id, BOB, 0, 1)).game  # Bob moves normally
         assert played.status is GameStatus.ACTIVE
     finally:
         await second.close()
@@ -147,7 +152,7 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
     await service.start()
     try:
         game = await member_game(service)
-        game = await service.play(game.id, ALICE, 4, 0)
+        game = (await service.move(game.id, ALICE, 4, 0)).game
         pending = await service.challenges.create(GUILD, CHANNEL + 1, CAROL, DAVE)
         other = await member_game(service, CAROL, DAVE, guild=GUILD + 1)
 
@@ -156,7 +161,7 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
             (game.id, GameStatus.ABANDONED, Result.ABANDONED)
         ]
         assert [c.id for c in withdrawn] == [pending.id]
-        assert (await store.player(GUILD, ALICE)).rated_games == 0
+        assert (await StatsQueries(store.db).player(GUILD, ALICE)).rated_games == 0
         # Its slot and seats are free (a cap of one game per server and per member).
         await service.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
 
@@ -165,12 +170,12 @@ async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_lat
         assert await service.upkeep.guild_back(GUILD)
         await service.upkeep.guild_left(GUILD)
         clock.advance(29 * DAY)
-        assert (await service.upkeep.tidy(lambda _guild: False))[1] == []
+        assert (await service.upkeep.prune(lambda _guild: False))[1] == []
         clock.advance(2 * DAY)
-        _pruned, erased = await service.upkeep.tidy(lambda _guild: False)
+        _pruned, erased = await service.upkeep.prune(lambda _guild: False)
         assert erased == [GUILD]
         assert await store.get_game(game.id) is None
-        assert await store.get_challenge(pending.id) is None
+        assert await ChallengeQueries(store.db).get_challenge(pending.id) is None
         assert (await store.get_game(other.id)) is not None  # another server's
         assert await count(db_target, "left_guilds") == 0
     finally:
@@ -184,7 +189,7 @@ async def test_a_server_the_bot_is_in_again_is_not_erased(
     game = await member_game(service)
     await service.upkeep.guild_left(GUILD)
     clock.advance(31 * DAY)
-    _pruned, erased = await service.upkeep.tidy(lambda guild: guild == GUILD)
+    _pruned, erased = await service.upkeep.prune(lambda guild: guild == GUILD)
     assert erased == [] and await store.get_game(game.id) is not None
     assert await count(db_target, "left_guilds") == 0
 
@@ -195,7 +200,7 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
     service = make_service(store, clock, executor)
     game = await member_game(service)
     await service.set_game_message(game.id, 900)
-    game = await service.play(game.id, ALICE, 4, 0)
+    game = (await service.move(game.id, ALICE, 4, 0)).game
     assert await service.upkeep.message_gone(GUILD, CHANNEL, 901) == ([], [])  # not ours
     ended, _ = await service.upkeep.message_gone(GUILD, CHANNEL, 900)
     assert [(g.id, g.result, g.winner_id) for g in ended] == [(game.id, Result.ABANDONED, None)]
@@ -209,13 +214,15 @@ async def test_a_deleted_board_or_channel_ends_its_games_unrated(
 
     game = await member_game(service, CAROL, DAVE)
     standing = StandingPing(game.id, CHANNEL, 903, CAROL, 0, False)
-    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
+    assert (await PingStore(store.db).claim(standing, functools.partial(outranks, standing))).won
     pending = await service.challenges.create(GUILD, CHANNEL + 1, ALICE, BOB)
     games, challenges = await service.upkeep.channel_gone(GUILD, CHANNEL)
     assert [g.id for g in games] == [game.id] and challenges == []
-    assert await store.pings.get(game.id) is None  # forgotten, never sent to
-    assert (await store.get_challenge(pending.id)).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
-    assert (await store.player(GUILD, CAROL)).rated_games == 0
+    assert await PingStore(store.db).get(game.id) is None  # forgotten, never sent to
+    assert (
+        await ChallengeQueries(store.db).get_challenge(pending.id)
+    ).status is ChallengeStatus.PENDING  # type: ignore[union-attr]
+    assert (await StatsQueries(store.db).player(GUILD, CAROL)).rated_games == 0
 
 
 @pytest.mark.parametrize("history_days", [None, 60.0])
@@ -231,15 +238,15 @@ async def test_pruning_in_batches(
     )
     old = await member_game(service)  # rated, with a review and a ping left behind
     standing = StandingPing(old.id, CHANNEL, 800, ALICE, 0, False)
-    assert (await store.pings.claim(standing, functools.partial(outranks, standing))).won
+    assert (await PingStore(store.db).claim(standing, functools.partial(outranks, standing))).won
     await play_out(service, old, [4, 0])  # both moved: rated
     await service.endings.forfeit(old.id, BOB)
-    await store.reviews.put(old.id, "{}")
+    await ReviewStore(store.db).put(old.id, "{}")
     declined = await service.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
     await service.challenges.decline(declined.id, DAVE)
     stale = await member_game(service, DAVE, CAROL, channel=CHANNEL + 1)
-    await store.calloffs.propose(stale.id, DAVE, 0, clock.now)
-    await service.play(stale.id, DAVE, 4, 0)  # the proposal no longer holds
+    await CallOffStore(store.db).propose(stale.id, DAVE, 0, clock.now)
+    await service.move(stale.id, DAVE, 4, 0)  # the proposal no longer holds
     assert await count(db_target, "cooldowns") == 3
 
     clock.advance(61 * DAY)
@@ -247,27 +254,27 @@ async def test_pruning_in_batches(
         service, await member_game(service, ALICE, BOB, channel=CHANNEL + 2), [4, 0]
     )
     await service.endings.forfeit(recent.id, ALICE)
-    await store.reviews.put(recent.id, "{}")
+    await ReviewStore(store.db).put(recent.id, "{}")
     fresh = await service.challenges.create(GUILD, CHANNEL + 3, ALICE, CAROL)
     await service.challenges.decline(fresh.id, CAROL)
 
-    pruned, _ = await service.upkeep.tidy(lambda _guild: True)
+    pruned, _ = await service.upkeep.prune(lambda _guild: True)
     # Carol's and Dave's cooldowns ran out (Alice's towards Bob was claimed again), and
     # the three challenges that ended 61 days ago go; the recent one stays.
     assert pruned.cooldowns == 2 and pruned.challenges == 3
     assert pruned.reviews == 1 and pruned.pings == 1 and pruned.calloffs == 1
     assert pruned.games == (1 if history_days else 0)
-    assert await store.reviews.get(recent.id) == "{}"
-    assert (await store.get_challenge(fresh.id)) is not None
+    assert await ReviewStore(store.db).get(recent.id) == "{}"
+    assert (await ChallengeQueries(store.db).get_challenge(fresh.id)) is not None
     assert (await store.get_game(old.id) is None) == bool(history_days)
-    assert await store.calloffs.get(stale.id) is None
+    assert await CallOffStore(store.db).get(stale.id) is None
     # Ratings and records stay whatever happens to the games.
-    assert (await store.player(GUILD, ALICE)).rated_games == 2
-    assert (await store.player(GUILD, BOB)).rated_games == 2
+    assert (await StatsQueries(store.db).player(GUILD, ALICE)).rated_games == 2
+    assert (await StatsQueries(store.db).player(GUILD, BOB)).rated_games == 2
     # Once per PRUNE_EVERY.
-    assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 0
+    assert (await service.upkeep.prune(lambda _guild: True))[0].total == 0
     clock.advance(PRUNE_EVERY)
-    assert (await service.upkeep.tidy(lambda _guild: True))[0].total == 2  # two cooldowns
+    assert (await service.upkeep.prune(lambda _guild: True))[0].total == 2  # two cooldowns
 
 
 async def test_each_pruning_statement_reads_an_index_or_a_small_table(db_path: Path) -> None:
@@ -311,11 +318,11 @@ async def test_a_click_on_another_message_than_the_recorded_one_changes_nothing(
     game = await service.challenges.accept(challenge.id, BOB, GUILD, message_id=500)
     assert game.message_id == 500  # the challenge's message became the board
     with pytest.raises(GameNotFound):
-        await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=501)
+        await service.move(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=501)
     with pytest.raises(GameNotFound):
         await service.endings.forfeit(game.id, ALICE, guild_id=GUILD, message_id=501)
     assert await store.get_game(game.id) == game
-    played = await service.play(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=500)
+    played = (await service.move(game.id, ALICE, 4, 0, guild_id=GUILD, message_id=500)).game
     assert played.move_no == 1
     # A click from no message at all (there is always one from Discord) goes by the id.
-    assert (await service.play(game.id, BOB, 0, 1, guild_id=GUILD)).move_no == 2
+    assert ((await service.move(game.id, BOB, 0, 1, guild_id=GUILD)).game).move_no == 2

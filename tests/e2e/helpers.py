@@ -18,7 +18,7 @@ the bot must stop cleanly, as on SIGTERM.
 
 The helpers read boards the way a user sees them (labels, styles, disabled buttons) and
 check each board's shape and custom_ids on the way; the expected Elo ratings are computed
-here, independently of ``bot.service.ratings``.
+here, independently of ``bot.games.ratings``.
 """
 
 from __future__ import annotations

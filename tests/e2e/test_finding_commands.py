@@ -23,11 +23,11 @@ import pytest
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot.errors import SelfChallenge
+from bot.games import render
 from bot.i18n import N_, Duration, Message, Translator, translator
 from bot.models import Record
-from bot.ui import render
+from bot.servers.preferences import marked
 from bot.ui.commands_i18n import CommandTranslator
-from bot.ui.preferences import marked
 from discord_emulator import CallbackType, Emulator, Permission, User, UserActionError
 from discord_emulator import Message as Posted
 from tests.e2e.inprocess import BotInProcess

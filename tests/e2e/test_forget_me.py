@@ -25,7 +25,7 @@ from .helpers import Arena, edited_through_channel, refusal
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 POSTGRESQL = True  # the privacy module on PostgreSQL too (tests/e2e/conftest.py)
 
-CONFIRM_SECONDS = 300  # bot.service.privacy.CONFIRM_SECONDS, as a user is told it
+CONFIRM_SECONDS = 300  # bot.privacy.service.CONFIRM_SECONDS, as a user is told it
 
 
 async def ask(arena: Arena, user: User, channel: Channel, command: str) -> Message:

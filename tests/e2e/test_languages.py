@@ -18,9 +18,9 @@ import re
 import pytest
 
 from bot.errors import CellTaken, GameOver, NotChallenged, NotChallenger, NotYourTurn
+from bot.games import render
 from bot.i18n import N_, Message, translator
 from bot.models import Record
-from bot.ui import render
 from discord_emulator import CallbackType, User
 from discord_emulator import Message as Posted
 from engine.levels import get_level

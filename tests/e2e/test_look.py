@@ -14,9 +14,9 @@ import re
 import pytest
 
 from bot.errors import CellTaken, GameOver, NotChallenged, NotChallenger
+from bot.games import render
 from bot.i18n import N_, Message, Translator, translator
 from bot.models import Record
-from bot.ui import render
 from discord_emulator import ButtonStyle, CallbackType, User
 from engine.levels import get_level
 

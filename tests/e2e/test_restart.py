@@ -15,10 +15,11 @@ import time
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+from bot.app import GameService
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.launcher import BotProcess, ai_paused, answered_thinking
 from bot.models import Result
-from bot.service import GameService, ServiceConfig
-from bot.store import Store
 from bot.tunables import TURN_TIMEOUT
 from discord_emulator import CallbackType, Emulator, Permission, User
 from tests.overdue import outage, run_out

@@ -18,10 +18,10 @@ import statistics
 import time
 from pathlib import Path
 
+from bot.config import ServiceConfig
+from bot.games.queries import Store
 from bot.launcher import BotProcess, answered_thinking, full_collections_held_back
 from bot.models import Game, GameStatus, Result
-from bot.service.config import ServiceConfig
-from bot.store import Store
 from discord_emulator import (
     CallbackType,
     Channel,
