@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import re
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -147,6 +148,8 @@ async def run(games: int, move_seconds: float, scale: float | None) -> dict[str,
     standing = [p for t in tables for p in t.pings(standing=True)]
     slow_turns = sum(1 for t in tables for a, b in t.turns if b - a >= grace)
     limited = [r for r in requests if not exempt(r.path)]
+    for r in limited:  # none is expected: say which, so that a figure above 0 is explained
+        print(f"counted by the global limit: {r.method} {r.path} {r.status}", file=sys.stderr)
     figures = {
         "games": games,
         "member moves": moves,
