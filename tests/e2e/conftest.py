@@ -16,7 +16,7 @@ query on both engines, so these check the wiring, not each query again:
 
 The tests whose subject is the process itself (signals, SIGKILL, restarts, two
 processes on one database, inherited secrets, the command line) start ``python -m bot``
-with tests/e2e/processes.py.
+with bot.launcher (the one launcher, shared with the playground and the benches).
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@
             await bot.sweep()        # one sweep now, instead of waiting for the next
         assert bot.returncode == 0   # left the block: stopped as on SIGTERM, and waited for
 
-It is what ``python -m bot`` runs, given the same variables (``processes.bot_env``):
+It is what ``python -m bot`` runs, given the same variables (``bot.launcher.bot_env``):
 ``Settings.from_env``, ``use_endpoints``, ``open_store``, ``TicTacToeBot`` and
 ``serve`` (``bot/__main__.py``), with a ``stop`` event where the process has its signal
 handlers. Only the process's own concerns stay out: reading ``.env`` and the
-environment, the redacting stderr handler, signals and exit codes; tests/e2e/processes.py
+environment, the redacting stderr handler, signals and exit codes; ``bot.launcher``
 starts the process for the tests whose subject they are.
 
 The bot's log is captured by a logging handler with the process's format, so
