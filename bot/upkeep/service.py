@@ -73,7 +73,7 @@ class Upkeep:
         nothing) if it has live games."""
         self._store = store
         self._drop_ping = drop_ping
-        self._erase_left_guild = erase_left
+        self._erase_guild = erase_left
         self._upkeep_store = UpkeepStore(store.db)
         self._config = config
         self._clock = clock
@@ -228,7 +228,7 @@ class Upkeep:
                 await self.guild_back(guild_id)
                 continue
             await self._close_down(guild_id)  # in case a game started meanwhile
-            if not await self._erase_left_guild(guild_id):
+            if not await self._erase_guild(guild_id):
                 continue  # a game started again in between: next round
             log.info("Erased the data of server %s, which the bot left", guild_id)
             erased.append(guild_id)
