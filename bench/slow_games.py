@@ -41,12 +41,11 @@ from typing import Any
 
 from bench import harness
 from bench.setups import server_of, servers_needed
-from bot.pings.service import GRACE
-from bot.tunables import SWEEP_INTERVAL, TURN_TIMEOUT
+from bot.tunables import PING_GRACE_LONGEST, SWEEP_INTERVAL, TURN_TIMEOUT
 from discord_emulator import Emulator
 
 X_WINS = (0, 3, 1, 4, 2)  # X and O alternate; X completes the top row
-TURN, SWEEP = TURN_TIMEOUT.default, SWEEP_INTERVAL.default  # the bot's defaults (GRACE too)
+TURN, SWEEP = TURN_TIMEOUT.default, SWEEP_INTERVAL.default  # the bot's defaults (the grace too)
 
 
 def exempt(path: str) -> bool:
@@ -115,9 +114,9 @@ class Table:
 async def run(games: int, move_seconds: float, scale: float | None) -> dict[str, float]:
     factor = 1.0 if scale is None else scale
     env = {"LOG_LEVEL": "WARNING", "AI_WORKERS": "1"}
-    grace = GRACE
+    grace = PING_GRACE_LONGEST
     if scale is not None:
-        grace = GRACE * scale
+        grace = PING_GRACE_LONGEST * scale
         env |= {
             # No shorter than the servers' bounds allow: 30 s for a turn, 1 s for a sweep.
             "TURN_TIMEOUT_SECONDS": f"{max(TURN_TIMEOUT.low, TURN * scale):g}",

@@ -1,7 +1,8 @@
 """The game service as the bot runs it: ``GameService``, the games feature's ``Games``
 with every feature's service as a part (``challenges``, ``endings``, ``calloffs``,
 ``pings``, ``privacy``, ``reviews``, ``stats``, ``upkeep``, ...), which callers call
-directly; and what spans features: start-up, the sweep, rematches, closing.
+directly; and what spans features: start-up, the sweep, rematches, closing, and the
+steps upkeep takes from pings and privacy (``drop_ping``, ``erase_left``).
 """
 
 from __future__ import annotations
@@ -71,7 +72,15 @@ class GameService(Games):
         self.threads = NewThreads(store, config, self.guilds, self.challenges, self.replies)
         self.privacy = Privacy(store, config, clock)
         ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
-        self.upkeep = Upkeep(store, config, clock, ticks, self._locks)
+        self.upkeep = Upkeep(
+            store,
+            config,
+            clock,
+            ticks,
+            self._locks,
+            drop_ping=self.pings.drop,
+            erase_left=self.privacy.erase_left,
+        )
         self._bot_tasks: dict[int, asyncio.Task[Game | None]] = {}
 
     # -- life cycle ---------------------------------------------------------------------

@@ -40,6 +40,7 @@ __all__ = [
     "LAG_REPORT",
     "LEFT_SERVER_DAYS",
     "PING_GRACE",
+    "PING_GRACE_LONGEST",
     "REVIEW_COOLDOWN",
     "SERVER",
     "SERVER_GAMES",
@@ -163,8 +164,11 @@ PING_GRACE: Tunable[float | None] = Tunable(
     kind=Kind.SECONDS,
     label=N_("The wait before a turn notification"),
 )
-"""Seconds a turn waits before its player is pinged (None: min(30 s, a fifth of the turn);
-the lower bound is ``bot.pings.service.MIN_GRACE``)."""
+"""Seconds a turn waits before its player is pinged (None: the shorter of
+``PING_GRACE_LONGEST`` and a fifth of the turn, ``bot.pings.service.grace``)."""
+PING_GRACE_LONGEST = 30.0
+"""The longest a turn waits before its player is pinged while ``PING_GRACE`` is None
+(``/tictactoe-settings`` shows it)."""
 CHALLENGE_REACH: Tunable[int] = Tunable(
     name="challenge_reach",
     variable="CHALLENGE_REACH",

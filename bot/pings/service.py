@@ -3,7 +3,7 @@
 Editing a message notifies nobody in Discord, so a player is told it is their turn by a
 new message that mentions only them. Players watching the board need none, so it is sent
 only once a player has let their turn wait for the grace period (by default the shorter
-of ``GRACE`` and a fifth of the turn clock; a server may choose), by the sweep, at most
+of ``PING_GRACE_LONGEST`` and a fifth of the turn clock; a server may choose), by the sweep, at most
 once per turn. The reminder comes once more before the clock runs out: at most
 ``REMINDER_LEAD`` seconds (and at most a fifth of the turn) before the deadline, found up
 to one sweep interval early so a sweep cannot step over it, never in the turn's first
@@ -29,10 +29,9 @@ from bot.games.queries import Store
 from bot.games.writes import turn_over
 from bot.models import Game, GameStatus, Ping, StandingPing
 from bot.pings.queries import PingStore, TurnState
-from bot.tunables import PING_GRACE, SWEEP_INTERVAL
+from bot.tunables import PING_GRACE, PING_GRACE_LONGEST, SWEEP_INTERVAL
 
 __all__ = [
-    "GRACE",
     "MIN_GRACE",
     "REMINDER_LEAD",
     "Due",
@@ -45,9 +44,7 @@ __all__ = [
     "reminder_at",
 ]
 
-GRACE = 30.0
-"""The longest a player may take before being pinged, unless their server chose."""
-MIN_GRACE = 1.0
+MIN_GRACE = PING_GRACE.low
 """The shortest grace a server may choose (and the sweep's first look at a turn)."""
 REMINDER_LEAD = 60.0
 """The longest a reminder comes before the deadline (a fifth of the turn if shorter)."""
@@ -89,8 +86,8 @@ class Due:
 
 def grace(turn: float, chosen: float | None) -> float:
     """Seconds a player may take before being pinged: the server's choice, else the
-    shorter of ``GRACE`` and a fifth of the turn."""
-    return chosen if chosen is not None else min(GRACE, turn / 5)
+    shorter of ``PING_GRACE_LONGEST`` and a fifth of the turn."""
+    return chosen if chosen is not None else min(PING_GRACE_LONGEST, turn / 5)
 
 
 def reminder_at(start: float, deadline: float, early: float) -> float:
@@ -197,6 +194,12 @@ class TurnPings:
     async def forget(self, game_id: int, message_id: int) -> None:
         """Forget a ping whose message Discord deleted or no longer knows."""
         await self._ping_store.forget(game_id, message_id)
+
+    async def drop(self, game_id: int) -> None:
+        """Forget the game's ping, whatever its message: one the bot can no longer reach
+        (its channel was deleted, or the bot left the server), so nothing is sent to
+        delete it."""
+        await self._ping_store.drop(game_id)
 
     async def refused(self, game: Game) -> None:
         """The channel refused ``game``'s ping: not again in this turn."""

@@ -159,6 +159,16 @@ class Privacy:
         except LiveGames as refused:
             raise _guild_refusal(refused.games, asker) from None
 
+    async def erase_left(self, guild_id: int) -> bool:
+        """Erase a server the bot left long ago (``Upkeep.prune``) as ``erase_guild``
+        would, with nobody to ask. Whether it was: not while it has live games (a game
+        started again meanwhile), and then nothing is written."""
+        try:
+            await self._privacy_store.erase_guild(guild_id)
+        except LiveGames:
+            return False
+        return True
+
     # -- the confirm button -------------------------------------------------------------
 
     @staticmethod

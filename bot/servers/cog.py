@@ -17,7 +17,6 @@ from bot.errors import PermissionDenied
 from bot.games.servers import read_duration
 from bot.i18n import N_, Duration, Message, Translator
 from bot.models import GuildSettings
-from bot.pings.service import GRACE
 from bot.servers.preferences import choices_title, marked, on_off, preferences_view
 from bot.tunables import (
     CHALLENGE_COOLDOWN,
@@ -25,6 +24,7 @@ from bot.tunables import (
     CHALLENGE_TIMEOUT,
     GAMES_PER_MEMBER,
     PING_GRACE,
+    PING_GRACE_LONGEST,
     REVIEW_COOLDOWN,
     SERVER_GAMES,
     TURN_TIMEOUT,
@@ -74,8 +74,8 @@ def settings_text(
 
     def grace(of: GuildSettings) -> str:
         if (grace := of[PING_GRACE]) is None:
-            rule = N_("{time} (or a fifth of the turn clock if shorter)", time=_seconds(GRACE, t))
-            return t(rule)
+            longest = _seconds(PING_GRACE_LONGEST, t)
+            return t(N_("{time} (or a fifth of the turn clock if shorter)", time=longest))
         return _seconds(grace, t)
 
     def cooldown(seconds: float) -> str:

@@ -12,21 +12,24 @@ this for its own servers under its own shards' keys.
 Ending a game because it can no longer be played (the bot was removed from its server,
 its board or channel was deleted) is never anyone's loss either: it ends unrated
 (abandoned), which frees its slot and its players' seats.
+
+Two steps belong to other features, which upkeep does not import: forgetting the turn
+notification of a game whose channel or server is out of reach (``TurnPings.drop``), and
+erasing a server left long ago as /tictactoe-forget-server would (``Privacy.erase_left``).
+The composition (``bot.app``) hands them in.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.config import ServiceConfig
 from bot.games import rules, writes
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.models import Challenge, Game, Result
-from bot.pings.queries import PingStore
-from bot.privacy.queries import LiveGames, PrivacyStore
 from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
 from bot.upkeep.queries import Pruned, UpkeepStore
 
@@ -61,10 +64,16 @@ class Upkeep:
         clock: Callable[[], float],
         monotonic: Callable[[], float],
         locks: KeyedLocks,
+        *,
+        drop_ping: Callable[[int], Awaitable[None]],
+        erase_left: Callable[[int], Awaitable[bool]],
     ) -> None:
+        """``drop_ping(game_id)`` forgets a game's turn notification without deleting
+        its message; ``erase_left(guild_id)`` erases a server's data, False (writing
+        nothing) if it has live games."""
         self._store = store
-        self._ping_store = PingStore(store.db)
-        self._privacy_store = PrivacyStore(store.db)
+        self._drop_ping = drop_ping
+        self._erase_guild = erase_left
         self._upkeep_store = UpkeepStore(store.db)
         self._config = config
         self._clock = clock
@@ -135,7 +144,7 @@ class Upkeep:
         await self._upkeep_store.leave(guild_id, self._clock())
         games, challenges = await self._close_down(guild_id)
         for game in games:  # their messages are out of reach: nothing is sent to delete them
-            await self._ping_store.drop(game.id)
+            await self._drop_ping(game.id)
         return games, challenges
 
     async def guild_back(self, guild_id: int) -> bool:
@@ -158,7 +167,7 @@ class Upkeep:
         is sent to a channel that no longer exists."""
         games, challenges = await self._close_down(guild_id, channel_id)
         for game_id in (*ended, *(game.id for game in games)):
-            await self._ping_store.drop(game_id)
+            await self._drop_ping(game_id)
         return games, challenges
 
     async def message_gone(
@@ -219,9 +228,7 @@ class Upkeep:
                 await self.guild_back(guild_id)
                 continue
             await self._close_down(guild_id)  # in case a game started meanwhile
-            try:
-                await self._privacy_store.erase_guild(guild_id)
-            except LiveGames:
+            if not await self._erase_guild(guild_id):
                 continue  # a game started again in between: next round
             log.info("Erased the data of server %s, which the bot left", guild_id)
             erased.append(guild_id)

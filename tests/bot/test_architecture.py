@@ -9,9 +9,9 @@
   refs and i18n; ``bot.db``: the database engines and migrations; ``bot.ui``: the client,
   gate, router and outbox) and the features (``FEATURES``). Every arrow allowed between
   our packages is listed (``ARROWS``) and any other fails: a feature imports the core, the
-  engine and games, never another feature (the few exceptions are listed with their
-  reasons in ``ACROSS``); only a feature's Discord side (``DISCORD_SIDE``) and the core's
-  ``bot.ui`` import discord.py; the composition (``bot.app``, ``bot.ui.client``,
+  engine and games, never another feature (what one needs of another, the composition
+  hands it); only a feature's Discord side (``DISCORD_SIDE``) and the core's ``bot.ui``
+  import discord.py; the composition (``bot.app``, ``bot.ui.client``,
   ``bot.__main__``) puts the features together; ``engine`` imports nothing of ours, nor
   discord, asyncio or a database; ``discord_emulator`` imports nothing of ours, and
   ``playground`` only the emulator and ``bot.launcher`` (the bot as a process, for
@@ -275,18 +275,6 @@ ours only from these (its own package included). Features import the core, the e
 and games; their Discord side also takes the ``GameService`` (``bot.app``) to reach its
 feature's part (``service.challenges``), and only it (``OUTSIDE``) talks Discord. Anything
 else fails ``test_layers_import_one_way``."""
-ACROSS: dict[tuple[str, str], str] = {
-    ("bot.upkeep.service", "bot.pings.queries"): (
-        "a restart moves the standing pings' clocks on with the games' (Upkeep.resume)"
-    ),
-    ("bot.upkeep.service", "bot.privacy.queries"): (
-        "a server left long ago is erased as /tictactoe-forget-server would"
-    ),
-    ("bot.servers.cog", "bot.pings.service"): (
-        "/tictactoe-settings shows the default wait before a turn notification (GRACE)"
-    ),
-}
-"""Arrows between two features other than games, each with its reason."""
 DISCORD_SIDE = {
     "boards",
     "buttons",
@@ -342,7 +330,6 @@ def broken_arrows(edges: dict[str, set[str]]) -> list[str]:
             broken.append(f"{name} belongs to no package of ARROWS")
             continue
         ours = _starts(found, *OURS) - _starts(found, *ARROWS[package])
-        ours -= {target for target in ours if (name, target) in ACROSS}
         rule = outside_rule(name, package)
         ours |= _starts(found, *OUTSIDE.get(rule, ())) if rule else set()
         broken.extend(f"{name} imports {target}" for target in sorted(ours))
@@ -354,12 +341,6 @@ def test_layers_import_one_way() -> None:
     assert not broken, "\n".join(broken)
 
 
-def test_each_arrow_across_features_is_still_needed() -> None:
-    edges = graph()
-    unused = [f"{a} -> {b}" for a, b in ACROSS if b not in edges.get(a, set())]
-    assert not unused, "remove from ACROSS:\n" + "\n".join(unused)
-
-
 @pytest.mark.parametrize(
     ("module", "target"),
     [
@@ -368,6 +349,9 @@ def test_each_arrow_across_features_is_still_needed() -> None:
         ("bot.games.service", "bot.pings.service"),
         ("bot.games.queries", "bot.pings.queries"),
         ("bot.pings.service", "bot.challenges.service"),
+        ("bot.upkeep.service", "bot.pings.queries"),
+        ("bot.upkeep.service", "bot.privacy.queries"),
+        ("bot.servers.cog", "bot.pings.service"),
         ("bot.challenges.service", "bot.ui.gate"),
         ("bot.challenges.service", "discord"),
         ("bot.challenges.service", "bot.app"),

@@ -15,8 +15,8 @@ from bot.app import GameService
 from bot.games.queries import Store
 from bot.models import First, Game, GameStatus, Ping, StandingPing
 from bot.pings.queries import PingStore, TurnState
-from bot.pings.service import GRACE, REMINDER_LEAD, Due, Kind, due, grace, ping_of, reminder_at
-from bot.tunables import TURN_TIMEOUT
+from bot.pings.service import REMINDER_LEAD, Due, Kind, due, grace, ping_of, reminder_at
+from bot.tunables import PING_GRACE_LONGEST, TURN_TIMEOUT
 
 from .helpers import ALICE, BOB, CHANNEL, GUILD, FakeClock, make_service, member_game
 
@@ -63,7 +63,7 @@ def kind(item: Due | None) -> Kind | None:
 
 
 def test_the_grace_is_30_s_or_a_fifth_of_the_turn_unless_the_server_chose() -> None:
-    assert grace(300.0, None) == GRACE == 30.0
+    assert grace(300.0, None) == PING_GRACE_LONGEST == 30.0
     assert grace(60.0, None) == 12.0
     assert grace(300.0, 5.0) == 5.0
 
@@ -140,7 +140,7 @@ async def test_an_idle_player_is_due_one_ping_after_the_grace(
 ) -> None:
     pings = service.pings
     game = await member_game(service)  # ALICE to move; BOB accepted
-    clock.advance(GRACE - 1)
+    clock.advance(PING_GRACE_LONGEST - 1)
     assert await pings.due() == []
     clock.advance(1)
     (item,) = await pings.due()
@@ -167,10 +167,10 @@ async def test_the_reminder_replaces_the_first_ping_once_per_turn(
     pings = service.pings
     turn = service.config[TURN_TIMEOUT]  # 300 s: the reminder comes 60-65 s before
     await member_game(service)
-    clock.advance(GRACE)
+    clock.advance(PING_GRACE_LONGEST)
     (first,) = await pings.due()
     await pings.record(first, 1)
-    clock.advance(turn - REMINDER_LEAD - 5.0 - GRACE)
+    clock.advance(turn - REMINDER_LEAD - 5.0 - PING_GRACE_LONGEST)
     (item,) = await pings.due()
     assert item.kind is Kind.REMINDER and item.standing is not None
     assert item.standing.message_id == 1, "deleted before the reminder goes"
@@ -186,13 +186,13 @@ async def test_a_refused_turn_is_not_tried_again_but_the_next_is(
 ) -> None:
     pings = service.pings
     game = await member_game(service)
-    clock.advance(GRACE)
+    clock.advance(PING_GRACE_LONGEST)
     (item,) = await pings.due()
     await pings.refused(item.game)
     clock.advance(200)  # the reminder's time too
     assert await pings.due() == []
     moved = (await service.move(game.id, ALICE, 4, game.move_no)).game
-    clock.advance(GRACE)
+    clock.advance(PING_GRACE_LONGEST)
     assert [i.game.id for i in await pings.due()] == [moved.id]
 
 
@@ -216,7 +216,7 @@ async def test_choices_are_kept_per_member_and_server(
     assert await guilds.turn_pings_of(GUILD, ALICE) is False
     assert await guilds.turn_pings_of(GUILD + 1, ALICE) is None
     await member_game(service)  # ALICE to move
-    clock.advance(GRACE)
+    clock.advance(PING_GRACE_LONGEST)
     assert await pings.due() == []
     await guilds.set_turn_pings(GUILD, ALICE, True)
     assert len(await pings.due()) == 1
@@ -237,7 +237,7 @@ async def test_an_ended_games_ping_stays_listed_until_its_message_is_gone(
 ) -> None:
     pings = service.pings
     game = await member_game(service)
-    clock.advance(GRACE)
+    clock.advance(PING_GRACE_LONGEST)
     (item,) = await pings.due()
     await pings.record(item, 55)
     ended = await service.endings.forfeit(game.id, BOB)
