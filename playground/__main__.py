@@ -24,6 +24,7 @@ from bot.launcher import BotExited, BotProcess, bot_env
 from discord_emulator import Emulator
 
 from .api import Events, make_app
+from .guard import Hosts
 from .world import BOT_NAME, World
 
 log = logging.getLogger("playground")
@@ -82,7 +83,8 @@ async def run(args: argparse.Namespace) -> int:
     world = World(emu, folder)
     events = Events()
     emu.listeners.append(events.changed)
-    runner = web.AppRunner(make_app(world, events), shutdown_timeout=1.0)
+    hosts = Hosts()
+    runner = web.AppRunner(make_app(world, events, hosts), shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     try:
@@ -96,6 +98,7 @@ async def run(args: argparse.Namespace) -> int:
         )
         return 2
     port = runner.addresses[0][1]
+    hosts.serve(args.host, port)
     if not _loopback(args.host):
         print(
             f"warning: the page is served on {args.host}: anyone who can reach it can act as"

@@ -31,6 +31,7 @@ from aiohttp import web
 from discord_emulator import Channel, InteractionHandle, User, UserActionError
 from discord_emulator.client import run_user_command
 
+from .guard import Hosts, guard
 from .view import channel_view, commands_view, mark_read, message_view, state_view
 from .world import World
 
@@ -273,8 +274,9 @@ def _static(name: str, content_type: str) -> Handler:
     return serve
 
 
-def make_app(world: World, events: Events) -> web.Application:
-    app = web.Application(middlewares=[errors])
+def make_app(world: World, events: Events, hosts: Hosts) -> web.Application:
+    """The page and its API, answering only as ``hosts`` (see guard.py)."""
+    app = web.Application(middlewares=[guard(hosts), errors])
     app[WORLD] = world
     app[EVENTS] = events
     app.router.add_get("/", _static("index.html", "text/html"))
