@@ -36,7 +36,8 @@ Modules, from plain data up to the facade (imports go that way only):
 - the facade and the test side: ``emulator`` (:class:`Emulator`: the wiring, records,
   waits and users' actions), ``faults`` (trouble made on purpose), ``client`` (what a
   user's client offers, builds and refuses), ``waiting`` (waiters and listeners),
-  ``persist`` (the world saved as JSON and restored), ``observations`` (the timed moments
+  ``persist`` (the world saved as JSON and restored), ``retention`` (the oldest
+  messages and records forgotten, for a long run), ``observations`` (the timed moments
   of an interaction's way through the emulator, for benches: ``Emulator.observers``).
 """
 
@@ -66,6 +67,7 @@ from .observations import (
 )
 from .protocol import GatewayFrame, Intent
 from .ratelimits import BucketRule, Limits, RateLimiter
+from .retention import trim
 from .server import Fault, RecordedRequest
 from .shards import shard_for
 
@@ -110,4 +112,5 @@ __all__ = [
     "User",
     "UserActionError",
     "shard_for",
+    "trim",
 ]

@@ -410,6 +410,8 @@ class Gateway:
             and session.resumable
             and data.get("session_id") == session.id
             and self._check_token(str(data.get("token", "")))
+            # Events before the oldest kept one were trimmed (retention.py): no replay.
+            and (not session.events or (data.get("seq") or 0) >= session.events[0]["s"] - 1)
         )
         if not valid or session is None:
             self.invalid_sessions += 1

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import discord
+import pytest
 from discord import app_commands
 
-from discord_emulator import CallbackType, Emulator, Permission, persist
+from discord_emulator import CallbackType, Emulator, Permission, persist, trim
 from discord_emulator.client import USER, offered_commands, run_user_command
 
-from .helpers import build_world, running
+from .helpers import Arena, build_world, running
 
 
 class MenuBot(discord.Client):
@@ -84,3 +85,31 @@ async def test_a_restored_world_keeps_every_id_and_message(emu: Emulator) -> Non
     assert fresh > max([*again.users, *again.channels, posted.id])
     async with again:
         assert again.latest_message(again.channels[channel.id]) is copy
+
+
+async def test_trim_forgets_only_the_oldest(arena: Arena) -> None:
+    """What the playground calls after each change: the newest messages and records stay,
+    a forgotten message is Unknown Message to the bot, a live interaction is kept."""
+    emu = arena.emu
+    for i in range(12):
+        await emu.send_message(arena.alice, arena.channel, f"hello {i}")
+    old = await emu.run_command(arena.alice, arena.channel, "play", opponent=arena.bob, mark="x")
+    board = (await old.response()).message
+    assert board is not None
+    emu.advance(emu.token_lifetime + 1)
+    live = await emu.run_command(arena.bob, arena.channel, "play", opponent=arena.alice, mark="o")
+    await live.response()
+    first = arena.channel.messages[0]
+    assert len(emu.requests) > 3 and len(emu.gateway_log) > 3
+
+    trim(emu, messages_per_channel=5, records=1)
+
+    assert len(arena.channel.messages) == 5 and emu.message(first.id) is None
+    assert len(emu.requests) == 1 and len(emu.gateway_log) == 1
+    assert all(len(s.events) <= 1 for s in emu.gateway.sessions.values())
+    assert list(emu.interactions) == [live.id]  # the expired one went, the live one stays
+    with pytest.raises(discord.NotFound) as gone:
+        await arena.bot_channel().get_partial_message(first.id).edit(content="again")
+    assert gone.value.code == 10008
+    with pytest.raises(ValueError):
+        trim(emu, messages_per_channel=0, records=1)
