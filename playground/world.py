@@ -3,7 +3,14 @@
 The first start builds it; every later start loads it from ``world.json`` in the data
 folder, so the ids the bot stored (server, channels, members, its messages) name the same
 things and old boards keep working. The file is written a second after a change and at
-exit, atomically.
+exit, atomically (a temporary file, then a rename); the world is turned into JSON on the
+event loop, so it is one consistent moment, and the file written in a thread, so a large
+world never holds up the page or the emulator.
+
+A playground runs for days, so it forgets the oldest: each channel keeps its newest
+:data:`MESSAGES_KEPT` messages, and the emulator's records (requests, gateway frames,
+interactions) their newest :data:`RECORDS_KEPT` (``discord_emulator.trim``). A board older
+than that is gone, as a board a moderator deleted.
 """
 
 from __future__ import annotations
@@ -11,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from discord_emulator import Emulator, Guild, Permission, User, persist
+from discord_emulator import Emulator, Guild, Permission, User, persist, trim
 
 log = logging.getLogger("playground")
 
@@ -31,6 +40,10 @@ MODERATOR_PERMISSIONS = int(Permission.MANAGE_MESSAGES | Permission.MANAGE_GUILD
 """What a server's moderators usually hold, and what this bot asks of them: Manage Messages
 (stop others' games) and Manage Server (/tictactoe-settings, erasing a member's data)."""
 SAVE_DELAY = 1.0
+MESSAGES_KEPT = 500
+"""Per channel: hours of play in a busy channel, a page's worth many times over."""
+RECORDS_KEPT = 1000
+"""Of each emulator record: enough to read what just happened, small enough to stay cheap."""
 
 
 @dataclass
@@ -75,6 +88,10 @@ class World:
             persist.restore(emu, state["emulator"])
             self.reads = Reads.from_json(state["reads"])
             self._grant_moderators()
+        self._trimming = False
+        self._write_lock = threading.Lock()
+        self._generation = 0
+        self._written = 0
         emu.listeners.append(self.changed)
 
     def _grant_moderators(self) -> None:
@@ -99,22 +116,47 @@ class World:
         return found.user
 
     def changed(self) -> None:
-        """Save soon (coalescing a burst of changes into one write)."""
+        """Trim and save soon (a burst of changes: one trim, one write). Trimming waits for
+        the loop's next turn: the emulator may be walking a list it would shorten."""
+        loop = asyncio.get_running_loop()
+        if not self._trimming:
+            self._trimming = True
+            loop.call_soon(self.trim)
         if self._save_task is None or self._save_task.done():
-            self._save_task = asyncio.get_running_loop().create_task(self._save_later())
+            self._save_task = loop.create_task(self._save_later())
+
+    def trim(self) -> None:
+        self._trimming = False
+        trim(self.emu, messages_per_channel=MESSAGES_KEPT, records=RECORDS_KEPT)
 
     async def _save_later(self) -> None:
         await asyncio.sleep(SAVE_DELAY)
-        self.save()
+        await self.save_in_thread()
 
-    def save(self) -> None:
+    def _serialise(self) -> tuple[int, str]:
         state: dict[str, Any] = {
             "emulator": persist.snapshot(self.emu),
             "reads": self.reads.to_json(),
         }
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(self.path)
+        self._generation += 1
+        return self._generation, json.dumps(state, ensure_ascii=False)
+
+    def _write(self, generation: int, text: str) -> None:
+        """Write ``text`` unless a newer state is already on disk (a late thread loses)."""
+        with self._write_lock:
+            if generation <= self._written:
+                return
+            temporary = self.path.with_name(self.path.name + ".tmp")
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, self.path)
+            self._written = generation
+
+    async def save_in_thread(self) -> None:
+        """The world as it is now, written without blocking the event loop."""
+        await asyncio.to_thread(self._write, *self._serialise())
+
+    def save(self) -> None:
+        self._write(*self._serialise())
 
     async def close(self) -> None:
         if self._save_task is not None and not self._save_task.done():

@@ -1,14 +1,25 @@
 """The playground's world file, in process: a world saved by an older playground loads
-with what this one gives its members."""
+with what this one gives its members; a long run keeps the newest messages only; the file
+is written whole, in a thread."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import threading
 from pathlib import Path
 
 import pytest
 
 from discord_emulator import Emulator, Permission
-from playground.world import BOT_NAME, MODERATOR, MODERATOR_ROLE, World
+from playground.world import (
+    BOT_NAME,
+    MESSAGES_KEPT,
+    MODERATOR,
+    MODERATOR_ROLE,
+    WORLD_FILE,
+    World,
+)
 
 
 def test_an_older_worlds_moderator_may_open_the_settings(tmp_path: Path) -> None:
@@ -33,3 +44,48 @@ def test_the_bot_is_a_menus_target_but_never_the_acting_member(tmp_path: Path) -
     with pytest.raises(LookupError):
         world.member(bot.id)
     assert world.member(bot.id, bot=True) is bot
+
+
+def files(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+async def test_a_long_run_keeps_the_newest_messages_and_records(tmp_path: Path) -> None:
+    world = World(Emulator(bot_name=BOT_NAME), tmp_path)
+    emu = world.emu
+    alice = world.members[0]
+    general, games = world.guild.channels[0], world.guild.channels[1]
+    for i in range(MESSAGES_KEPT + 150):
+        await emu.send_message(alice, general, f"hello {i}")
+    first = general.messages[0]
+    await emu.send_message(alice, games, "one")
+    await asyncio.sleep(0)  # the trim runs on the loop's next turn
+    assert len(general.messages) == MESSAGES_KEPT
+    assert general.messages[-1].content == f"hello {MESSAGES_KEPT + 149}"
+    assert emu.message(first.id) is None
+    assert [m.content for m in games.messages] == ["one"]
+    await world.close()
+
+
+async def test_the_world_is_written_in_a_thread_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = World(Emulator(bot_name=BOT_NAME), tmp_path)
+    alice = world.members[0]
+    for i in range(50):
+        await world.emu.send_message(alice, world.guild.channels[0], f"hello {i}")
+    writers: list[int] = []
+    write = World._write
+
+    def noted(self: World, generation: int, text: str) -> None:
+        writers.append(threading.get_ident())
+        write(self, generation, text)
+
+    monkeypatch.setattr(World, "_write", noted)
+    await world.save_in_thread()
+    assert writers and threading.get_ident() not in writers
+    saved = json.loads((tmp_path / WORLD_FILE).read_text(encoding="utf-8"))
+    assert set(saved) == {"emulator", "reads"}
+    again = World(Emulator(bot_name=BOT_NAME), tmp_path)
+    assert [m.content for m in again.guild.channels[0].messages][-1] == "hello 49"
+    assert files(tmp_path) == [WORLD_FILE]  # no temporary file left behind
