@@ -44,8 +44,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="the address the page listens on (default 127.0.0.1: this machine only). Anyone"
-        " who reaches the page can act as every member.",
+        help="the address the page listens on (default 127.0.0.1: this machine only), and the"
+        " one name besides the loopback names it answers under: give the name or address"
+        " people will type. Anyone who reaches the page can act as every member.",
     )
     parser.add_argument(
         "--data",

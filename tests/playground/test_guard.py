@@ -29,12 +29,19 @@ async def page(tmp_path: Path) -> AsyncIterator[tuple[TestClient[TestServer], Wo
 
 
 async def test_a_foreign_host_is_refused(page: tuple[TestClient[TestServer], World, str]) -> None:
-    client, _world, served = page
+    client, world, served = page
     port = served.split(":")[1]
     for host in (f"evil.example:{port}", "127.0.0.1:1", "evil.example"):
         answer = await client.get("/api/state", headers={"Host": host})
         assert answer.status == 421
         assert "not served as" in await answer.text()
+    bob = next(m for m in world.members if m.name == "Bob")
+    changing = {"Host": f"evil.example:{port}"}
+    answer = await client.post(
+        "/api/locale", json={"as": str(bob.id), "locale": "de"}, headers=changing
+    )
+    assert answer.status == 421
+    assert world.emu.locale_of(bob) == "ja"
     for host in (served, f"localhost:{port}", f"[::1]:{port}"):
         assert (await client.get("/api/state", headers={"Host": host})).status == 200
 
