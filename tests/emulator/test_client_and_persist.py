@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import aiohttp
 import discord
 import pytest
 from discord import app_commands
@@ -113,3 +114,20 @@ async def test_trim_forgets_only_the_oldest(arena: Arena) -> None:
     assert gone.value.code == 10008
     with pytest.raises(ValueError):
         trim(emu, messages_per_channel=0, records=1)
+
+
+async def test_a_resume_from_before_the_trimmed_events_is_refused(arena: Arena) -> None:
+    """Discord cannot replay what it no longer has: INVALID_SESSION, not a silent gap."""
+    emu = arena.emu
+    for i in range(3):
+        await emu.send_message(arena.alice, arena.channel, f"hello {i}")
+    session = emu.gateway.session
+    assert session is not None and session.seq > 3
+    trim(emu, messages_per_channel=5, records=1)
+    async with aiohttp.ClientSession() as http, http.ws_connect(emu.gateway_url) as ws:
+        hello = await ws.receive_json()
+        assert hello["op"] == 10
+        resume = {"token": emu.bot_token, "session_id": session.id, "seq": 1}
+        await ws.send_json({"op": 6, "d": resume})
+        assert (await ws.receive_json())["op"] == 9
+    assert session.connection is not None  # the bot's own connection goes on
