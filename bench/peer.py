@@ -60,12 +60,12 @@ from pathlib import Path
 
 import discord
 
-from bench import harness
+from bench import harness, utarwyn_bot
 from bench.harness import BotExited, RunError, all_of, guarded, tolerated
 from bench.peer_bot import PEER_COMMAND
 from bench.peer_profile import print_breakdown
 from bench.peer_report import HEADER, Result, describe_checkout, row, summarise
-from bench.peer_tables import ACK_DEADLINE, OURS, PEER, Answers, Boards, Table
+from bench.peer_tables import ACK_DEADLINE, OURS, PEER, UTARWYN, Answers, Boards, Table
 from bench.procs import cpu_seconds, thread_cpu_seconds
 from bot.launcher import BotProcess, bot_env, full_collections_held_back
 from discord_emulator import Emulator
@@ -103,6 +103,7 @@ class Options:
     bot_env: dict[str, str]
     time_limit: float
     profile: Path | None = None
+    utarwyn: bool = False
 
 
 @dataclass
@@ -111,8 +112,8 @@ class Peer:
 
     options: Options
 
-    def kinds(self) -> tuple[str, str]:
-        return OURS, PEER
+    def kinds(self) -> tuple[str, ...]:
+        return (OURS, PEER, UTARWYN) if self.options.utarwyn else (OURS, PEER)
 
     async def run_once(self, kind: str, number: int) -> Result:
         result = await run_once(kind, self.options)
@@ -127,6 +128,8 @@ async def run_once(kind: str, options: Options, profile: Path | None = None) -> 
     args: tuple[str, ...]
     if kind == PEER:
         command, module, args = PEER_COMMAND, "bench.peer_bot", ()
+    elif kind == UTARWYN:
+        command, module, args = "tictactoe", "bench.utarwyn_bot", ()
     elif profile is not None:
         command, module, args = "tictactoe", "bench.peer_profile", (str(profile),)
     else:
@@ -252,9 +255,15 @@ def drive(options: Options) -> None:
         f"peer: python -m bench.peer_bot (discord.py {discord.__version__}'s"
         " examples/views/tic_tac_toe.py)\n"
     )
+    if options.utarwyn:
+        print(f"utarwyn: {utarwyn_bot.describe()}\n")
+        utarwyn_bot.install()
     print(HEADER, flush=True)
-    by_kind = harness.play(Peer(options), options.runs)
-    results = [r for pair in zip(by_kind[OURS], by_kind[PEER], strict=True) for r in pair]
+    scenario = Peer(options)
+    by_kind = harness.play(scenario, options.runs)
+    results = [
+        r for turn in zip(*(by_kind[k] for k in scenario.kinds()), strict=True) for r in turn
+    ]
     summarise(results)
     if options.profile is not None:
         profiled = asyncio.run(run_once(OURS, options, options.profile))
@@ -292,6 +301,12 @@ def main() -> None:
         help="the most one run's timed clicks may take (default 600)",
     )
     parser.add_argument(
+        "--utarwyn",
+        action="store_true",
+        help="a third bot in the turns: utarwyn/discord-tictactoe (npm discord-tictactoe,"
+        " discord.js 14; bench/utarwyn, installed by npm ci on first use)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -315,6 +330,7 @@ def main() -> None:
         bot_env=bot_env,
         time_limit=args.time_limit,
         profile=args.profile.resolve() if args.profile else None,
+        utarwyn=args.utarwyn,
     )
     if min(options.games, options.clicks, options.runs) < 1:
         parser.error("--games, --clicks and --runs must be at least 1")

@@ -20,11 +20,15 @@ from bench import harness
 from bench.harness import RunError
 from bench.peer_bot import PEER_COMMAND
 
-OURS, PEER = "ours", "peer"
+OURS, PEER, UTARWYN = "ours", "peer", "utarwyn"
+UTARWYN_LABELS = ("-", "X", "O")
+"""utarwyn's cell labels: empty, X (the challenger), O."""
 ACK_DEADLINE = 30.0
 """The emulator's answer deadline (Discord's is 3 s): a stall of this shared machine should
 not end a run; slowness shows in the latency columns instead."""
 ANSWER_TIMEOUT = ACK_DEADLINE + 15.0
+UTARWYN_SETTLE = 0.05
+"""Seconds between utarwyn's board and its first click (see ``Table.start_utarwyn``)."""
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
@@ -86,6 +90,14 @@ class Answers(harness.Answers):
 
 def cell_buttons(message: Message, kind: str) -> dict[int, dict[str, Any]]:
     """The board's buttons by cell (0-8, row by row), read from the raw components."""
+    if kind == UTARWYN:
+        return {
+            int(button["custom_id"]): button
+            for row in message.components
+            if row.get("type") == 1
+            for button in row.get("components", ())
+            if button.get("custom_id", "").isdigit()
+        }
     if kind == PEER:
         rows = [row for row in message.components if row.get("type") == 1]
         return {
@@ -150,6 +162,8 @@ class Table:
         if self.kind == PEER:
             handle = await emu.run_command(players[0], self.channel, PEER_COMMAND)
             message = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+        elif self.kind == UTARWYN:
+            message = await self.start_utarwyn(answers)
         else:
             if self.message_id:  # a rematch, asked by the last game's O: X's turn first
                 finished = self.emu.message(self.message_id)
@@ -169,6 +183,43 @@ class Table:
             raise RunError(f"no 3x3 board in {message!r}")
         self.message_id, self.cells, self.over = message.id, [0] * 9, False
         self.starts += 1
+
+    async def start_utarwyn(self, answers: Answers) -> Message:
+        """utarwyn's game: ``/tictactoe opponent:B``, B's Accept (``yes``); the board then
+        comes as an edit of the command's answer, and takes clicks once its collector is
+        set. The challenger is X; who moves first is drawn. Its last game leaves its list
+        after the final answer: a command that still finds it is refused (ephemeral) and
+        asked again."""
+        from discord_emulator import CallbackType
+
+        emu, players = self.emu, self.players
+        for _ in range(100):
+            handle = await emu.run_command(
+                players[0], self.channel, "tictactoe", opponent=players[1]
+            )
+            challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+            if challenge.components:
+                break
+            await asyncio.sleep(0.05)  # "a game is in progress": its end is on its way
+        else:
+            raise RunError(f"utarwyn refused every new game in {self.channel!r}")
+        accept = await emu.click(players[1], challenge, custom_id="yes")
+        await answers.wait(accept, CallbackType.UPDATE_MESSAGE)
+        board = challenge.id
+        try:
+            await answers.until(
+                lambda: len(cell_buttons(emu.message(board) or challenge, self.kind)) == 9,
+                ANSWER_TIMEOUT,
+            )
+        except TimeoutError:
+            raise RunError(f"no board in {challenge!r} after the Accept") from None
+        # Its move collector is set once its edit's answer is back: no event tells when.
+        await asyncio.sleep(UTARWYN_SETTLE)
+        message = emu.message(challenge.id)
+        assert message is not None
+        # It draws who moves first: the board names them (a mention); A is X, B is O.
+        self.x = 1 if f"<@{players[1].id}>" in message.content else 0
+        return message
 
     async def click(self, answers: Answers) -> float:
         """The player on move clicks the next cell; returns the seconds to the answer."""
@@ -194,7 +245,13 @@ class Table:
         took = answers.at.pop(handle.id) - started
         self.cells[cell] = 1 + mover
         self.over = game_over(self.cells)
-        if self.over:
+        if self.kind == UTARWYN:
+            labels = [b.get("label") for _, b in sorted(cell_buttons(message, self.kind).items())]
+            # Mark 1 is the first mover's, who is players[self.x]; A plays X, B plays O.
+            expected = [UTARWYN_LABELS[mark and 1 + ((mark - 1) ^ self.x)] for mark in self.cells]
+            if labels != expected:
+                raise RunError(f"{labels} on {message!r} after {self.cells}")
+        elif self.over:
             buttons = cell_buttons(message, self.kind).items()
             # Marks stay enabled (at full colour); an empty cell must not be playable.
             left = [c for c, b in buttons if not b.get("disabled") and not self.cells[c]]

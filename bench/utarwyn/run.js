@@ -1,0 +1,47 @@
+// utarwyn/discord-tictactoe (the npm package discord-tictactoe, discord.js 14) as a bot
+// for bench.peer, pointed at the emulator: DISCORD_TOKEN, DISCORD_API_BASE
+// (http://127.0.0.1:PORT/api/v10) from the environment; the gateway's URL comes from
+// GET /gateway/bot as on Discord. The package as shipped (its own login()'s intents and
+// defaults), with one addition: its slash command is registered at start (the package
+// registers it when an admin mentions the bot with "tttdeploy"; same command, same option).
+'use strict';
+const { Client, GatewayIntentBits, ApplicationCommandOptionType } = require('discord.js');
+const TicTacToe = require('discord-tictactoe');
+
+const base = process.env.DISCORD_API_BASE.replace(/\/+$/, '');
+const match = /^(.*)\/v(\d+)$/.exec(base);
+if (!match) throw new Error(`DISCORD_API_BASE should end in /v<version>: ${base}`);
+
+// The intents of TicTacToe.login(), for a slash command without the text command.
+const client = new Client({
+  intents: [
+    GatewayIntentBits.Guilds,
+    GatewayIntentBits.GuildMessages,
+    GatewayIntentBits.GuildMessageReactions
+  ],
+  rest: { api: match[1], version: match[2] }
+});
+const game = new TicTacToe({ language: 'en', command: 'tictactoe' });
+game.attach(client);
+client.once('ready', async () => {
+  // What AppCommandRegister.handleDeployMessage sends, globally.
+  await client.application.commands.set([
+    {
+      name: 'tictactoe',
+      description: 'Play tic-tac-toe',
+      options: [
+        {
+          type: ApplicationCommandOptionType.User,
+          name: 'opponent',
+          description: 'The opponent',
+          required: false
+        }
+      ]
+    }
+  ]);
+  console.log('commands registered');
+});
+const stop = () => client.destroy().finally(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+client.login(process.env.DISCORD_TOKEN);
