@@ -124,7 +124,7 @@ class Peer:
 async def run_once(kind: str, options: Options, profile: Path | None = None) -> Result:
     """One run of one bot: a fresh emulator, bot process and database; ``profile``: our
     bot under cProfile, writing there."""
-    boards = Boards() if kind == PEER else None
+    boards = Boards() if kind in (PEER, UTARWYN) else None
     args: tuple[str, ...]
     if kind == PEER:
         command, module, args = PEER_COMMAND, "bench.peer_bot", ()

@@ -27,41 +27,43 @@ ACK_DEADLINE = 30.0
 """The emulator's answer deadline (Discord's is 3 s): a stall of this shared machine should
 not end a run; slowness shows in the latency columns instead."""
 ANSWER_TIMEOUT = ACK_DEADLINE + 15.0
-UTARWYN_SETTLE = 0.05
-"""Seconds between utarwyn's board and its first click (see ``Table.start_utarwyn``)."""
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
 class Boards:
-    """The peer's announcements of boards ready for clicks (see ``ANNOUNCE_BOARDS``)."""
+    """The bot's announcements that a message takes clicks: the peer's once per board (see
+    ``ANNOUNCE_BOARDS``), utarwyn's once per collector it sets on a message (see
+    ``bench/utarwyn/run.js``), counted by message id."""
 
     def __init__(self) -> None:
-        self.ready: set[int] = set()
-        self.futures: dict[int, asyncio.Future[None]] = {}
+        self.counts: dict[int, int] = {}
+        self.futures: dict[int, list[tuple[int, asyncio.Future[None]]]] = {}
 
     async def read(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
             if not line.strip().isdigit():
                 continue  # not an announcement (nothing else should be written there)
             message_id = int(line)
-            future = self.futures.pop(message_id, None)
-            if future is None:
-                self.ready.add(message_id)
-            elif not future.done():
-                future.set_result(None)
+            count = self.counts[message_id] = self.counts.get(message_id, 0) + 1
+            waiting = self.futures.pop(message_id, [])
+            for needed, future in waiting:
+                if needed <= count and not future.done():
+                    future.set_result(None)
+            if left := [(n, f) for n, f in waiting if n > count]:
+                self.futures[message_id] = left
 
-    async def wait(self, message_id: int) -> None:
-        """Wait (at most ``ANSWER_TIMEOUT``) until the peer announced ``message_id``."""
-        if message_id in self.ready:
-            self.ready.discard(message_id)
+    async def wait(self, message_id: int, count: int = 1) -> None:
+        """Wait (at most ``ANSWER_TIMEOUT``) until the bot announced ``message_id``
+        ``count`` times."""
+        if self.counts.get(message_id, 0) >= count:
             return
         future = asyncio.get_running_loop().create_future()
-        self.futures[message_id] = future
+        self.futures.setdefault(message_id, []).append((count, future))
         try:
             async with asyncio.timeout(ANSWER_TIMEOUT):
                 await future
         except TimeoutError:
-            raise RunError(f"the peer never announced board {message_id}") from None
+            raise RunError(f"the bot never announced message {message_id} ({count})") from None
 
 
 class Answers(harness.Answers):
@@ -177,7 +179,7 @@ class Table:
             challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
             accept = await emu.click(players[1 - self.x], challenge, label="Accept")
             message = await answers.wait(accept, CallbackType.UPDATE_MESSAGE)
-        if answers.boards is not None:
+        if self.kind == PEER and answers.boards is not None:
             await answers.boards.wait(message.id)
         if len(cell_buttons(message, self.kind)) != 9:
             raise RunError(f"no 3x3 board in {message!r}")
@@ -187,9 +189,9 @@ class Table:
     async def start_utarwyn(self, answers: Answers) -> Message:
         """utarwyn's game: ``/tictactoe opponent:B``, B's Accept (``yes``); the board then
         comes as an edit of the command's answer, and takes clicks once its collector is
-        set. The challenger is X; who moves first is drawn. Its last game leaves its list
-        after the final answer: a command that still finds it is refused (ephemeral) and
-        asked again."""
+        set (it tells, see ``Boards``). The challenger is X; who moves first is drawn.
+        Its last game leaves its list after the final answer: a command that still finds
+        it is refused (ephemeral) and asked again."""
         from discord_emulator import CallbackType
 
         emu, players = self.emu, self.players
@@ -203,18 +205,12 @@ class Table:
             await asyncio.sleep(0.05)  # "a game is in progress": its end is on its way
         else:
             raise RunError(f"utarwyn refused every new game in {self.channel!r}")
+        assert answers.boards is not None
+        await answers.boards.wait(challenge.id)  # its collector takes the Accept
         accept = await emu.click(players[1], challenge, custom_id="yes")
-        await answers.wait(accept, CallbackType.UPDATE_MESSAGE)
-        board = challenge.id
-        try:
-            await answers.until(
-                lambda: len(cell_buttons(emu.message(board) or challenge, self.kind)) == 9,
-                ANSWER_TIMEOUT,
-            )
-        except TimeoutError:
-            raise RunError(f"no board in {challenge!r} after the Accept") from None
-        # Its move collector is set once its edit's answer is back: no event tells when.
-        await asyncio.sleep(UTARWYN_SETTLE)
+        await answers.wait(accept, CallbackType.UPDATE_MESSAGE)  # the board, "loading"
+        # Then it edits in whose turn it is, and sets the first move's collector.
+        await answers.boards.wait(challenge.id, 2)
         message = emu.message(challenge.id)
         assert message is not None
         # It draws who moves first: the board names them (a mention); A is X, B is O.
@@ -230,6 +226,9 @@ class Table:
         free = [cell for cell, mark in enumerate(self.cells) if not mark]
         cell = self.rng.choice(free)
         mover = (9 - len(free)) % 2
+        if self.kind == UTARWYN and answers.boards is not None:
+            # One collector for the Accept, then one per move, each set after the answer.
+            await answers.boards.wait(message.id, 11 - len(free))
         button = cell_buttons(message, self.kind).get(cell)
         if button is None or button.get("disabled"):
             raise RunError(f"cell {cell} is not playable on {message!r}; expected {self.cells}")

@@ -3,10 +3,25 @@
 // (http://127.0.0.1:PORT/api/v10) from the environment; the gateway's URL comes from
 // GET /gateway/bot as on Discord. The package as shipped (its own login()'s intents and
 // defaults), with one addition: its slash command is registered at start (the package
-// registers it when an admin mentions the bot with "tttdeploy"; same command, same option).
+// registers it when an admin mentions the bot with "tttdeploy"; same command, same option),
+// and one for the driver: each time it sets a collector on a message (the duel's Accept, then
+// one per move, set only once the last answer has come back), the message's id on stdout, so
+// that a click is not sent before anything listens for it (a person is never that quick).
 'use strict';
-const { Client, GatewayIntentBits, ApplicationCommandOptionType } = require('discord.js');
+const {
+  Client,
+  GatewayIntentBits,
+  ApplicationCommandOptionType,
+  Message
+} = require('discord.js');
 const TicTacToe = require('discord-tictactoe');
+
+const collector = Message.prototype.createMessageComponentCollector;
+Message.prototype.createMessageComponentCollector = function (...args) {
+  const created = collector.apply(this, args);
+  process.stdout.write(`${this.id}\n`);
+  return created;
+};
 
 const base = process.env.DISCORD_API_BASE.replace(/\/+$/, '');
 const match = /^(.*)\/v(\d+)$/.exec(base);
