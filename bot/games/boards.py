@@ -30,7 +30,7 @@ import discord
 from bot.app import GameService
 from bot.errors import GameError
 from bot.games.service import Moved
-from bot.games.views import board_view, challenge_mentions, challenge_view
+from bot.games.views import board_view, challenge_mentions, challenge_view, release
 from bot.models import Challenge, Game, GameStatus, Ping
 from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Outbox, reachable
 
@@ -82,19 +82,29 @@ class Boards:
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
-        await interaction.response.edit_message(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
     ) -> None:
         """Answer a click on the challenge's message with the challenge as it is now."""
-        await interaction.response.edit_message(
-            view=challenge_view(challenge), allowed_mentions=_QUIET
-        )
+        view = challenge_view(challenge)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
-        await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.edit_original_response(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
         """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
@@ -119,15 +129,18 @@ class Boards:
         """Post a new board or challenge as this interaction's answer, and record its
         message. After a deferral (``thinking``) the placeholder becomes the message."""
         view, mentions = _view_and_mentions(item)
-        if interaction.response.is_done():
-            message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
-            message_id = message.id
-        else:
-            sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
-            if sent.message_id is None:  # Discord always says; ask if it did not
-                message_id = (await interaction.original_response()).id
+        try:
+            if interaction.response.is_done():
+                edited = await interaction.edit_original_response(
+                    view=view, allowed_mentions=mentions
+                )
+                message_id = edited.id
             else:
-                message_id = sent.message_id
+                sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
+                # Discord always says; ask if it did not
+                message_id = sent.message_id or (await interaction.original_response()).id
+        finally:
+            release(view)
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
