@@ -153,6 +153,8 @@ class Table:
         """Which of ``players`` is X (a rematch swaps them)."""
         self.over = True
         self.starts = 0
+        self.games = 0
+        """Games started at this table, set-up included (``starts`` counts the timed ones)."""
 
     async def start(self, answers: Answers) -> None:
         """A new game. Ours: the first is ``/tictactoe`` and the opponent's Accept; the
@@ -185,27 +187,23 @@ class Table:
             raise RunError(f"no 3x3 board in {message!r}")
         self.message_id, self.cells, self.over = message.id, [0] * 9, False
         self.starts += 1
+        self.games += 1
 
     async def start_utarwyn(self, answers: Answers) -> Message:
         """utarwyn's game: ``/tictactoe opponent:B``, B's Accept (``yes``); the board then
         comes as an edit of the command's answer, and takes clicks once its collector is
         set (it tells, see ``Boards``). The challenger is X; who moves first is drawn.
-        Its last game leaves its list after the final answer: a command that still finds
-        it is refused (ephemeral) and asked again."""
+        Its last game leaves its list after the final answer: it tells that too (both
+        players' ids), and only then is the next game asked for."""
         from discord_emulator import CallbackType
 
         emu, players = self.emu, self.players
-        for _ in range(100):
-            handle = await emu.run_command(
-                players[0], self.channel, "tictactoe", opponent=players[1]
-            )
-            challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
-            if challenge.components:
-                break
-            await asyncio.sleep(0.05)  # "a game is in progress": its end is on its way
-        else:
-            raise RunError(f"utarwyn refused every new game in {self.channel!r}")
         assert answers.boards is not None
+        await answers.boards.wait(players[0].id, self.games)  # the last game has ended
+        handle = await emu.run_command(players[0], self.channel, "tictactoe", opponent=players[1])
+        challenge = await answers.wait(handle, CallbackType.CHANNEL_MESSAGE_WITH_SOURCE)
+        if not challenge.components:
+            raise RunError(f"utarwyn refused a new game in {self.channel!r}: {challenge!r}")
         await answers.boards.wait(challenge.id)  # its collector takes the Accept
         accept = await emu.click(players[1], challenge, custom_id="yes")
         await answers.wait(accept, CallbackType.UPDATE_MESSAGE)  # the board, "loading"

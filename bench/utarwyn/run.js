@@ -6,7 +6,9 @@
 // registers it when an admin mentions the bot with "tttdeploy"; same command, same option),
 // and one for the driver: each time it sets a collector on a message (the duel's Accept, then
 // one per move, set only once the last answer has come back), the message's id on stdout, so
-// that a click is not sent before anything listens for it (a person is never that quick).
+// that a click is not sent before anything listens for it (a person is never that quick);
+// and at each game's end (its events), both players' ids, so that their next /tictactoe does
+// not come before the game has left its list (it would be refused: "game in progress").
 'use strict';
 const {
   Client,
@@ -38,6 +40,9 @@ const client = new Client({
 });
 const game = new TicTacToe({ language: 'en', command: 'tictactoe' });
 game.attach(client);
+// A game has left its list of games (its players may start another): both players' ids.
+game.on('win', ({ winner, loser }) => process.stdout.write(`${winner.id}\n${loser.id}\n`));
+game.on('tie', ({ players }) => process.stdout.write(players.map(p => `${p.id}\n`).join('')));
 client.once('ready', async () => {
   // What AppCommandRegister.handleDeployMessage sends, globally.
   await client.application.commands.set([
