@@ -152,7 +152,6 @@ def message_free_intents() -> discord.Intents:
     cost as little as it can (see docs/decisions.md#message-events-without-a-message-cache)."""
     intents = discord.Intents.default()
     intents.dm_messages = False
-    intents.guild_messages = False  # as the helper "intent" does (issue 37 item 2)
     return intents
 
 
