@@ -4,6 +4,7 @@
     python -m bench.peer --quick               # 20 games, 300 clicks, 1 run each (smoke test)
     python -m bench.peer --bot-path /tmp/base  # our bot from another checkout (its PYTHONPATH)
     python -m bench.peer --quick --profile /tmp/ours.prof  # and where a click's CPU goes
+    python -m bench.peer --utarwyn             # utarwyn/discord-tictactoe in the turns too
 
 Run from the repository's root. The peer is ``bench/peer_bot.py``: discord.py's
 ``examples/views/tic_tac_toe.py`` behind a slash command, in memory. Our bot is
@@ -38,6 +39,13 @@ last answer (work put off past the answers, plus upkeep; not in the per-click fi
 with the bot. The emulator's answer deadline is 30 s, not 3, so that a stall of a shared
 machine shows as latency instead of ending the run; any unanswered or refused interaction,
 or a board that disagrees with the driver's copy, stops the run with an error.
+
+``--utarwyn`` adds a third bot, utarwyn/discord-tictactoe, the most used open-source one
+(npm ``discord-tictactoe``, discord.js 14; ``bench/utarwyn_bot.py`` installs it from the
+lock file and starts ``bench/utarwyn/run.js``): ``/tictactoe opponent:B`` and B's Accept
+start each game, whose first mover it draws; it announces on stdout each collector it sets
+and each game's end, and the driver waits for those before a click or a new game. Its
+CPU is node's whole process, from /proc like the others'.
 
 Runs alternate ours, peer, ours, peer... (``--runs`` of each), as the machine is shared and
 noisy. The ratio ours/peer is the median CPU per click of ours over that of the peer: at most
