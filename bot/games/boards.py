@@ -29,6 +29,7 @@ import discord
 
 from bot.app import GameService
 from bot.errors import GameError
+from bot.games import rules
 from bot.games.service import Moved
 from bot.games.views import board_view, challenge_mentions, challenge_view
 from bot.models import Challenge, Game, GameStatus, Ping
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 TOKEN_SECONDS = 14 * 60.0
 """How long a click's token is used to edit its board: Discord's last 15 minutes."""
+MAX_REPOSTS = 3
+"""Times a rated game's deleted board is posted again (in a process) before the game ends
+unrated: a board deleted again and again must not keep the bot posting."""
+CHECK_EVERY = 60.0
+"""Seconds between two checks of the same game's board for a busy channel's refusals."""
 
 
 def _view_and_mentions(
@@ -79,6 +85,8 @@ class Boards:
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self._pings = pings
+        self._reposts: dict[int, int] = {}  # game id: times its board was posted again
+        self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -183,20 +191,69 @@ class Boards:
         return True
 
     async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
-        """``item``'s message (``channel``: its whole channel) no longer exists: end its
-        live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
-        message's standing turn notification is deleted; in a deleted channel nothing is."""
+        """``item``'s message (``channel``: its whole channel) no longer exists. A live
+        game whose end would change ratings gets its board posted again (``_repost``);
+        else its live games end unrated and its pending challenges are withdrawn
+        (``Upkeep``). A deleted message's standing turn notification is deleted; in a
+        deleted channel nothing is."""
         service = self._service
         if channel:
             ended = (item.id,) if isinstance(item, Game) else ()
             await service.upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            return
+        if isinstance(item, Game) and await self._repost(item):
             return
         assert item.message_id is not None
         games, _ = await service.upkeep.message_gone(
             item.guild_id, item.channel_id, item.message_id
         )
         for game in games:
+            log.info("The board of game %s was deleted: it ended unrated", game.id)
             await self.delete_stale_ping(game)
+
+    async def _repost(self, game: Game) -> bool:
+        """Post a rated game's deleted board again in its channel, as it stands (the bot's
+        own message, paced, pinging nobody), and record it; the player on move gets a
+        fresh turn clock. At most ``MAX_REPOSTS`` times a game in a process, then the
+        game ends unrated like any other whose board is gone. Whether the game goes on
+        (or was settled meanwhile by someone else): False, it must end unrated. A post
+        Discord refuses ends the channel's games as if it were deleted."""
+        try:
+            current = await self._service.get_game(game.id, game.guild_id)
+        except GameError:
+            return True  # erased meanwhile: nothing to end
+        if not current.is_live or current.message_id != game.message_id:
+            return True  # settled or reposted meanwhile
+        if not rules.loses_rating(current):
+            return False
+        done = self._reposts.get(game.id, 0)
+        if done >= MAX_REPOSTS:
+            log.info("The board of game %s was deleted again after %d reposts", game.id, done)
+            return False
+        self._reposts[game.id] = done + 1
+        await self._outbox.slot()
+        channel = self._client.get_partial_messageable(game.channel_id)
+        try:
+            message = await channel.send(view=board_view(current), allowed_mentions=_QUIET)
+        except discord.HTTPException as exc:
+            log.warning("Could not post the board of game %s again: %s", game.id, exc)
+            await self._service.upkeep.channel_gone(game.guild_id, game.channel_id, (game.id,))
+            return True
+        if await self._service.reposted(current, message.id) is None:
+            return True  # it moved on elsewhere meanwhile: a click's refresh redraws it
+        log.info("The board of game %s was deleted: posted again (%d)", game.id, done + 1)
+        return True
+
+    async def check(self, game: Game) -> bool:
+        """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced
+        edit; at most once per ``CHECK_EVERY`` seconds a game (else False, no request),
+        so that a busy channel's refusals cost no request each."""
+        now = time.monotonic()
+        self._checked = {k: t for k, t in self._checked.items() if now - t < CHECK_EVERY}
+        if game.id in self._checked or game.message_id is None:
+            return False
+        self._checked[game.id] = now
+        return not await self.redraw(game)
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
