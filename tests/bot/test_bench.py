@@ -129,3 +129,28 @@ def test_the_drawing_bench_runs_and_prints_its_ratios() -> None:
     assert done.returncode == 0, done.stderr
     ratios = [line for line in done.stdout.splitlines() if " ratio " in line]
     assert [line.split(":")[0].strip() for line in ratios] == ["3x3", "5x5"], done.stdout
+
+
+def test_the_chatter_bench_runs_and_the_bot_gets_no_message() -> None:
+    """A short run of bench/chatter.py: members' messages cost the bot as it was, and
+    nothing more than idling the bot as it is (CPU ticks are 10 ms: only the order)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.chatter",
+            "--messages",
+            "150",
+            "--rounds",
+            "1",
+            "--settle",
+            "0.2",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    ratios = done.stdout.split("ratios to before (medians):")[1].splitlines()
+    assert [line.split()[0] for line in ratios if line.strip()][1:] == ["µs", "µs"], done.stdout
