@@ -87,6 +87,7 @@ class Boards:
         self._pings = pings
         self._reposts: dict[int, int] = {}  # game id: times its board was posted again
         self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
+        self._timeouts_checked: set[tuple[int, float | None]] = set()  # (game, deadline)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -243,6 +244,16 @@ class Boards:
             return True  # it moved on elsewhere meanwhile: a click's refresh redraws it
         log.info("The board of game %s was deleted: posted again (%d)", game.id, done + 1)
         return True
+
+    async def check_before_timeout(self, games: list[Game]) -> None:
+        """Before the sweep settles these overdue rated games, edit each board once (per
+        game and deadline, however many sweeps it stays overdue): a deleted one is posted
+        again (``gone``), with a fresh clock, and the game is not lost on time."""
+        checked = {(game.id, game.turn_deadline) for game in games}
+        for game in games:
+            if (game.id, game.turn_deadline) not in self._timeouts_checked:
+                await self.redraw(game)
+        self._timeouts_checked = checked
 
     async def check(self, game: Game) -> bool:
         """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced

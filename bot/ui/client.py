@@ -311,14 +311,15 @@ class TicTacToeBot(commands.AutoShardedBot):
             )
 
     async def sweep_once(self) -> None:
-        """Settle timed-out games and expired challenges, then redraw their messages;
-        send the turn notifications due, and delete those whose turn is over; prune."""
+        """Check the boards of rated games about to be lost on time (``Boards.gone`` posts
+        a deleted one again), settle timed-out games and expired challenges, then redraw
+        their messages; send the turn notifications due, and delete those whose turn is
+        over; prune."""
         self._sweeping += 1
         try:
             # A rated game is lost on time only on a board that still exists (else it is
             # posted again, with a fresh clock): one paced edit per such time-out.
-            for game in await self.service.overdue_at_stake():
-                await self.boards.redraw(game)
+            await self.boards.check_before_timeout(await self.service.overdue_at_stake())
             games, challenges = await self.service.sweep()
             for game in games:
                 # One line per game: with several processes, which one settled what.
