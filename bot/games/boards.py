@@ -246,9 +246,10 @@ class Boards:
         return True
 
     async def check_before_timeout(self, games: list[Game]) -> None:
-        """Before the sweep settles these overdue rated games, edit each board once (per
-        game and deadline, however many sweeps it stays overdue): a deleted one is posted
-        again (``gone``), with a fresh clock, and the game is not lost on time."""
+        """Before the sweep settles these overdue games, edit each board once (per game
+        and deadline, however many sweeps it stays overdue): nobody loses on time on a
+        board that was deleted (``gone``: a rated game's is posted again, with a fresh
+        clock; any other game ends unrated)."""
         checked = {(game.id, game.turn_deadline) for game in games}
         for game in games:
             if (game.id, game.turn_deadline) not in self._timeouts_checked:

@@ -105,11 +105,12 @@ class Games:
             raise GameNotFound()
 
     async def overdue_at_stake(self) -> list[Game]:
-        """The overdue games whose time-out would change ratings: the sweep checks that
-        their board still exists before settling them (``Boards.check_before_timeout``).
-        With ``config.shards``, in this process's servers."""
+        """The overdue games whose time-out would count (a rating, or a member's record
+        against the bot; not an abort): the sweep checks that their board still exists
+        before settling them (``Boards.check_before_timeout``). With ``config.shards``,
+        in this process's servers."""
         games = await self._store.overdue_games(self._clock(), self.config.shards)
-        return [game for game in games if rules.loses_rating(game)]
+        return [game for game in games if not rules.is_abort(game)]
 
     async def reposted(self, game: Game, message_id: int) -> Game | None:
         """``game``'s deleted board was posted again as ``message_id``: record it, and give

@@ -311,14 +311,14 @@ class TicTacToeBot(commands.AutoShardedBot):
             )
 
     async def sweep_once(self) -> None:
-        """Check the boards of rated games about to be lost on time (``Boards.gone`` posts
-        a deleted one again), settle timed-out games and expired challenges, then redraw
-        their messages; send the turn notifications due, and delete those whose turn is
-        over; prune."""
+        """Check the boards of games about to be lost on time (``Boards.gone`` posts a
+        rated game's deleted board again), settle timed-out games and expired
+        challenges, then redraw their messages; send the turn notifications due, and
+        delete those whose turn is over; prune."""
         self._sweeping += 1
         try:
-            # A rated game is lost on time only on a board that still exists (else it is
-            # posted again, with a fresh clock): one paced edit per such time-out.
+            # A game is lost on time only on a board that still exists: one paced edit
+            # per time-out that counts (``Boards.check_before_timeout``).
             await self.boards.check_before_timeout(await self.service.overdue_at_stake())
             games, challenges = await self.service.sweep()
             for game in games:

@@ -130,6 +130,23 @@ async def test_a_board_deleted_again_and_again_ends_its_game_unrated(arena: Aren
     await can_start(arena, alice, channel)  # the game is over, unrated
 
 
+async def test_a_bot_games_deleted_board_ends_it_unrated_before_its_time_out(
+    arena: Arena,
+) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    game_id = arena.board(board).game_id
+    arena.emu.delete_message(moderator, arena.current(board))
+    await run_out(arena.database, board.id)
+    await arena.sweep()
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT status, result FROM games WHERE id = {mark}"
+    assert await read_rows(arena.database, query, game_id) == [("abandoned", "abandoned")]
+    assert [m for m in arena.emu.messages(channel) if m.id > board.id] == []  # no repost
+
+
 async def test_a_deleted_board_is_found_by_a_busy_channels_refusal(arena: Arena) -> None:
     """A bot game's and an aborted member game's deleted boards: a /tictactoe refused
     because of them checks the board, ends the game unrated, and starts."""
