@@ -21,6 +21,7 @@ Redraws and deletes are not interaction answers: they go through the outbox's pa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Protocol
@@ -47,6 +48,8 @@ MAX_REPOSTS = 3
 unrated: a board deleted again and again must not keep the bot posting."""
 CHECK_EVERY = 60.0
 """Seconds between two checks of the same game's board for a busy channel's refusals."""
+CHECK_WAIT = 1.5
+"""Seconds a busy channel's refusal waits for its check of the board in the way."""
 
 
 def _view_and_mentions(
@@ -88,6 +91,7 @@ class Boards:
         self._reposts: dict[int, int] = {}  # game id: times its board was posted again
         self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
         self._timeouts_checked: set[tuple[int, float | None]] = set()  # (game, deadline)
+        self._checks: set[asyncio.Task[bool]] = set()  # ``check``s under way
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -216,9 +220,10 @@ class Boards:
         """Post a rated game's deleted board again in its channel, as it stands (the bot's
         own message, paced, pinging nobody), and record it; the player on move gets a
         fresh turn clock. At most ``MAX_REPOSTS`` times a game in a process, then the
-        game ends unrated like any other whose board is gone. Whether the game goes on
-        (or was settled meanwhile by someone else): False, it must end unrated. A post
-        Discord refuses ends the channel's games as if it were deleted."""
+        game ends unrated like any other whose board is gone. A post Discord refuses
+        ends the channel's games as if it were deleted. True if nothing more is to be
+        done (posted again, settled meanwhile, or the post refused); False: the game
+        must end unrated."""
         try:
             current = await self._service.get_game(game.id, game.guild_id)
         except GameError:
@@ -259,13 +264,21 @@ class Boards:
     async def check(self, game: Game) -> bool:
         """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced
         edit; at most once per ``CHECK_EVERY`` seconds a game (else False, no request),
-        so that a busy channel's refusals cost no request each."""
+        so that a busy channel's refusals cost no request each. A check that takes more
+        than ``CHECK_WAIT`` (a long queue for the pace) goes on alone, and this says
+        False: the command it serves must still be answered within Discord's 3 s."""
         now = time.monotonic()
         self._checked = {k: t for k, t in self._checked.items() if now - t < CHECK_EVERY}
         if game.id in self._checked or game.message_id is None:
             return False
         self._checked[game.id] = now
-        return not await self.redraw(game)
+        task = asyncio.create_task(self.redraw(game))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+        try:
+            return not await asyncio.wait_for(asyncio.shield(task), CHECK_WAIT)
+        except TimeoutError:
+            return False
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
