@@ -175,6 +175,20 @@ async def test_a_deleted_board_is_found_by_a_busy_channels_refusal(arena: Arena)
     assert "over" in text, text
 
 
+async def test_refusals_in_a_busy_channel_check_its_board_once_a_minute(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    path = f"/channels/{channel.id}/messages/{board.id}"
+    since = len(arena.emu.requests)
+    for _ in range(3):
+        answer = await arena.command(bob, channel, "tictactoe")
+        assert "already a game" in await refusal(answer)
+    edits = [r for r in arena.emu.requests[since:] if r.method == "PATCH" and r.path == path]
+    assert len(edits) == 1, edits  # the first refusal's check: the board is there
+    assert arena.board(board).live
+    await arena.command(alice, channel, "tictactoe-stop")
+
+
 async def test_a_deleted_challenge_is_withdrawn_when_it_expires(arena: Arena) -> None:
     alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
     channel = arena.channel()
