@@ -194,7 +194,7 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         config = ServiceConfig(self.settings.numbers, shards=owned_shards(self.settings))
         self.service = GameService(self.store, config)
-        health = Health(viewable=lambda channel_id: viewable(self, channel_id))
+        health = Health(viewable=lambda channel, guild: viewable(self, channel, guild))
         self.outbox = Outbox(share_of_limit(config.shards), health)
         self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
         self.boards = Boards(self, self.service, self.outbox, self.notices)

@@ -64,14 +64,22 @@ REMEMBERED = 10_000
 """Messages and channels remembered at most (the oldest forgotten): bounded memory."""
 
 
-def viewable(client: discord.Client, channel_id: int) -> bool:
-    """Whether the bot may call ``channel_id``, from what discord.py knows (the GUILDS
-    intent's channel, thread and thread-member events). False for a private thread the
-    bot is not a member of and may not manage (Discord shows it only to its members and
-    to those with Manage Threads) and for a channel whose View Channel the bot lacks.
-    True when the channel is not known here (a DM, an archived thread, an uncached
-    channel): Discord then decides, and a refusal backs it off."""
+def viewable(client: discord.Client, channel_id: int, guild_id: int | None = None) -> bool:
+    """Whether the bot may call ``channel_id`` (in server ``guild_id``), from what
+    discord.py knows through the GUILDS intent (channels, threads, thread members).
+
+    False for a channel whose View Channel the bot lacks, for a private thread it is not
+    a member of and may not manage (Discord shows those only to their members and to
+    Manage Threads), and, once the bot is ready, for a channel its server's cache does not
+    hold: Discord sends a bot every channel of a server and every active thread it can
+    see, so what is missing is a thread it cannot see, an archived thread or a deleted
+    channel. True for what this cannot judge (a DM, a server not in the cache, before the
+    bot is ready): Discord then decides, and a refusal backs the channel off."""
     channel = client.get_channel(channel_id)
+    if channel is None:
+        if guild_id is None or not client.is_ready():
+            return True
+        return client.get_guild(guild_id) is None
     if not isinstance(channel, (discord.abc.GuildChannel, discord.Thread)):
         return True
     me = channel.guild.me
@@ -136,7 +144,7 @@ class Health:
 
     def __init__(
         self,
-        viewable: Callable[[int], bool] | None = None,
+        viewable: Callable[[int, int | None], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
         breaker: Breaker | None = None,
     ) -> None:
@@ -162,24 +170,28 @@ class Health:
                 return True
         return False
 
-    def reachable(self, channel_id: int) -> bool:
-        """Whether the channel may be called as far as this record knows: viewable and
-        not backed off (the breaker aside)."""
-        if self._viewable is not None and not self._viewable(channel_id):
+    def reachable(
+        self, channel_id: int, message_id: int | None = None, guild_id: int | None = None
+    ) -> bool:
+        """Whether the channel (and the message) may be called now: viewable, not backed
+        off, and the breaker closed."""
+        if self.breaker.open or self.backed_off(channel_id, message_id):
             return False
-        return not self.backed_off(channel_id)
+        return self._viewable is None or self._viewable(channel_id, guild_id)
 
-    def allows(self, channel_id: int, message_id: int | None = None) -> bool:
-        """Whether a call to the channel (about the message) may go out now; counts a
-        refusal in ``blocked``."""
-        ok = (
-            not self.breaker.open
-            and self.reachable(channel_id)
-            and not self.backed_off(channel_id, message_id)
-        )
+    def allows(
+        self, channel_id: int, message_id: int | None = None, guild_id: int | None = None
+    ) -> bool:
+        """``reachable``, counting a refusal in ``blocked``: asked just before a call."""
+        ok = self.reachable(channel_id, message_id, guild_id)
         if not ok:
             self.blocked += 1
         return ok
+
+    def redrawable(self, channel_id: int, message_id: int, guild_id: int | None = None) -> bool:
+        """Whether a redraw of the board ``message_id`` through its channel may go out,
+        and the last one did not fail: else a click on it is answered with the board."""
+        return not self.out_of_date(message_id) and self.reachable(channel_id, message_id, guild_id)
 
     # -- what Discord answered --------------------------------------------------------
 

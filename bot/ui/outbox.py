@@ -112,17 +112,16 @@ class Outbox:
         request: Callable[[], Awaitable[T]],
         *,
         message_id: int | None = None,
+        guild_id: int | None = None,
+        admitted: bool = False,
     ) -> T:
-        """Send ``request`` (a REST call to ``channel_id``, about ``message_id`` if given)
-        through the checked path: ``Blocked`` if the record refuses it (before and again
-        after the slot, which may have waited), else in its slot; a failure is recorded
-        and raised as discord.py raised it."""
+        """Send ``request`` (a REST call to ``channel_id`` in server ``guild_id``, about
+        ``message_id`` if given) through the checked path: ``admit`` (``admitted``: the
+        caller did), then the request; a failure is recorded and raised as discord.py
+        raised it."""
         health = self.health
-        if not health.allows(channel_id, message_id):
-            raise Blocked(channel_id)
-        await self.slot()
-        if not health.allows(channel_id, message_id):
-            raise Blocked(channel_id)
+        if not admitted:
+            await self.admit(channel_id, message_id=message_id, guild_id=guild_id)
         try:
             result = await request()
         except discord.HTTPException as exc:
@@ -130,6 +129,17 @@ class Outbox:
             raise
         health.succeeded(channel_id)
         return result
+
+    async def admit(
+        self, channel_id: int, *, message_id: int | None = None, guild_id: int | None = None
+    ) -> None:
+        """Take a slot for a call to the channel: ``Blocked`` if the health record refuses
+        it, asked before and again after the slot (which may have waited)."""
+        if not self.health.allows(channel_id, message_id, guild_id):
+            raise Blocked(channel_id)
+        await self.slot()
+        if not self.health.allows(channel_id, message_id, guild_id):
+            raise Blocked(channel_id)
 
     def submit(self, key: Hashable, work: Work, *, fresh: Check | None = None) -> None:
         """Queue ``work`` under ``key``, superseding work still waiting under it; dropped
