@@ -30,11 +30,14 @@ from collections.abc import Callable
 import discord
 
 __all__ = [
+    "BACKED_OFF_NOW",
     "BACKOFF",
+    "BREAKER",
     "BREAKER_LIMIT",
     "BREAKER_WINDOW",
     "INVALID",
     "MAX_BACKOFF",
+    "UNVIEWABLE",
     "Breaker",
     "Health",
     "viewable",
@@ -60,6 +63,10 @@ INVALID = frozenset({401, 403, 429})
 BACKED_OFF = frozenset({401, 403, 404})
 """Statuses that back a channel (or, for Unknown Message, a message) off."""
 UNKNOWN_MESSAGE = 10008
+BREAKER = "breaker"
+BACKED_OFF_NOW = "backed off"
+UNVIEWABLE = "unviewable"
+"""Why a call was not made (``Health.why_not``, ``Blocked.reason``)."""
 REMEMBERED = 10_000
 """Messages and channels remembered at most (the oldest forgotten): bounded memory."""
 
@@ -170,14 +177,25 @@ class Health:
                 return True
         return False
 
+    def why_not(
+        self, channel_id: int, message_id: int | None = None, guild_id: int | None = None
+    ) -> str | None:
+        """Why the channel (and the message) may not be called now (``BREAKER``,
+        ``BACKED_OFF_NOW``, ``UNVIEWABLE``), or None if it may."""
+        if self.breaker.open:
+            return BREAKER
+        if self.backed_off(channel_id, message_id):
+            return BACKED_OFF_NOW
+        if self._viewable is not None and not self._viewable(channel_id, guild_id):
+            return UNVIEWABLE
+        return None
+
     def reachable(
         self, channel_id: int, message_id: int | None = None, guild_id: int | None = None
     ) -> bool:
         """Whether the channel (and the message) may be called now: viewable, not backed
         off, and the breaker closed."""
-        if self.breaker.open or self.backed_off(channel_id, message_id):
-            return False
-        return self._viewable is None or self._viewable(channel_id, guild_id)
+        return self.why_not(channel_id, message_id, guild_id) is None
 
     def allows(
         self, channel_id: int, message_id: int | None = None, guild_id: int | None = None

@@ -78,7 +78,12 @@ def reachable(client: discord.Client, guild_id: int | None) -> bool:
 
 class Blocked(Exception):
     """Nothing was sent: the channel or message is backed off or not viewable, or the
-    breaker is open (``bot.ui.health``)."""
+    breaker is open (``reason``: ``bot.ui.health``'s ``why_not``)."""
+
+    def __init__(self, channel_id: int, reason: str) -> None:
+        super().__init__(f"channel {channel_id}: {reason}")
+        self.channel_id = channel_id
+        self.reason = reason
 
 
 class Outbox:
@@ -135,11 +140,13 @@ class Outbox:
     ) -> None:
         """Take a slot for a call to the channel: ``Blocked`` if the health record refuses
         it, asked before and again after the slot (which may have waited)."""
-        if not self.health.allows(channel_id, message_id, guild_id):
-            raise Blocked(channel_id)
-        await self.slot()
-        if not self.health.allows(channel_id, message_id, guild_id):
-            raise Blocked(channel_id)
+        for wait in (True, False):
+            reason = self.health.why_not(channel_id, message_id, guild_id)
+            if reason is not None:
+                self.health.blocked += 1
+                raise Blocked(channel_id, reason)
+            if wait:
+                await self.slot()
 
     def submit(self, key: Hashable, work: Work, *, fresh: Check | None = None) -> None:
         """Queue ``work`` under ``key``, superseding work still waiting under it; dropped
