@@ -14,9 +14,13 @@ edit the channel's messages (a private thread it is not in); else through the ch
 Every path calls ``delete_stale_ping`` once it has answered or redrawn a game: a member
 game's turn notification whose turn is over is deleted (``bot.pings.notices``; the sweep
 sends them).
-Redraws and deletes are not interaction answers: they go through the outbox's pace
-(``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
-(``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
+Redraws and deletes are not interaction answers: they go through the outbox's checked
+path (``Outbox.call``, ``bot.ui.health``): nothing goes to a channel the bot cannot view
+or one backed off after a refusal, or while the invalid-request breaker is open. A board
+that could not be redrawn so is recorded, and a click on it (``stale_click``) is answered
+through the interaction with the board as it is. The sweep's and start-up's redraws are
+queued in the outbox (``queue_redraw``), so a newer redraw of the same message
+supersedes one still waiting.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from bot.games import rules
 from bot.games.service import Moved
 from bot.games.views import board_view, challenge_mentions, challenge_view
 from bot.models import Challenge, Game, GameStatus, Ping
-from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Outbox, reachable
+from bot.ui.gate import answer_error
+from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Blocked, Outbox, reachable
 
 __all__ = ["Boards"]
 
@@ -152,10 +157,13 @@ class Boards:
         refused it: the game or challenge, which nobody can see, is then ended as if its
         channel were gone."""
         view, mentions = _view_and_mentions(item)
-        await self._outbox.slot()
         try:
-            message = await channel.send(view=view, allowed_mentions=mentions)
-        except discord.HTTPException as exc:
+            # No server given: a thread just opened may not be in the cache yet, which
+            # would read as one the bot cannot see.
+            message = await self._outbox.call(
+                item.channel_id, lambda: channel.send(view=view, allowed_mentions=mentions)
+            )
+        except (discord.HTTPException, Blocked) as exc:
             log.warning("Could not post %s %s: %s", type(item).__name__.lower(), item.id, exc)
             await self._service.upkeep.channel_gone(item.guild_id, item.channel_id)
             return None
@@ -167,7 +175,8 @@ class Boards:
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),
-        in the outbox's pace (``paced`` False: the caller took the slot already).
+        through the outbox's checked path (``paced`` False: the caller was admitted
+        already). A board not redrawn (refused, or not tried) is recorded as such.
         False if the message or its channel is gone: what it showed was then ended
         (``gone``); in a deleted channel, the turn notifications of the games there are
         forgotten too, so that a ``delete_stale_ping`` after this sends nothing."""
@@ -176,14 +185,25 @@ class Boards:
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
-        if paced:
-            await self._outbox.slot()  # not an interaction answer: within the global limit
-        if not reachable(self._client, item.guild_id):
-            return True  # the bot left the server meanwhile: a request would be refused
+        message = channel.get_partial_message(item.message_id)
+        health = self._outbox.health
+        drawn = False
         try:
-            await channel.get_partial_message(item.message_id).edit(
-                view=view, allowed_mentions=_QUIET
+            if paced:  # not an interaction answer: within the global limit, if allowed
+                await self._outbox.admit(
+                    item.channel_id, message_id=item.message_id, guild_id=item.guild_id
+                )
+            if not reachable(self._client, item.guild_id):
+                return True  # the bot left the server meanwhile: a request would be refused
+            await self._outbox.call(
+                item.channel_id,
+                lambda: message.edit(view=view, allowed_mentions=_QUIET),
+                message_id=item.message_id,
+                admitted=True,
             )
+            drawn = True
+        except Blocked:
+            log.debug("Not redrawing %s %s: its channel is not reachable", kind, item.id)
         except discord.NotFound as exc:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
             if exc.code in (UNKNOWN_CHANNEL, UNKNOWN_MESSAGE):
@@ -193,6 +213,11 @@ class Boards:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
         except discord.HTTPException as exc:
             log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+        finally:
+            if drawn:
+                health.drawn(item.message_id)
+            else:
+                health.unredrawn(item.message_id)
         return True
 
     async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
@@ -304,9 +329,17 @@ class Boards:
     async def _refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         assert interaction.message is not None
         drawn: tuple[int, GameStatus] | None = None
+        message_id, channel_id = interaction.message.id, interaction.channel_id
+        assert channel_id is not None
         while True:
             # The slot first, then the read: what is drawn is as fresh as the edit.
-            await self._outbox.slot()
+            try:
+                await self._outbox.admit(
+                    channel_id, message_id=message_id, guild_id=interaction.guild_id
+                )
+            except Blocked:
+                self._outbox.health.unredrawn(message_id)
+                return
             try:
                 game = await self._service.get_game(game_id, interaction.guild_id)
             except GameError:
@@ -319,6 +352,38 @@ class Boards:
             await self.redraw(game, paced=False)
             await self.delete_stale_ping(game)
             drawn = state
+
+    async def stale_click(
+        self, interaction: discord.Interaction, game_id: int, error: GameError
+    ) -> None:
+        """A click found its board out of date (``error`` says how): tell the clicker, and
+        bring the board up to date. Through the channel (``refresh``) when it can be
+        redrawn so; else (a channel the bot cannot view or backed off, or a board whose
+        last redraw failed) the click's own answer draws the game as it is, and ``error``
+        follows privately: no channel call."""
+        message = interaction.message
+        channel_id = interaction.channel_id
+        health = self._outbox.health
+        if (
+            message is None
+            or channel_id is None
+            or health.redrawable(channel_id, message.id, interaction.guild_id)
+        ):
+            await answer_error(interaction, error)
+            await self.refresh(game_id, interaction)
+            return
+        try:
+            game = await self._service.get_game(game_id, interaction.guild_id)
+        except GameError as gone:
+            await answer_error(interaction, gone)
+            return
+        if game.message_id != message.id or game.status is GameStatus.BOT_TO_MOVE:
+            await answer_error(interaction, error)  # not its board, or its move is coming
+            return
+        await self.answer(interaction, game)
+        health.drawn(message.id)
+        await answer_error(interaction, error)  # a follow-up now: privately
+        await self.delete_stale_ping(game, interaction)
 
     async def delete_stale_ping(self, game: Game, click: discord.Interaction | None = None) -> None:
         """After ``game`` changed (by ``click``, if a click did it): delete its turn

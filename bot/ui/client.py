@@ -59,6 +59,7 @@ from bot.tunables import LAG_REPORT, LEFT_SERVER_DAYS, SHUTDOWN_GRACE, SWEEP_INT
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
+from bot.ui.health import Health, viewable
 from bot.ui.outbox import Outbox, share_of_limit
 from bot.ui.router import Router
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
@@ -192,7 +193,8 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         config = ServiceConfig(self.settings.numbers, shards=owned_shards(self.settings))
         self.service = GameService(self.store, config)
-        self.outbox = Outbox(share_of_limit(config.shards))
+        health = Health(viewable=lambda channel, guild: viewable(self, channel, guild))
+        self.outbox = Outbox(share_of_limit(config.shards), health)
         self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
         self.boards = Boards(self, self.service, self.outbox, self.notices)
         self.router = Router(self.gate)
