@@ -262,11 +262,15 @@ class Boards:
             log.info("The board of game %s was deleted again after %d reposts", game.id, done)
             return False
         self._reposts[game.id] = done + 1
-        await self._outbox.slot()
         channel = self._client.get_partial_messageable(game.channel_id)
+        view = board_view(current)
         try:
-            message = await channel.send(view=board_view(current), allowed_mentions=_QUIET)
-        except discord.HTTPException as exc:
+            message = await self._outbox.call(
+                game.channel_id,
+                lambda: channel.send(view=view, allowed_mentions=_QUIET),
+                guild_id=game.guild_id,
+            )
+        except (discord.HTTPException, Blocked) as exc:
             log.warning("Could not post the board of game %s again: %s", game.id, exc)
             await self._service.upkeep.channel_gone(game.guild_id, game.channel_id, (game.id,))
             return True
