@@ -149,3 +149,28 @@ async def test_announcements_are_counted_per_message() -> None:
     await boards.wait(8, 0)  # nothing asked for: returns at once
     stream.feed_eof()
     await reader
+
+
+def test_the_chatter_bench_runs_and_the_bot_gets_no_message() -> None:
+    """A short run of bench/chatter.py: members' messages cost the bot as it was, and
+    nothing more than idling the bot as it is (CPU ticks are 10 ms: only the order)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.chatter",
+            "--messages",
+            "150",
+            "--rounds",
+            "1",
+            "--settle",
+            "0.2",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    ratios = done.stdout.split("ratios to before (medians):")[1].splitlines()
+    assert [line.split()[0] for line in ratios if line.strip()][1:] == ["µs", "µs"], done.stdout
