@@ -46,6 +46,7 @@ from bot.tunables import (
     CHALLENGE_COOLDOWN,
     CHALLENGE_REACH,
     CHALLENGE_TIMEOUT,
+    FIRST_MOVE_TIMEOUT,
     GAMES_PER_MEMBER,
     SERVER_GAMES,
     TURN_TIMEOUT,
@@ -355,6 +356,7 @@ class Challenges:
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
                 locale=challenge.locale,
+                first_move_timeout=settings[FIRST_MOVE_TIMEOUT],
             )
             try:
                 accepted = await self._challenge_queries.accept_challenge(

@@ -16,7 +16,9 @@ BOT_TO_MOVE game that ``GameService.start()`` completes before clicks are served
 ``settle_overdue()`` takes over if another process left it stranded). Each reply's rng
 is seeded from the game id and move number, so a game replays identically.
 
-Deadlines: every move gives the player now on move ``turn_timeout`` seconds. The sweep
+Deadlines: every move gives the player now on move ``turn_timeout`` seconds, the first
+move the server's shorter first-move clock (``rules.first_move_pending``: a game whose
+first move never comes is aborted, so nobody holds a channel for nothing). The sweep
 (``settle_overdue``) ends overdue games (the player on move loses by TIMEOUT), and so
 does anything a user does to such a game, so the result does not depend on when the
 sweep runs.
@@ -43,8 +45,8 @@ from bot.games.refusals import ChannelTaken, LimitReached
 from bot.games.replies import BotReplies, ReplyPlan, plan_reply
 from bot.games.servers import Guilds
 from bot.games.writes import TIME_RAN_OUT, turn_over
-from bot.models import First, Game, GameStatus, Ping, Result
-from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
+from bot.models import First, Game, GameStatus, Ping
+from bot.tunables import FIRST_MOVE_TIMEOUT, GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["TIME_RAN_OUT", "Games", "Moved"]
@@ -156,6 +158,7 @@ class Games:
                 turn_timeout=settings[TURN_TIMEOUT],
                 rematch_of=rematch_of,
                 locale=locale,
+                first_move_timeout=settings[FIRST_MOVE_TIMEOUT],
             )
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
@@ -269,8 +272,12 @@ class Games:
 
     async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
         cell = await self.replies.compute(game, plan)
+        first_clock = None
+        if game.move_no == 0:  # the bot's first move: the member's first has its own clock
+            first_clock = (await self.guilds.get(game.guild_id))[FIRST_MOVE_TIMEOUT]
         async with self._locks[game.id]:
-            new = rules.advance(game, cell, self._clock(), self.config[TURN_TIMEOUT])
+            now = self._clock()
+            new = rules.advance(game, cell, now, self.config[TURN_TIMEOUT], first_clock)
             written = await writes.write(self._store, new, game)
             if written is not None:
                 return written
@@ -286,7 +293,7 @@ class Games:
         shards = self.config.shards
         for game in await self._store.overdue_games(now, shards):
             async with self._locks[game.id]:
-                timeout = rules.end(game, Result.TIMEOUT, game.turn, now)
+                timeout = rules.time_out(game, now)
                 if (ended := await writes.write(self._store, timeout, game)) is not None:
                     changed.append(ended)
         for game in await self._store.games_bot_to_move(shards):

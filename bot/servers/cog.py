@@ -22,6 +22,8 @@ from bot.tunables import (
     CHALLENGE_COOLDOWN,
     CHALLENGE_REACH,
     CHALLENGE_TIMEOUT,
+    DECLINE_COOLDOWN,
+    FIRST_MOVE_TIMEOUT,
     GAMES_PER_MEMBER,
     PING_GRACE,
     PING_GRACE_LONGEST,
@@ -122,6 +124,19 @@ def settings_text(
                     n=shown(lambda of: str(of[CHALLENGE_REACH])),
                 )
             ),
+            t(
+                N_(
+                    "First move of a game: within {time}, or it is aborted",
+                    time=shown(lambda of: _seconds(of[FIRST_MOVE_TIMEOUT], t)),
+                )
+            ),
+            t(
+                N_(
+                    "Wait after a declined challenge before challenging that member again:"
+                    " {time}",
+                    time=shown(lambda of: cooldown(of[DECLINE_COOLDOWN])),
+                )
+            ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
@@ -170,6 +185,10 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_reach=locale_str("challenge_reach"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        first_move_timeout=locale_str("first_move_clock"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        decline_cooldown=locale_str("decline_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         reset=locale_str("reset"),
     )
     @app_commands.describe(
@@ -198,6 +217,12 @@ class ServerSettings(commands.Cog):
         challenge_reach=locale_str(
             "Different members one member may challenge in 10 minutes (1-20)"
         ),
+        first_move_timeout=locale_str(
+            "Time for a game's first move before it is aborted, such as 2m (30s-1h)"
+        ),
+        decline_cooldown=locale_str(
+            "Wait after a declined challenge before the same challenge, such as 10m (0s-1d)"
+        ),
         reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
@@ -218,6 +243,8 @@ class ServerSettings(commands.Cog):
         turn_pings: bool | None = None,
         ping_grace: Time | None = None,
         challenge_reach: ChallengeReach | None = None,
+        first_move_timeout: Time | None = None,
+        decline_cooldown: Time | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
@@ -234,6 +261,8 @@ class ServerSettings(commands.Cog):
             turn_pings=turn_pings,
             ping_grace=ping_grace,
             challenge_reach=challenge_reach,
+            first_move_timeout=first_move_timeout,
+            decline_cooldown=decline_cooldown,
         )
         # A length of time comes as typed (Time): 90s, 5m, 1h30m.
         changes: dict[str, Any] = {
