@@ -97,6 +97,10 @@ DELETE_CALLOFFS = (
     "DELETE FROM calloffs WHERE proposer_id = ?"
     " AND (SELECT guild_id FROM games WHERE id = calloffs.game_id) = ?"
 )
+DELETE_CALLOFF_DECLINES = (
+    "DELETE FROM calloff_declines WHERE proposer_id = ?"
+    " AND (SELECT guild_id FROM games WHERE id = calloff_declines.game_id) = ?"
+)
 
 # -- a whole server ----------------------------------------------------------------------
 
@@ -192,6 +196,7 @@ class PrivacyStore:
                     (DELETE_SEATS, (g, u)),
                     (DELETE_TURN_PINGS, (u, g)),
                     (DELETE_CALLOFFS, (u, g)),
+                    (DELETE_CALLOFF_DECLINES, (u, g)),
                 ]
             )
             ended = len({r[0] for r in x_games} | {r[0] for r in o_games})

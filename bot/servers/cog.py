@@ -132,8 +132,7 @@ def settings_text(
             ),
             t(
                 N_(
-                    "Wait after a declined challenge before challenging that member again:"
-                    " {time}",
+                    "Wait after a declined challenge before challenging that member again: {time}",
                     time=shown(lambda of: cooldown(of[DECLINE_COOLDOWN])),
                 )
             ),

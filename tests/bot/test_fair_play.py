@@ -148,9 +148,12 @@ async def test_a_rematch_is_exempt_once_and_pings_nobody_within_the_cooldown(
     rematch = await fair.rematch(game.id, ALICE)
     assert rematch.rematch_of == game.id and not rematch.pinged  # type: ignore[union-attr]
     await fair.challenges.decline(rematch.id, BOB)
-    with pytest.raises(ChallengeCooldown):
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
         await fair.rematch(game.id, ALICE)
-    clock.advance(61)
+    clock.advance(61)  # the challenge cooldown is over, but not the wait after a decline
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
+        await fair.rematch(game.id, ALICE)
+    clock.advance(540)
     again = await fair.rematch(game.id, ALICE)
     assert again.pinged  # type: ignore[union-attr]
 
@@ -316,6 +319,14 @@ async def test_calling_off_needs_both_players(fair: GameService) -> None:
     with pytest.raises(CallOffUnavailable, match="moved on"):
         await calloffs.answer(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live
+    # Alice declined Bob's proposal at move 2: he may propose again from move 6 on.
+    with pytest.raises(CallOffUnavailable, match=r"was declined.*after 3 more moves"):
+        await calloffs.propose(game.id, BOB, GUILD)
+    for move_no, (player, cell) in enumerate([(BOB, 7), (ALICE, 2), (BOB, 6)], start=3):
+        game = (await fair.move(game.id, player, cell, move_no)).game
+        if move_no == 4:
+            with pytest.raises(CallOffUnavailable, match="after 1 more move\\."):
+                await calloffs.propose(game.id, BOB, GUILD)
     await calloffs.propose(game.id, BOB, GUILD)
     ended = await calloffs.answer(game.id, ALICE, True, GUILD)
     assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
