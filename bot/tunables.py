@@ -28,6 +28,7 @@ from typing import Generic, TypeVar, cast
 from bot.i18n import N_, Message
 
 __all__ = [
+    "ABANDON_COOLDOWN",
     "AI_WORKERS",
     "BOUNDS",
     "BY_NAME",
@@ -205,6 +206,17 @@ DECLINE_COOLDOWN: Tunable[float] = Tunable(
 )
 """Seconds after a declined challenge before its challenger may challenge that member
 again (the challenge cooldown, when longer, still holds)."""
+ABANDON_COOLDOWN: Tunable[float] = Tunable(
+    name="abandon_cooldown",
+    variable="ABANDON_COOLDOWN_SECONDS",
+    default=120.0,
+    low=0,
+    high=3_600,
+    kind=Kind.SECONDS,
+    label=N_("The wait after leaving a game without a move"),
+)
+"""Seconds a member who stopped, forfeited or timed out of a game without making a move
+waits before starting or accepting another (``bot.games.walkaways``)."""
 
 AnyTunable = Tunable[int] | Tunable[float] | Tunable[float | None]
 Value = int | float | None
@@ -221,6 +233,7 @@ SERVER: tuple[AnyTunable, ...] = (
     CHALLENGE_REACH,
     FIRST_MOVE_TIMEOUT,
     DECLINE_COOLDOWN,
+    ABANDON_COOLDOWN,
 )
 
 # -- the host's alone ---------------------------------------------------------------------

@@ -14,18 +14,11 @@ from bot.db.shards import owned_values
 from bot.games import sql
 from bot.games.queries import insert_with_places
 from bot.games.refusals import CHALLENGE_ACTION, CoolingDown, PendingTaken, RematchTaken
-from bot.games.server_queries import CLAIM_COOLDOWN, COOLDOWN_UNTIL
+from bot.games.server_queries import CLAIM_COOLDOWN, COOLDOWN_UNTIL, EXTEND_COOLDOWN
 from bot.models import Challenge, ChallengeStatus, Game, Shards
 
 __all__ = ["ChallengeQueries"]
 
-EXTEND_COOLDOWN = (
-    "INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, ?, ?)"
-    " ON CONFLICT (guild_id, user_id, action, target) DO UPDATE SET until = excluded.until"
-    " WHERE cooldowns.until < excluded.until"
-)
-"""Make a cooldown run at least until the given time (parameters: guild, user, action,
-target, until)."""
 LAST_STATUS = (
     "SELECT status FROM challenges WHERE guild_id = ? AND challenger_id = ? AND opponent_id = ?"
     " ORDER BY id DESC LIMIT 1"

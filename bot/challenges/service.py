@@ -27,7 +27,7 @@ from bot.errors import (
     NotChallenger,
     SelfChallenge,
 )
-from bot.games import rules
+from bot.games import rules, walkaways
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.games.refusals import (
@@ -200,6 +200,7 @@ class Challenges:
             raise ChallengesOff(
                 N_("{member} has turned challenges off on this server.", member=Member(opponent_id))
             )
+        await walkaways.check(self._store.db, settings, guild_id, challenger_id, self._clock())
         await self._check_reach(guild_id, challenger_id, opponent_id, settings[CHALLENGE_REACH])
         live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
         for member, playing in live.items():
@@ -340,6 +341,7 @@ class Challenges:
         if user_id != challenge.opponent_id:
             raise NotChallenged()
         settings = await self._guilds.get(challenge.guild_id)
+        await walkaways.check(self._store.db, settings, challenge.guild_id, user_id, now)
         async with self._locks[("channel", challenge.guild_id, challenge.channel_id)]:
             view = await self._store.channel_view(challenge.guild_id, challenge.channel_id, now)
             rules.check_channel(

@@ -38,7 +38,7 @@ from bot.errors import (
     GameNotFound,
     NotAPlayer,
 )
-from bot.games import rules, writes
+from bot.games import rules, walkaways, writes
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.games.refusals import ChannelTaken, LimitReached
@@ -140,6 +140,7 @@ class Games:
         player_is_x = order is First.ME
         settings = await self.guilds.get(guild_id)
         rules.check_allowed_channel(settings, channel_id, parent_id)
+        await walkaways.check(self._store.db, settings, guild_id, player_id, self._clock())
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -296,6 +297,9 @@ class Games:
                 timeout = rules.time_out(game, now)
                 if (ended := await writes.write(self._store, timeout, game)) is not None:
                     changed.append(ended)
+                    if rules.first_move_pending(game):
+                        walked = game.player_of(game.turn)
+                        await walkaways.record(self._store.db, game, walked, now)
         for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:
                 try:

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
-from bot.games import rules
+from bot.games import rules, walkaways
 from bot.games.queries import Store
 from bot.games.settlement import settle
 from bot.i18n import N_
@@ -85,6 +85,8 @@ async def settle_if_overdue(store: Store, game: Game, now: float) -> None:
         written = await write(store, ended, game)
         if written is None:
             written = await load_game(store, game.id)  # settled elsewhere meanwhile
+        elif rules.first_move_pending(game):
+            await walkaways.record(store.db, game, game.player_of(game.turn), now)
         raise GameOver(TIME_RAN_OUT, game=written)
 
 

@@ -19,6 +19,7 @@ from bot.i18n import N_, Duration, Message, Translator
 from bot.models import GuildSettings
 from bot.servers.preferences import choices_title, marked, on_off, preferences_view
 from bot.tunables import (
+    ABANDON_COOLDOWN,
     CHALLENGE_COOLDOWN,
     CHALLENGE_REACH,
     CHALLENGE_TIMEOUT,
@@ -136,6 +137,12 @@ def settings_text(
                     time=shown(lambda of: cooldown(of[DECLINE_COOLDOWN])),
                 )
             ),
+            t(
+                N_(
+                    "Wait after leaving a game without a move: {time}",
+                    time=shown(lambda of: cooldown(of[ABANDON_COOLDOWN])),
+                )
+            ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
@@ -188,6 +195,8 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         decline_cooldown=locale_str("decline_cooldown"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        abandon_cooldown=locale_str("abandon_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         reset=locale_str("reset"),
     )
     @app_commands.describe(
@@ -222,6 +231,9 @@ class ServerSettings(commands.Cog):
         decline_cooldown=locale_str(
             "Wait after a declined challenge before the same challenge, such as 10m (0s-1d)"
         ),
+        abandon_cooldown=locale_str(
+            "Wait after leaving a game without a move before the next, such as 2m (0s-1h)"
+        ),
         reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
@@ -244,6 +256,7 @@ class ServerSettings(commands.Cog):
         challenge_reach: ChallengeReach | None = None,
         first_move_timeout: Time | None = None,
         decline_cooldown: Time | None = None,
+        abandon_cooldown: Time | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
@@ -262,6 +275,7 @@ class ServerSettings(commands.Cog):
             challenge_reach=challenge_reach,
             first_move_timeout=first_move_timeout,
             decline_cooldown=decline_cooldown,
+            abandon_cooldown=abandon_cooldown,
         )
         # A length of time comes as typed (Time): 90s, 5m, 1h30m.
         changes: dict[str, Any] = {

@@ -63,7 +63,9 @@ async def fair(
 # -- limits ------------------------------------------------------------------------------
 
 
-async def test_one_live_game_per_member_per_server_by_default(fair: GameService) -> None:
+async def test_one_live_game_per_member_per_server_by_default(
+    fair: GameService, clock: FakeClock
+) -> None:
     first = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
     await fair.set_game_message(first.id, 777)
     with pytest.raises(TooManyGames) as caught:
@@ -79,6 +81,7 @@ async def test_one_live_game_per_member_per_server_by_default(fair: GameService)
     # Other servers are not affected, and the place is free again once the game ends.
     await fair.start_bot_game(GUILD + 1, CHANNEL, ALICE, level="easy")
     await fair.endings.forfeit(first.id, ALICE)
+    clock.advance(120)  # she left it without a move: the wait after that (ABANDON_COOLDOWN)
     await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
 
 
@@ -270,7 +273,7 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
     # Before the first move, a player's stop ends it unrated.
     stopped = await fair.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
     assert stopped.status is GameStatus.ABANDONED
-    clock.advance(60)  # alice's cooldown towards bob
+    clock.advance(120)  # alice's cooldown towards bob; bob left a game without a move
     game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
     game = (await fair.move(game.id, ALICE, 4, 0)).game
     # After one move too: not both players have moved.
