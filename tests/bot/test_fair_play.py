@@ -23,12 +23,14 @@ from bot.errors import (
     NotAPlayer,
     PermissionDenied,
     RatedStop,
+    StartCooldown,
     TooManyGames,
 )
-from bot.games import rules
+from bot.games import render, rules
 from bot.games.queries import Store
 from bot.games.servers import Choices
-from bot.models import GameStatus, Result
+from bot.i18n import translator
+from bot.models import First, GameStatus, Result
 from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 
 from .helpers import (
@@ -47,6 +49,7 @@ from .shown import shown
 from .test_service import X_WINS
 
 DAVE = 44
+EN = translator(None)
 
 
 @pytest.fixture
@@ -342,3 +345,113 @@ async def test_only_players_and_moderators_may_stop(fair: GameService) -> None:
     await member_game(fair, ALICE, BOB)
     with pytest.raises(PermissionDenied):
         await fair.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
+
+
+# -- no channel held for nothing (issue 37, item 6) -----------------------------------------
+
+
+async def test_a_game_whose_first_move_never_comes_is_aborted(
+    fair: GameService, clock: FakeClock
+) -> None:
+    """The first move has the server's first-move clock (2 minutes), not the turn clock;
+    without it the game ends as an abort, and its player on move waits before the next."""
+    game = await member_game(fair, ALICE, BOB)
+    assert game.turn_deadline == clock.now + 120
+    clock.advance(119)
+    assert await fair.sweep() == ([], [])
+    clock.advance(1)
+    (ended,), _ = await fair.sweep()
+    aborted = (GameStatus.ABANDONED, Result.TIMEOUT, None)
+    assert (ended.status, ended.result, ended.winner_id) == aborted
+    for member in (ALICE, BOB):
+        stats = await fair.stats.player_stats(GUILD, member)
+        assert stats.versus_members.games == 0 and stats.rating == 1500
+    # Alice, who was to move first, waits 2 minutes (ABANDON_COOLDOWN); Bob does not.
+    with pytest.raises(StartCooldown, match="without making a move") as refused:
+        await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
+    assert f"<t:{int(clock.now + 120)}:" in shown(refused.value)
+    with pytest.raises(StartCooldown):
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    bot_game = await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first=First.ME)
+    # After Bob's first move, the turn clock (5 minutes) applies again.
+    moved = (await fair.move(bot_game.id, BOB, 4, 0)).game
+    assert moved.turn_deadline == clock.now + 300
+    clock.advance(120)
+    await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
+
+
+async def test_against_the_bot_the_members_first_move_has_the_first_move_clock(
+    fair: GameService, clock: FakeClock
+) -> None:
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.OPPONENT)
+    assert game.move_no == 1 and rules.first_move_pending(game)
+    assert game.turn_deadline == clock.now + 120
+    clock.advance(120)
+    (ended,), _ = await fair.sweep()
+    assert (ended.status, ended.result, ended.winner_mark) == (
+        GameStatus.ABANDONED,
+        Result.TIMEOUT,
+        None,
+    )
+    assert not (await fair.stats.player_stats(GUILD, ALICE)).versus_bot  # counted nowhere
+    assert "didn't make the first move in time" in render.game_text(ended, EN)
+    # A shorter turn clock is the first move's clock too.
+    await fair.guilds.change(GUILD, {"turn_timeout": 45})
+    clock.advance(120)
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
+    assert game.turn_deadline == clock.now + 45
+
+
+async def test_leaving_a_game_without_a_move_holds_off_the_next(
+    fair: GameService, clock: FakeClock
+) -> None:
+    """Stop-and-restart: a stop or forfeit by a player who has not moved holds them off
+    for the server's wait; a player who moved, the other player and a moderator are not."""
+    game = await member_game(fair, ALICE, BOB)
+    game = (await fair.move(game.id, ALICE, 4, 0)).game
+    stopped = await fair.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
+    assert stopped.status is GameStatus.ABANDONED  # an abort: Bob had not moved
+    await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")  # Alice had moved
+    game = await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first=First.ME)
+    await fair.endings.forfeit(game.id, BOB)
+    with pytest.raises(StartCooldown, match="without making a move"):
+        await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy")
+    with pytest.raises(StartCooldown):
+        await fair.threads.vet(GUILD, CHANNEL + 2, BOB, level="easy")
+    await fair.start_bot_game(GUILD + 1, CHANNEL, BOB, level="easy")  # another server
+    # Held off from accepting too.
+    challenge = await fair.challenges.create(GUILD, CHANNEL + 1, CAROL, BOB)
+    with pytest.raises(StartCooldown):
+        await fair.challenges.accept(challenge.id, BOB)
+    await fair.challenges.withdraw(challenge.id, CAROL)
+    clock.advance(120)
+    challenge = await fair.challenges.create(GUILD, CHANNEL + 1, CAROL, BOB)
+    await fair.challenges.accept(challenge.id, BOB)
+    # A moderator who stops a game holds nobody off.
+    game = await fair.start_bot_game(GUILD, CHANNEL + 3, DAVE, level="easy", first=First.ME)
+    await fair.endings.stop(GUILD, CHANNEL + 3, CAROL + 1000, is_moderator=True)
+    await fair.start_bot_game(GUILD, CHANNEL + 3, DAVE, level="easy")
+
+
+# -- no repeated pings (issue 37, item 10) --------------------------------------------------
+
+
+async def test_a_declined_challenge_waits_the_servers_longer_wait(
+    fair: GameService, clock: FakeClock
+) -> None:
+    challenge = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await fair.challenges.decline(challenge.id, BOB)
+    clock.advance(61)  # past the challenge cooldown, within the wait after a decline
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge") as refused:
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert f"<t:{int(challenge.created_at + 600)}:" in shown(refused.value)
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
+        await fair.threads.vet(GUILD, CHANNEL + 1, ALICE, opponent_id=BOB)
+    await fair.challenges.create(GUILD, CHANNEL, BOB, ALICE)  # the other way round: free
+    other = await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)  # another: free
+    await fair.challenges.withdraw(other.id, ALICE)
+    clock.advance(538)
+    with pytest.raises(ChallengeCooldown):
+        await fair.challenges.create(GUILD, CHANNEL + 2, ALICE, BOB)
+    clock.advance(1)  # 10 minutes after the decline (DECLINE_COOLDOWN)
+    assert await fair.challenges.create(GUILD, CHANNEL + 2, ALICE, BOB)
