@@ -181,7 +181,7 @@ class Games:
             return game
         if on_slow is not None and not plan.instant:
             await on_slow()
-        return await self._bot_move(game, plan)
+        return await self._bot_move(game, plan, settings[FIRST_MOVE_TIMEOUT])
 
     async def rematchable(self, game_id: int, user_id: int, guild_id: int | None = None) -> Game:
         """The game ``user_id`` asks a rematch of; NotAPlayer unless they played in it.
@@ -257,11 +257,14 @@ class Games:
             plan = plan_reply(game, self.config)
         return await self._bot_move(game, plan)
 
-    async def _bot_move(self, game: Game, plan: ReplyPlan) -> Game:
-        """Complete the bot's owed move; one task per game, immune to cancellation."""
+    async def _bot_move(
+        self, game: Game, plan: ReplyPlan, first_clock: float | None = None
+    ) -> Game:
+        """Complete the bot's owed move; one task per game, immune to cancellation.
+        ``first_clock``: the server's first-move clock, if the caller read it."""
         task = self._bot_tasks.get(game.id)
         if task is None or task.done():
-            task = asyncio.create_task(self._complete_bot_move(game, plan))
+            task = asyncio.create_task(self._complete_bot_move(game, plan, first_clock))
             self._bot_tasks[game.id] = task
             task.add_done_callback(functools.partial(self._forget_bot_task, game.id))
         result = await asyncio.shield(task)
@@ -271,10 +274,11 @@ class Games:
         if self._bot_tasks.get(game_id) is task:
             del self._bot_tasks[game_id]
 
-    async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
+    async def _complete_bot_move(
+        self, game: Game, plan: ReplyPlan, first_clock: float | None
+    ) -> Game | None:
         cell = await self.replies.compute(game, plan)
-        first_clock = None
-        if game.move_no == 0:  # the bot's first move: the member's first has its own clock
+        if first_clock is None and game.move_no == 0:  # the member's first has its own clock
             first_clock = (await self.guilds.get(game.guild_id))[FIRST_MOVE_TIMEOUT]
         async with self._locks[game.id]:
             now = self._clock()
