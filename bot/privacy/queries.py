@@ -84,7 +84,8 @@ DELETE_PLAYER = "DELETE FROM players WHERE guild_id = ? AND user_id = ?"
 DELETE_BOT_RECORDS = "DELETE FROM bot_records WHERE guild_id = ? AND user_id = ? RETURNING level"
 DELETE_COOLDOWNS = "DELETE FROM cooldowns WHERE guild_id = ? AND user_id = ?"
 """Their own cooldowns. Another member's cooldown on challenging them (target = them) stays
-until it runs out (a minute by default): it protects them from a fresh ping."""
+until it runs out (a minute by default, 10 minutes after they declined): it protects them
+from a fresh ping."""
 DELETE_CHALLENGE_BLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
 DELETE_MEMBER_PREFS = "DELETE FROM member_prefs WHERE guild_id = ? AND user_id = ?"
 DELETE_SEATS = "DELETE FROM live_seats WHERE guild_id = ? AND user_id = ?"
