@@ -71,7 +71,7 @@ class GameService(Games):
         self.calloffs = CallOffs(store, self.endings, clock)
         self.pings = TurnPings(store, config, clock)
         self.reviews = Reviews(store, config, clock, self._pool, self.guilds)
-        self.threads = NewThreads(store, config, self.guilds, self.challenges, self.replies)
+        self.threads = NewThreads(store, config, self.guilds, self.challenges, self.replies, clock)
         self.privacy = Privacy(store, config, clock)
         ticks = monotonic or monotonic_for(clock)  # a wall clock jump shows against it
         self.upkeep = Upkeep(

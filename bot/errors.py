@@ -259,6 +259,10 @@ class ChallengeCooldown(GameError):
     """The challenger challenged the same member too recently."""
 
 
+class StartCooldown(GameError):
+    """The member left their last game without a move too recently to start another."""
+
+
 class RatedStop(GameError):
     """A player asked to stop a rated game both players have moved in: it would count as
     their loss, so they are asked first. ``game`` is the game as it stands; their answer

@@ -28,12 +28,15 @@ from typing import Generic, TypeVar, cast
 from bot.i18n import N_, Message
 
 __all__ = [
+    "ABANDON_COOLDOWN",
     "AI_WORKERS",
     "BOUNDS",
     "BY_NAME",
     "CHALLENGE_COOLDOWN",
     "CHALLENGE_REACH",
     "CHALLENGE_TIMEOUT",
+    "DECLINE_COOLDOWN",
+    "FIRST_MOVE_TIMEOUT",
     "GAMES_PER_MEMBER",
     "HISTORY_DAYS",
     "HOST",
@@ -182,6 +185,41 @@ CHALLENGE_REACH: Tunable[int] = Tunable(
 )
 """Different members one member's challenges may ping in 10 minutes."""
 
+FIRST_MOVE_TIMEOUT: Tunable[float] = Tunable(
+    name="first_move_timeout",
+    variable="FIRST_MOVE_TIMEOUT_SECONDS",
+    default=120.0,
+    low=30,
+    high=3_600,
+    kind=Kind.SECONDS,
+    label=N_("The first-move clock"),
+)
+"""Seconds the first move of a game may take (the first player's; against the bot, the
+member's first), or the turn clock if shorter: a game without it ends as an abort, so
+nobody holds a channel for nothing (``bot.games.rules.first_move_pending``)."""
+DECLINE_COOLDOWN: Tunable[float] = Tunable(
+    name="decline_cooldown",
+    variable="DECLINE_COOLDOWN_SECONDS",
+    default=600.0,
+    low=0,
+    high=86_400,
+    kind=Kind.SECONDS,
+    label=N_("The wait after a declined challenge"),
+)
+"""Seconds after a declined challenge before its challenger may challenge that member
+again (the challenge cooldown, when longer, still holds)."""
+ABANDON_COOLDOWN: Tunable[float] = Tunable(
+    name="abandon_cooldown",
+    variable="ABANDON_COOLDOWN_SECONDS",
+    default=120.0,
+    low=0,
+    high=3_600,
+    kind=Kind.SECONDS,
+    label=N_("The wait after leaving a game without a move"),
+)
+"""Seconds a member who stopped, forfeited or timed out of a game without making a move
+waits before starting or accepting another (``bot.games.walkaways``)."""
+
 AnyTunable = Tunable[int] | Tunable[float] | Tunable[float | None]
 Value = int | float | None
 """What a tunable holds: a whole number, seconds or days, or None (off)."""
@@ -195,6 +233,9 @@ SERVER: tuple[AnyTunable, ...] = (
     REVIEW_COOLDOWN,
     PING_GRACE,
     CHALLENGE_REACH,
+    FIRST_MOVE_TIMEOUT,
+    DECLINE_COOLDOWN,
+    ABANDON_COOLDOWN,
 )
 
 # -- the host's alone ---------------------------------------------------------------------

@@ -14,10 +14,15 @@ from bot.db.shards import owned_values
 from bot.games import sql
 from bot.games.queries import insert_with_places
 from bot.games.refusals import CHALLENGE_ACTION, CoolingDown, PendingTaken, RematchTaken
-from bot.games.server_queries import CLAIM_COOLDOWN, COOLDOWN_UNTIL
+from bot.games.server_queries import CLAIM_COOLDOWN, COOLDOWN_UNTIL, EXTEND_COOLDOWN
 from bot.models import Challenge, ChallengeStatus, Game, Shards
 
 __all__ = ["ChallengeQueries"]
+
+LAST_STATUS = (
+    "SELECT status FROM challenges WHERE guild_id = ? AND challenger_id = ? AND opponent_id = ?"
+    " ORDER BY id DESC LIMIT 1"
+)
 
 
 class ChallengeQueries:
@@ -80,11 +85,29 @@ class ChallengeQueries:
         return bool(await self.db.run_alone(sql.SET_CHALLENGE_MESSAGE, row))
 
     async def answer_challenge(
-        self, challenge_id: int, status: ChallengeStatus, now: float
+        self, challenge_id: int, status: ChallengeStatus, now: float, *, wait_until: float = 0.0
     ) -> Challenge | None:
-        """Move a pending, unexpired challenge to ``status``; None if it was not (any more)."""
-        rows = await self.db.run_alone(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))
-        return challenge_from_row(rows[0]) if rows else None
+        """Move a pending, unexpired challenge to ``status``; None if it was not (any more).
+        ``wait_until``: the challenger's cooldown towards the opponent runs at least until
+        then (a decline's), in the same transaction."""
+        first = [(sql.ANSWER_CHALLENGE, (status.value, challenge_id, now))]
+
+        async def body(opened: list[list[Row]]) -> Challenge | None:
+            if not opened[0]:
+                return None
+            answered = challenge_from_row(opened[0][0])
+            if wait_until > now:
+                a = answered
+                key = (a.guild_id, a.challenger_id, CHALLENGE_ACTION, a.opponent_id)
+                await self.db.run(EXTEND_COOLDOWN, (*key, wait_until))
+            return answered
+
+        return await self.db.transaction(body, first=first)
+
+    async def last_declined(self, guild_id: int, challenger_id: int, opponent_id: int) -> bool:
+        """Whether the challenger's last challenge to the opponent here was declined."""
+        rows = await self.db.run_alone(LAST_STATUS, (guild_id, challenger_id, opponent_id))
+        return bool(rows) and rows[0][0] == ChallengeStatus.DECLINED.value
 
     async def accept_challenge(
         self,

@@ -11,8 +11,20 @@ from bot.refs import Member, Moment, Place
 __all__ = ["cooldown_refusal", "pending_refusal", "unshown_refusal"]
 
 
-def cooldown_refusal(opponent_id: int, until: float) -> ChallengeCooldown:
-    """The refusal of a challenge to a member challenged within the cooldown."""
+def cooldown_refusal(
+    opponent_id: int, until: float, *, declined: bool = False
+) -> ChallengeCooldown:
+    """The refusal of a challenge to a member challenged within the cooldown, or (with
+    ``declined``) who declined the challenger's last challenge within the server's wait
+    after a decline (``DECLINE_COOLDOWN``, kept in the same cooldown)."""
+    if declined:
+        return ChallengeCooldown(
+            N_(
+                "{member} declined your last challenge; you can challenge them again {when}.",
+                member=Member(opponent_id),
+                when=Moment(until),
+            )
+        )
     return ChallengeCooldown(
         N_(
             "You challenged {member} a moment ago; you can challenge them again {when}.",

@@ -27,7 +27,7 @@ from bot.errors import (
     NotChallenger,
     SelfChallenge,
 )
-from bot.games import rules
+from bot.games import rules, walkaways
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.games.refusals import (
@@ -46,6 +46,8 @@ from bot.tunables import (
     CHALLENGE_COOLDOWN,
     CHALLENGE_REACH,
     CHALLENGE_TIMEOUT,
+    DECLINE_COOLDOWN,
+    FIRST_MOVE_TIMEOUT,
     GAMES_PER_MEMBER,
     SERVER_GAMES,
     TURN_TIMEOUT,
@@ -161,7 +163,7 @@ class Challenges:
                     challenge, cooldown_until=now + settings[CHALLENGE_COOLDOWN], exempt=exempt
                 )
             except CoolingDown as error:
-                raise cooldown_refusal(opponent_id, error.until) from None
+                raise await self._cooldown_refusal(made_by=challenge, until=error.until) from None
             except PendingTaken as error:
                 raise pending_refusal(error.challenge, now) from None
         # Its message shows the expiry that recording the message gives it, and the clock
@@ -198,6 +200,7 @@ class Challenges:
             raise ChallengesOff(
                 N_("{member} has turned challenges off on this server.", member=Member(opponent_id))
             )
+        await walkaways.check(self._store.db, settings, guild_id, challenger_id, self._clock())
         await self._check_reach(guild_id, challenger_id, opponent_id, settings[CHALLENGE_REACH])
         live = await self._store.live_games_of(guild_id, challenger_id, opponent_id)
         for member, playing in live.items():
@@ -241,7 +244,19 @@ class Challenges:
             guild_id, challenger_id, CHALLENGE_ACTION, opponent_id
         )
         if until is not None and until > now:
-            raise cooldown_refusal(opponent_id, until)
+            declined = await self._challenge_queries.last_declined(
+                guild_id, challenger_id, opponent_id
+            )
+            raise cooldown_refusal(opponent_id, until, declined=declined)
+
+    async def _cooldown_refusal(self, made_by: Challenge, until: float) -> ChallengeCooldown:
+        """The refusal of ``made_by`` within its challenger's cooldown towards its
+        opponent, saying so if that member declined the last one."""
+        c = made_by
+        declined = await self._challenge_queries.last_declined(
+            c.guild_id, c.challenger_id, c.opponent_id
+        )
+        return cooldown_refusal(c.opponent_id, until, declined=declined)
 
     async def _check_reach(
         self, guild_id: int, challenger_id: int, opponent_id: int, reach: int
@@ -326,6 +341,7 @@ class Challenges:
         if user_id != challenge.opponent_id:
             raise NotChallenged()
         settings = await self._guilds.get(challenge.guild_id)
+        await walkaways.check(self._store.db, settings, challenge.guild_id, user_id, now)
         async with self._locks[("channel", challenge.guild_id, challenge.channel_id)]:
             view = await self._store.channel_view(challenge.guild_id, challenge.channel_id, now)
             rules.check_channel(
@@ -355,6 +371,7 @@ class Challenges:
                 message_id=challenge.message_id,
                 rematch_of=challenge.rematch_of,
                 locale=challenge.locale,
+                first_move_timeout=settings[FIRST_MOVE_TIMEOUT],
             )
             try:
                 accepted = await self._challenge_queries.accept_challenge(
@@ -386,7 +403,9 @@ class Challenges:
         ``accept``)."""
         now = self._clock()
         challenge = await self._open(challenge_id, guild_id, now, message_id)
-        return await self._answer(challenge, user_id, ChallengeStatus.DECLINED, now)
+        settings = await self._guilds.get(challenge.guild_id)
+        wait = now + settings[DECLINE_COOLDOWN]
+        return await self._answer(challenge, user_id, ChallengeStatus.DECLINED, now, wait)
 
     async def withdraw(
         self,
@@ -401,14 +420,22 @@ class Challenges:
         return await self._answer(challenge, user_id, ChallengeStatus.WITHDRAWN, now)
 
     async def _answer(
-        self, challenge: Challenge, user_id: int, status: ChallengeStatus, now: float
+        self,
+        challenge: Challenge,
+        user_id: int,
+        status: ChallengeStatus,
+        now: float,
+        wait_until: float = 0.0,
     ) -> Challenge:
-        """Move the open ``challenge`` to ``status`` if ``user_id`` may."""
+        """Move the open ``challenge`` to ``status`` if ``user_id`` may (``wait_until``:
+        a decline keeps its challenger from challenging that member until then)."""
         if status is ChallengeStatus.WITHDRAWN and user_id != challenge.challenger_id:
             raise NotChallenger()
         if status is ChallengeStatus.DECLINED and user_id != challenge.opponent_id:
             raise NotChallenged()
-        answered = await self._challenge_queries.answer_challenge(challenge.id, status, now)
+        answered = await self._challenge_queries.answer_challenge(
+            challenge.id, status, now, wait_until=wait_until
+        )
         if answered is None:  # answered or expired meanwhile (another process)
             await self._open(challenge.id, challenge.guild_id, now)
             raise ChallengeNotFound()

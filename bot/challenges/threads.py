@@ -3,9 +3,11 @@ thread (for a busy channel's refusal) only for a game that can start there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.challenges.service import Challenges
 from bot.config import ServiceConfig
-from bot.games import rules
+from bot.games import rules, walkaways
 from bot.games.queries import Store
 from bot.games.refusals import LimitReached
 from bot.games.replies import BotReplies, plan_reply
@@ -26,8 +28,10 @@ class NewThreads:
         guilds: Guilds,
         challenges: Challenges,
         replies: BotReplies,
+        clock: Callable[[], float],
     ) -> None:
         self._store = store
+        self._clock = clock
         self._config = config
         self._guild_store = GuildStore(store.db)
         self._guilds = guilds
@@ -69,6 +73,7 @@ class NewThreads:
         order = rules.first_from(first)
         settings = await self._guilds.get(guild_id)
         rules.check_allowed_channel(settings, parent_id)
+        await walkaways.check(self._store.db, settings, guild_id, user_id, self._clock())
         try:
             await self._guild_store.check_places(
                 guild_id,

@@ -8,6 +8,9 @@ the other accepts: ``CallOffs``), and, however it ends, before both
 players moved (an abort: ``rules.is_abort``). A proposal holds only at the move it was
 made at, so it cannot be accepted after the position changed for the worse.
 
+A player who stops or forfeits a game without having moved in it waits a little before
+the next (``bot.games.walkaways``).
+
 Forfeit is a private question first (``ask_forfeit``): its answer carries the move it was
 asked at and when it lapses (``FORFEIT_CONFIRM_SECONDS``), and ``forfeit`` refuses it
 after either, changing nothing.
@@ -26,7 +29,7 @@ from bot.errors import (
     RatedStop,
     StaleBoard,
 )
-from bot.games import rules, writes
+from bot.games import rules, walkaways, writes
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.i18n import N_
@@ -130,7 +133,9 @@ class Endings:
                 )
             return rules.end(game, Result.FORFEIT, mark, now)
 
-        return await self.end(game_id, guild_id, move_no, decide, message_id)
+        ended = await self.end(game_id, guild_id, move_no, decide, message_id)
+        await walkaways.record(self._store.db, ended, user_id, ended.updated_at)
+        return ended
 
     async def stop(
         self,
@@ -172,4 +177,6 @@ class Endings:
                 )
             return rules.end(game, Result.ABANDONED, None, now)
 
-        return await self.end(target.id, guild_id, move_no, decide)
+        ended = await self.end(target.id, guild_id, move_no, decide)
+        await walkaways.record(self._store.db, ended, user_id, ended.updated_at)
+        return ended

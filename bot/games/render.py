@@ -160,6 +160,12 @@ def _status_line(game: Game, t: Translator) -> str:
         case Result.FORFEIT:
             forfeited = N_("{player} forfeited.", player=_loser(game, t))
             return f"🏳️ {_sentence(t(forfeited))} {_won(game, t)}"
+        case Result.TIMEOUT if game.winner_mark is None:  # rules.time_out: no first move
+            late = N_(
+                "{player} didn't make the first move in time: aborted, it doesn't count.",
+                player=player_text(game, game.turn, t),
+            )
+            return f"⏹️ {t(late)}"
         case Result.TIMEOUT:
             ran_out = N_("{player} ran out of time.", player=_loser(game, t))
             return f"⌛ {_sentence(t(ran_out))} {_won(game, t)}"

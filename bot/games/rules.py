@@ -45,6 +45,7 @@ __all__ = [
     "check_move",
     "end",
     "first_from",
+    "first_move_pending",
     "is_abort",
     "is_overdue",
     "is_rated",
@@ -54,6 +55,7 @@ __all__ = [
     "on_its_message",
     "place_of",
     "rated_variant",
+    "time_out",
     "too_many_games",
     "validate_options",
     "win_length",
@@ -264,11 +266,14 @@ def new_game(
     message_id: int | None = None,
     rematch_of: int | None = None,
     locale: str | None = None,
+    first_move_timeout: float | None = None,
 ) -> Game:
     """A game before its first move (its id is the store's to give). A None player is the
     bot: if it is X, the game starts owing the bot's move, with no turn clock. ``locale``
-    is the server's, for its shared messages."""
+    is the server's, for its shared messages. The first move gets ``first_move_timeout``
+    (the server's first-move clock) if shorter than the turn clock."""
     bot_first = x_id is None
+    first_clock = min(turn_timeout, first_move_timeout or turn_timeout)
     return Game(
         id=0,
         guild_id=guild_id,
@@ -287,7 +292,7 @@ def new_game(
         winner_mark=None,
         created_at=now,
         updated_at=now,
-        turn_deadline=None if bot_first else now + turn_timeout,
+        turn_deadline=None if bot_first else now + first_clock,
         rematch_of=rematch_of,
         turn_seconds=turn_timeout,
         locale=locale,
@@ -332,6 +337,35 @@ def is_overdue(game: Game, now: float) -> bool:
     )
 
 
+def first_move_pending(game: Game) -> bool:
+    """Whether the live ``game`` waits for its first move: the first move of the player
+    who moves first (X), or in a game against the bot that moved first, the member's
+    first move. That move has the first-move clock; a game that times out there is
+    aborted (``time_out``), whoever it was between."""
+    if not game.is_live:
+        return False
+    bot_first = game.is_bot_game and game.x_id is None
+    return game.move_no == (1 if bot_first else 0)
+
+
+def time_out(game: Game, now: float) -> Game:
+    """The overdue ``game`` ended: the player on move loses by TIMEOUT, unless the first
+    move never came (``first_move_pending``): then it is aborted, unrated and counted for
+    nobody (against the bot too), with result TIMEOUT and no winner, so the board can
+    say why."""
+    if not first_move_pending(game):
+        return end(game, Result.TIMEOUT, game.turn, now)
+    return dataclasses.replace(
+        game,
+        status=GameStatus.ABANDONED,
+        result=Result.TIMEOUT,
+        winner_mark=None,
+        winner_id=None,
+        updated_at=now,
+        turn_deadline=None,
+    )
+
+
 def check_move(game: Game, user_id: int, cell: int, move_no: int) -> None:
     """Raise why ``user_id`` may not play ``cell`` on the board they saw at ``move_no``.
 
@@ -353,9 +387,13 @@ def check_move(game: Game, user_id: int, cell: int, move_no: int) -> None:
         raise CellTaken()
 
 
-def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
+def advance(
+    game: Game, cell: int, now: float, turn_timeout: float, first_move_timeout: float | None = None
+) -> Game:
     """The game after the player on move marks ``cell`` (already checked to be legal);
-    ``turn_timeout`` is the clock for games that have none of their own."""
+    ``turn_timeout`` is the clock for games that have none of their own. A move that
+    leaves the member's first move owed (the bot's first) gives it ``first_move_timeout``
+    if shorter."""
     board = game.board.play(cell)
     outcome = board.outcome()
     if outcome is not None:
@@ -370,11 +408,14 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
             turn_deadline=None,
         )
     bot_next = game.is_bot_game and game.player_of(board.turn) is None
+    clock = game.turn_seconds or turn_timeout
+    if game.is_bot_game and game.x_id is None and game.move_no == 0 and first_move_timeout:
+        clock = min(clock, first_move_timeout)
     return game.after_move(
         board,
         status=GameStatus.BOT_TO_MOVE if bot_next else GameStatus.ACTIVE,
         updated_at=now,
-        turn_deadline=None if bot_next else now + (game.turn_seconds or turn_timeout),
+        turn_deadline=None if bot_next else now + clock,
     )
 
 

@@ -21,7 +21,7 @@ from bot.games.limits import check_places
 from bot.models import Challenge
 from bot.tunables import SERVER, SWITCHES
 
-__all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "OVERRIDES", "GuildStore"]
+__all__ = ["CLAIM_COOLDOWN", "COOLDOWN_UNTIL", "EXTEND_COOLDOWN", "OVERRIDES", "GuildStore"]
 
 OVERRIDES = (*(setting.name for setting in SERVER), *SWITCHES)
 """The guild_settings columns a moderator may set (``bot.tunables``: each server setting
@@ -63,6 +63,13 @@ CLAIM_COOLDOWN = (
 )
 """Start a cooldown (parameters: guild, user, action, target, until, now): a row comes
 back if it was claimed, none while the previous one still runs."""
+EXTEND_COOLDOWN = (
+    "INSERT INTO cooldowns (guild_id, user_id, action, target, until) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (guild_id, user_id, action, target) DO UPDATE SET until = excluded.until"
+    " WHERE cooldowns.until < excluded.until"
+)
+"""Make a cooldown run at least until the given time (parameters: guild, user, action,
+target, until)."""
 COOLDOWN_UNTIL = (
     "SELECT until FROM cooldowns WHERE guild_id = ? AND user_id = ? AND action = ? AND target = ?"
 )

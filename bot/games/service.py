@@ -16,7 +16,9 @@ BOT_TO_MOVE game that ``GameService.start()`` completes before clicks are served
 ``settle_overdue()`` takes over if another process left it stranded). Each reply's rng
 is seeded from the game id and move number, so a game replays identically.
 
-Deadlines: every move gives the player now on move ``turn_timeout`` seconds. The sweep
+Deadlines: every move gives the player now on move ``turn_timeout`` seconds, the first
+move the server's shorter first-move clock (``rules.first_move_pending``: a game whose
+first move never comes is aborted, so nobody holds a channel for nothing). The sweep
 (``settle_overdue``) ends overdue games (the player on move loses by TIMEOUT), and so
 does anything a user does to such a game, so the result does not depend on when the
 sweep runs.
@@ -36,15 +38,15 @@ from bot.errors import (
     GameNotFound,
     NotAPlayer,
 )
-from bot.games import rules, writes
+from bot.games import rules, walkaways, writes
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
 from bot.games.refusals import ChannelTaken, LimitReached
 from bot.games.replies import BotReplies, ReplyPlan, plan_reply
 from bot.games.servers import Guilds
 from bot.games.writes import TIME_RAN_OUT, turn_over
-from bot.models import First, Game, GameStatus, Ping, Result
-from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
+from bot.models import First, Game, GameStatus, Ping
+from bot.tunables import FIRST_MOVE_TIMEOUT, GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 from engine.levels import DEFAULT_LEVEL
 
 __all__ = ["TIME_RAN_OUT", "Games", "Moved"]
@@ -161,6 +163,7 @@ class Games:
         player_is_x = order is First.ME
         settings = await self.guilds.get(guild_id)
         rules.check_allowed_channel(settings, channel_id, parent_id)
+        await walkaways.check(self._store.db, settings, guild_id, player_id, self._clock())
         async with self._locks[("channel", guild_id, channel_id)]:
             now = self._clock()
             view = await self._store.channel_view(guild_id, channel_id, now)
@@ -179,6 +182,7 @@ class Games:
                 turn_timeout=settings[TURN_TIMEOUT],
                 rematch_of=rematch_of,
                 locale=locale,
+                first_move_timeout=settings[FIRST_MOVE_TIMEOUT],
             )
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
@@ -200,7 +204,7 @@ class Games:
             return game
         if on_slow is not None and not plan.instant:
             await on_slow()
-        return await self._bot_move(game, plan)
+        return await self._bot_move(game, plan, settings[FIRST_MOVE_TIMEOUT])
 
     async def rematchable(self, game_id: int, user_id: int, guild_id: int | None = None) -> Game:
         """The game ``user_id`` asks a rematch of; NotAPlayer unless they played in it.
@@ -276,11 +280,14 @@ class Games:
             plan = plan_reply(game, self.config)
         return await self._bot_move(game, plan)
 
-    async def _bot_move(self, game: Game, plan: ReplyPlan) -> Game:
-        """Complete the bot's owed move; one task per game, immune to cancellation."""
+    async def _bot_move(
+        self, game: Game, plan: ReplyPlan, first_clock: float | None = None
+    ) -> Game:
+        """Complete the bot's owed move; one task per game, immune to cancellation.
+        ``first_clock``: the server's first-move clock, if the caller read it."""
         task = self._bot_tasks.get(game.id)
         if task is None or task.done():
-            task = asyncio.create_task(self._complete_bot_move(game, plan))
+            task = asyncio.create_task(self._complete_bot_move(game, plan, first_clock))
             self._bot_tasks[game.id] = task
             task.add_done_callback(functools.partial(self._forget_bot_task, game.id))
         result = await asyncio.shield(task)
@@ -290,10 +297,15 @@ class Games:
         if self._bot_tasks.get(game_id) is task:
             del self._bot_tasks[game_id]
 
-    async def _complete_bot_move(self, game: Game, plan: ReplyPlan) -> Game | None:
+    async def _complete_bot_move(
+        self, game: Game, plan: ReplyPlan, first_clock: float | None
+    ) -> Game | None:
         cell = await self.replies.compute(game, plan)
+        if first_clock is None and game.move_no == 0:  # the member's first has its own clock
+            first_clock = (await self.guilds.get(game.guild_id))[FIRST_MOVE_TIMEOUT]
         async with self._locks[game.id]:
-            new = rules.advance(game, cell, self._clock(), self.config[TURN_TIMEOUT])
+            now = self._clock()
+            new = rules.advance(game, cell, now, self.config[TURN_TIMEOUT], first_clock)
             written = await writes.write(self._store, new, game)
             if written is not None:
                 return written
@@ -309,9 +321,12 @@ class Games:
         shards = self.config.shards
         for game in await self._store.overdue_games(now, shards):
             async with self._locks[game.id]:
-                timeout = rules.end(game, Result.TIMEOUT, game.turn, now)
+                timeout = rules.time_out(game, now)
                 if (ended := await writes.write(self._store, timeout, game)) is not None:
                     changed.append(ended)
+                    if rules.first_move_pending(game):
+                        walked = game.player_of(game.turn)
+                        await walkaways.record(self._store.db, game, walked, now)
         for game in await self._store.games_bot_to_move(shards):
             if game.id not in self._bot_tasks and now - game.updated_at >= STRANDED_AFTER:
                 try:

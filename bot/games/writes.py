@@ -12,11 +12,11 @@ import dataclasses
 from collections.abc import Mapping
 
 from bot.errors import GameError, GameNotFound, GameOver, StaleBoard
-from bot.games import rules
+from bot.games import rules, walkaways
 from bot.games.queries import Store
 from bot.games.settlement import settle
 from bot.i18n import N_
-from bot.models import Game, Ping, PlayerRow, Result, Settlement, StandingPing
+from bot.models import Game, Ping, PlayerRow, Settlement, StandingPing
 
 __all__ = [
     "TIME_RAN_OUT",
@@ -81,10 +81,12 @@ async def settle_if_overdue(store: Store, game: Game, now: float) -> None:
     lost on time, as the sweep would have left it.
     """
     if rules.is_overdue(game, now):
-        ended = rules.end(game, Result.TIMEOUT, game.turn, now)
+        ended = rules.time_out(game, now)
         written = await write(store, ended, game)
         if written is None:
             written = await load_game(store, game.id)  # settled elsewhere meanwhile
+        elif rules.first_move_pending(game):
+            await walkaways.record(store.db, game, game.player_of(game.turn), now)
         raise GameOver(TIME_RAN_OUT, game=written)
 
 

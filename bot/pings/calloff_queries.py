@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.db.backend import Database
-from bot.db.rows import IS_LIVE
+from bot.db.rows import IS_LIVE, Row
 from bot.models import CallOff
 
 __all__ = ["CallOff", "CallOffStore"]
@@ -24,6 +24,14 @@ LAPSED = (
     " JOIN games AS g ON g.id = c.game_id"
     f" WHERE c.move_no <> g.move_no OR NOT g.{IS_LIVE} LIMIT ?"
 )
+
+
+DECLINED = (
+    "INSERT INTO calloff_declines (game_id, proposer_id, again_at) VALUES (?, ?, ?)"
+    " ON CONFLICT (game_id) DO UPDATE SET proposer_id = excluded.proposer_id,"
+    " again_at = excluded.again_at"
+)
+AGAIN_AT = "SELECT again_at FROM calloff_declines WHERE game_id = ? AND proposer_id = ?"
 
 
 class CallOffStore:
@@ -51,6 +59,24 @@ class CallOffStore:
         """Proposals whose game moved on or ended, each with its channel's id."""
         rows = await self._db.run_alone(LAPSED, (limit,))
         return [(CallOff(row[0], row[1], row[2], row[3]), row[4]) for row in rows]
+
+    async def declined(self, proposal: CallOff, again_at: int) -> None:
+        """Remove the declined ``proposal``, and keep its proposer from proposing again in
+        that game before move ``again_at``."""
+        statements = [
+            (DROP_EXACT, (proposal.game_id, proposal.proposer_id, proposal.move_no)),
+            (DECLINED, (proposal.game_id, proposal.proposer_id, again_at)),
+        ]
+
+        async def body(_opened: list[list[Row]]) -> None:
+            return None
+
+        await self._db.transaction(body, first=statements)
+
+    async def again_at(self, game_id: int, proposer_id: int) -> int | None:
+        """The move from which ``proposer_id`` may propose again after a decline, if any."""
+        rows = await self._db.run_alone(AGAIN_AT, (game_id, proposer_id))
+        return int(rows[0][0]) if rows else None
 
     async def drop_exact(self, proposal: CallOff) -> None:
         """Remove ``proposal`` if it is still the game's (not a newer one)."""

@@ -2,7 +2,8 @@
 ends unrated, as a stop would: ``Endings.end``) or plays on.
 
 One proposal stands per game, and it holds only at the move it was made at, so it cannot
-be accepted after the position changed for the worse. Its message is deleted once it
+be accepted after the position changed for the worse. A declined proposal's player may
+propose again only ``CALLOFF_WAIT_MOVES`` moves later. Its message is deleted once it
 lapses (the game moved on or ended).
 """
 
@@ -14,11 +15,17 @@ from bot.errors import CallOffUnavailable, GameOver, NotAPlayer
 from bot.games import rules, writes
 from bot.games.endings import Endings
 from bot.games.queries import Store
-from bot.i18n import N_
+from bot.i18n import N_, Nn_
 from bot.models import CallOff, Game, Result
 from bot.pings.calloff_queries import CallOffStore
 
-__all__ = ["CallOffs"]
+__all__ = ["CALLOFF_WAIT_MOVES", "CallOffs"]
+
+CALLOFF_WAIT_MOVES = 4
+"""Moves after a declined proposal before its player may propose calling that game off
+again: two of theirs and two of the other's, so the other player, who said no, is asked
+at most once every four moves (twice at most on 3 x 3), and never at the very next turn,
+where the position has barely changed."""
 
 
 class CallOffs:
@@ -44,6 +51,17 @@ class CallOffs:
                 "Ending this game costs no rating: /{command} ends it.", command=rules.STOP_COMMAND
             )
             raise CallOffUnavailable(unrated)
+        again_at = await self._calloff_store.again_at(game_id, user_id)
+        if again_at is not None and game.move_no < again_at:
+            raise CallOffUnavailable(
+                Nn_(
+                    "Your last proposal to call this game off was declined; you can propose"
+                    " again after {n} more move.",
+                    "Your last proposal to call this game off was declined; you can propose"
+                    " again after {n} more moves.",
+                    again_at - game.move_no,
+                )
+            )
         lapsed = await self._calloff_store.get(game_id)
         if not await self._calloff_store.propose(game_id, user_id, game.move_no, self._clock()):
             raise CallOffUnavailable(
@@ -79,7 +97,8 @@ class CallOffs:
         if user_id == proposal.proposer_id:
             raise CallOffUnavailable(N_("It's for the other player to answer your proposal."))
         if not agree:
-            await self._calloff_store.drop(game_id)
+            again_at = proposal.move_no + CALLOFF_WAIT_MOVES
+            await self._calloff_store.declined(proposal, again_at)
             return game
 
         def decide(game: Game, now: float) -> Game:

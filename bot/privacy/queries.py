@@ -84,7 +84,8 @@ DELETE_PLAYER = "DELETE FROM players WHERE guild_id = ? AND user_id = ?"
 DELETE_BOT_RECORDS = "DELETE FROM bot_records WHERE guild_id = ? AND user_id = ? RETURNING level"
 DELETE_COOLDOWNS = "DELETE FROM cooldowns WHERE guild_id = ? AND user_id = ?"
 """Their own cooldowns. Another member's cooldown on challenging them (target = them) stays
-until it runs out (a minute by default): it protects them from a fresh ping."""
+until it runs out (a minute by default, 10 minutes after they declined): it protects them
+from a fresh ping."""
 DELETE_CHALLENGE_BLOCK = "DELETE FROM challenge_blocks WHERE guild_id = ? AND user_id = ?"
 DELETE_MEMBER_PREFS = "DELETE FROM member_prefs WHERE guild_id = ? AND user_id = ?"
 DELETE_SEATS = "DELETE FROM live_seats WHERE guild_id = ? AND user_id = ?"
@@ -96,6 +97,10 @@ DELETE_TURN_PINGS = (
 DELETE_CALLOFFS = (
     "DELETE FROM calloffs WHERE proposer_id = ?"
     " AND (SELECT guild_id FROM games WHERE id = calloffs.game_id) = ?"
+)
+DELETE_CALLOFF_DECLINES = (
+    "DELETE FROM calloff_declines WHERE proposer_id = ?"
+    " AND (SELECT guild_id FROM games WHERE id = calloff_declines.game_id) = ?"
 )
 
 # -- a whole server ----------------------------------------------------------------------
@@ -192,6 +197,7 @@ class PrivacyStore:
                     (DELETE_SEATS, (g, u)),
                     (DELETE_TURN_PINGS, (u, g)),
                     (DELETE_CALLOFFS, (u, g)),
+                    (DELETE_CALLOFF_DECLINES, (u, g)),
                 ]
             )
             ended = len({r[0] for r in x_games} | {r[0] for r in o_games})

@@ -19,9 +19,12 @@ from bot.i18n import N_, Duration, Message, Translator
 from bot.models import GuildSettings
 from bot.servers.preferences import choices_title, marked, on_off, preferences_view
 from bot.tunables import (
+    ABANDON_COOLDOWN,
     CHALLENGE_COOLDOWN,
     CHALLENGE_REACH,
     CHALLENGE_TIMEOUT,
+    DECLINE_COOLDOWN,
+    FIRST_MOVE_TIMEOUT,
     GAMES_PER_MEMBER,
     PING_GRACE,
     PING_GRACE_LONGEST,
@@ -122,6 +125,24 @@ def settings_text(
                     n=shown(lambda of: str(of[CHALLENGE_REACH])),
                 )
             ),
+            t(
+                N_(
+                    "First move of a game: within {time}, or it is aborted",
+                    time=shown(lambda of: _seconds(of[FIRST_MOVE_TIMEOUT], t)),
+                )
+            ),
+            t(
+                N_(
+                    "Wait after a declined challenge before challenging that member again: {time}",
+                    time=shown(lambda of: cooldown(of[DECLINE_COOLDOWN])),
+                )
+            ),
+            t(
+                N_(
+                    "Wait after leaving a game without a move: {time}",
+                    time=shown(lambda of: cooldown(of[ABANDON_COOLDOWN])),
+                )
+            ),
             t(N_("-# Change any of these with the options of /{command}.", command=SETTINGS)),
         ]
     )
@@ -170,6 +191,12 @@ class ServerSettings(commands.Cog):
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         challenge_reach=locale_str("challenge_reach"),
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        first_move_timeout=locale_str("first_move_clock"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        decline_cooldown=locale_str("decline_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
+        abandon_cooldown=locale_str("abandon_cooldown"),
+        # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         reset=locale_str("reset"),
     )
     @app_commands.describe(
@@ -198,6 +225,15 @@ class ServerSettings(commands.Cog):
         challenge_reach=locale_str(
             "Different members one member may challenge in 10 minutes (1-20)"
         ),
+        first_move_timeout=locale_str(
+            "Time for a game's first move before it is aborted, such as 2m (30s-1h)"
+        ),
+        decline_cooldown=locale_str(
+            "Wait after a declined challenge before the same challenge, such as 10m (0s-1d)"
+        ),
+        abandon_cooldown=locale_str(
+            "Wait after leaving a game without a move before the next, such as 2m (0s-1h)"
+        ),
         reset=locale_str("Return every setting to the bot's defaults first"),
     )
     async def tictactoe_settings(
@@ -218,6 +254,9 @@ class ServerSettings(commands.Cog):
         turn_pings: bool | None = None,
         ping_grace: Time | None = None,
         challenge_reach: ChallengeReach | None = None,
+        first_move_timeout: Time | None = None,
+        decline_cooldown: Time | None = None,
+        abandon_cooldown: Time | None = None,
         reset: bool = False,
     ) -> None:
         assert interaction.guild_id is not None
@@ -234,6 +273,9 @@ class ServerSettings(commands.Cog):
             turn_pings=turn_pings,
             ping_grace=ping_grace,
             challenge_reach=challenge_reach,
+            first_move_timeout=first_move_timeout,
+            decline_cooldown=decline_cooldown,
+            abandon_cooldown=abandon_cooldown,
         )
         # A length of time comes as typed (Time): 90s, 5m, 1h30m.
         changes: dict[str, Any] = {

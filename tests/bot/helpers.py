@@ -32,6 +32,11 @@ ROOMY_CONFIG = {
     "server_games": 100,
     "challenge_cooldown": 0.0,
     "challenge_reach": 20,
+    # The first move gets the whole turn clock, and a decline or a game left without a
+    # move sets no wait (test_fair_play.py tests them, with the bot's defaults).
+    "first_move_timeout": 86_400.0,
+    "decline_cooldown": 0.0,
+    "abandon_cooldown": 0.0,
 }
 DEFAULT_LIMITS = {name: BY_NAME[name].default for name in ROOMY_CONFIG}
 """The bot's own defaults, for tests of the limits (make_service is roomy otherwise)."""

@@ -97,6 +97,8 @@ async def fill(service: GameService, store: Store) -> Played:
     assert claim.won
     await service.guilds.set_turn_pings(GUILD, BOB, False)
     await service.pings.refused(active)  # as if its channel had refused the reminder
+    await service.calloffs.propose(active.id, CAROL, GUILD)
+    await service.calloffs.answer(active.id, ALICE, False, GUILD)  # a declined proposal
     await service.calloffs.propose(active.id, ALICE, GUILD)
     pending = await service.challenges.create(GUILD, CHANNEL + 3, BOB, CAROL)
     declined = await service.challenges.create(GUILD, CHANNEL, DAVE, BOB)

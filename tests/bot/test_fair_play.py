@@ -23,12 +23,14 @@ from bot.errors import (
     NotAPlayer,
     PermissionDenied,
     RatedStop,
+    StartCooldown,
     TooManyGames,
 )
-from bot.games import rules
+from bot.games import render, rules
 from bot.games.queries import Store
 from bot.games.servers import Choices
-from bot.models import GameStatus, Result
+from bot.i18n import translator
+from bot.models import First, GameStatus, Result
 from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES, TURN_TIMEOUT
 
 from .helpers import (
@@ -47,6 +49,7 @@ from .shown import shown
 from .test_service import X_WINS
 
 DAVE = 44
+EN = translator(None)
 
 
 @pytest.fixture
@@ -63,7 +66,9 @@ async def fair(
 # -- limits ------------------------------------------------------------------------------
 
 
-async def test_one_live_game_per_member_per_server_by_default(fair: GameService) -> None:
+async def test_one_live_game_per_member_per_server_by_default(
+    fair: GameService, clock: FakeClock
+) -> None:
     first = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first="me")
     await fair.set_game_message(first.id, 777)
     with pytest.raises(TooManyGames) as caught:
@@ -79,6 +84,7 @@ async def test_one_live_game_per_member_per_server_by_default(fair: GameService)
     # Other servers are not affected, and the place is free again once the game ends.
     await fair.start_bot_game(GUILD + 1, CHANNEL, ALICE, level="easy")
     await fair.endings.forfeit(first.id, ALICE)
+    clock.advance(120)  # she left it without a move: the wait after that (ABANDON_COOLDOWN)
     await fair.start_bot_game(GUILD, CHANNEL + 1, ALICE, level="easy")
 
 
@@ -148,9 +154,12 @@ async def test_a_rematch_is_exempt_once_and_pings_nobody_within_the_cooldown(
     rematch = await fair.rematch(game.id, ALICE)
     assert rematch.rematch_of == game.id and not rematch.pinged  # type: ignore[union-attr]
     await fair.challenges.decline(rematch.id, BOB)
-    with pytest.raises(ChallengeCooldown):
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
         await fair.rematch(game.id, ALICE)
-    clock.advance(61)
+    clock.advance(61)  # the challenge cooldown is over, but not the wait after a decline
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
+        await fair.rematch(game.id, ALICE)
+    clock.advance(540)
     again = await fair.rematch(game.id, ALICE)
     assert again.pinged  # type: ignore[union-attr]
 
@@ -267,7 +276,7 @@ async def test_stopping_a_rated_game_that_has_begun(fair: GameService, clock: Fa
     # Before the first move, a player's stop ends it unrated.
     stopped = await fair.endings.stop(GUILD, CHANNEL, BOB, is_moderator=False)
     assert stopped.status is GameStatus.ABANDONED
-    clock.advance(60)  # alice's cooldown towards bob
+    clock.advance(120)  # alice's cooldown towards bob; bob left a game without a move
     game = await member_game(fair, ALICE, BOB, channel=CHANNEL + 1)
     game = (await fair.move(game.id, ALICE, 4, 0)).game
     # After one move too: not both players have moved.
@@ -316,6 +325,14 @@ async def test_calling_off_needs_both_players(fair: GameService) -> None:
     with pytest.raises(CallOffUnavailable, match="moved on"):
         await calloffs.answer(game.id, BOB, True, GUILD)
     assert (await fair.get_game(game.id)).is_live
+    # Alice declined Bob's proposal at move 2: he may propose again from move 6 on.
+    with pytest.raises(CallOffUnavailable, match=r"was declined.*after 3 more moves"):
+        await calloffs.propose(game.id, BOB, GUILD)
+    for move_no, (player, cell) in enumerate([(BOB, 7), (ALICE, 2), (BOB, 6)], start=3):
+        game = (await fair.move(game.id, player, cell, move_no)).game
+        if move_no == 4:
+            with pytest.raises(CallOffUnavailable, match="after 1 more move\\."):
+                await calloffs.propose(game.id, BOB, GUILD)
     await calloffs.propose(game.id, BOB, GUILD)
     ended = await calloffs.answer(game.id, ALICE, True, GUILD)
     assert (ended.status, ended.result) == (GameStatus.ABANDONED, Result.ABANDONED)
@@ -328,3 +345,113 @@ async def test_only_players_and_moderators_may_stop(fair: GameService) -> None:
     await member_game(fair, ALICE, BOB)
     with pytest.raises(PermissionDenied):
         await fair.endings.stop(GUILD, CHANNEL, CAROL, is_moderator=False)
+
+
+# -- no channel held for nothing (issue 37, item 6) -----------------------------------------
+
+
+async def test_a_game_whose_first_move_never_comes_is_aborted(
+    fair: GameService, clock: FakeClock
+) -> None:
+    """The first move has the server's first-move clock (2 minutes), not the turn clock;
+    without it the game ends as an abort, and its player on move waits before the next."""
+    game = await member_game(fair, ALICE, BOB)
+    assert game.turn_deadline == clock.now + 120
+    clock.advance(119)
+    assert await fair.sweep() == ([], [])
+    clock.advance(1)
+    (ended,), _ = await fair.sweep()
+    aborted = (GameStatus.ABANDONED, Result.TIMEOUT, None)
+    assert (ended.status, ended.result, ended.winner_id) == aborted
+    for member in (ALICE, BOB):
+        stats = await fair.stats.player_stats(GUILD, member)
+        assert stats.versus_members.games == 0 and stats.rating == 1500
+    # Alice, who was to move first, waits 2 minutes (ABANDON_COOLDOWN); Bob does not.
+    with pytest.raises(StartCooldown, match="without making a move") as refused:
+        await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
+    assert f"<t:{int(clock.now + 120)}:" in shown(refused.value)
+    with pytest.raises(StartCooldown):
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    bot_game = await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first=First.ME)
+    # After Bob's first move, the turn clock (5 minutes) applies again.
+    moved = (await fair.move(bot_game.id, BOB, 4, 0)).game
+    assert moved.turn_deadline == clock.now + 300
+    clock.advance(120)
+    await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")
+
+
+async def test_against_the_bot_the_members_first_move_has_the_first_move_clock(
+    fair: GameService, clock: FakeClock
+) -> None:
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.OPPONENT)
+    assert game.move_no == 1 and rules.first_move_pending(game)
+    assert game.turn_deadline == clock.now + 120
+    clock.advance(120)
+    (ended,), _ = await fair.sweep()
+    assert (ended.status, ended.result, ended.winner_mark) == (
+        GameStatus.ABANDONED,
+        Result.TIMEOUT,
+        None,
+    )
+    assert not (await fair.stats.player_stats(GUILD, ALICE)).versus_bot  # counted nowhere
+    assert "didn't make the first move in time" in render.game_text(ended, EN)
+    # A shorter turn clock is the first move's clock too.
+    await fair.guilds.change(GUILD, {"turn_timeout": 45})
+    clock.advance(120)
+    game = await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy", first=First.ME)
+    assert game.turn_deadline == clock.now + 45
+
+
+async def test_leaving_a_game_without_a_move_holds_off_the_next(
+    fair: GameService, clock: FakeClock
+) -> None:
+    """Stop-and-restart: a stop or forfeit by a player who has not moved holds them off
+    for the server's wait; a player who moved, the other player and a moderator are not."""
+    game = await member_game(fair, ALICE, BOB)
+    game = (await fair.move(game.id, ALICE, 4, 0)).game
+    stopped = await fair.endings.stop(GUILD, CHANNEL, ALICE, is_moderator=False)
+    assert stopped.status is GameStatus.ABANDONED  # an abort: Bob had not moved
+    await fair.start_bot_game(GUILD, CHANNEL, ALICE, level="easy")  # Alice had moved
+    game = await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy", first=First.ME)
+    await fair.endings.forfeit(game.id, BOB)
+    with pytest.raises(StartCooldown, match="without making a move"):
+        await fair.start_bot_game(GUILD, CHANNEL + 1, BOB, level="easy")
+    with pytest.raises(StartCooldown):
+        await fair.threads.vet(GUILD, CHANNEL + 2, BOB, level="easy")
+    await fair.start_bot_game(GUILD + 1, CHANNEL, BOB, level="easy")  # another server
+    # Held off from accepting too.
+    challenge = await fair.challenges.create(GUILD, CHANNEL + 1, CAROL, BOB)
+    with pytest.raises(StartCooldown):
+        await fair.challenges.accept(challenge.id, BOB)
+    await fair.challenges.withdraw(challenge.id, CAROL)
+    clock.advance(120)
+    challenge = await fair.challenges.create(GUILD, CHANNEL + 1, CAROL, BOB)
+    await fair.challenges.accept(challenge.id, BOB)
+    # A moderator who stops a game holds nobody off.
+    game = await fair.start_bot_game(GUILD, CHANNEL + 3, DAVE, level="easy", first=First.ME)
+    await fair.endings.stop(GUILD, CHANNEL + 3, CAROL + 1000, is_moderator=True)
+    await fair.start_bot_game(GUILD, CHANNEL + 3, DAVE, level="easy")
+
+
+# -- no repeated pings (issue 37, item 10) --------------------------------------------------
+
+
+async def test_a_declined_challenge_waits_the_servers_longer_wait(
+    fair: GameService, clock: FakeClock
+) -> None:
+    challenge = await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await fair.challenges.decline(challenge.id, BOB)
+    clock.advance(61)  # past the challenge cooldown, within the wait after a decline
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge") as refused:
+        await fair.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert f"<t:{int(challenge.created_at + 600)}:" in shown(refused.value)
+    with pytest.raises(ChallengeCooldown, match="declined your last challenge"):
+        await fair.threads.vet(GUILD, CHANNEL + 1, ALICE, opponent_id=BOB)
+    await fair.challenges.create(GUILD, CHANNEL, BOB, ALICE)  # the other way round: free
+    other = await fair.challenges.create(GUILD, CHANNEL + 1, ALICE, CAROL)  # another: free
+    await fair.challenges.withdraw(other.id, ALICE)
+    clock.advance(538)
+    with pytest.raises(ChallengeCooldown):
+        await fair.challenges.create(GUILD, CHANNEL + 2, ALICE, BOB)
+    clock.advance(1)  # 10 minutes after the decline (DECLINE_COOLDOWN)
+    assert await fair.challenges.create(GUILD, CHANNEL + 2, ALICE, BOB)

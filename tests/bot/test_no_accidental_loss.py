@@ -121,9 +121,11 @@ async def test_before_both_players_moved_every_ending_is_an_abort(
     game = await play_out(service, await member_game(service, ALICE, BOB), [4, 0][:moves])
     assert rules.is_abort(game) and not rules.loses_rating(game)
     ended = await end_it(service, clock, game, how)
+    # No first move in time (rules.time_out): aborted all the same, its result says why.
+    no_first_move = how.startswith("time-out") and moves == 0
     assert (ended.status, ended.result, ended.winner_id, ended.winner_mark) == (
         GameStatus.ABANDONED,
-        Result.ABANDONED,
+        Result.TIMEOUT if no_first_move else Result.ABANDONED,
         None,
         None,
     )
@@ -132,7 +134,12 @@ async def test_before_both_players_moved_every_ending_is_an_abort(
     assert dataclasses.replace(stored, message_id=ended.message_id) == ended
     assert await rows(store) == before  # no rating, record or streak changed
     # The board says so; the game is listed in recent games as aborted.
-    assert "Aborted before both players moved: it doesn't count." in render.game_text(ended, EN)
+    said = (
+        f"<@{game.x_id}> didn't make the first move in time: aborted, it doesn't count."
+        if no_first_move
+        else "Aborted before both players moved: it doesn't count."
+    )
+    assert said in render.game_text(ended, EN)
     stats = await service.stats.player_stats(GUILD, BOB)
     assert stats.recent[0].id == game.id
     assert f"aborted, against <@{ALICE}>" in stats_text(stats, EN)

@@ -42,19 +42,20 @@ async def test_each_use_case_keeps_its_query_count(
     counter = Counter()
     await store.trace(counter.statements.append)
     try:
+        # Starting reads whether the member left a game without a move lately (walkaways).
         game, n = await counter(service.start_bot_game(GUILD, CHANNEL, ALICE, first="me"))
-        assert n <= 8
+        assert n <= 9
         await service.set_game_message(game.id, 5)
         game, n = await counter(game_of(service.move(game.id, ALICE, 4, game.move_no)))
         assert n <= 3
         game, n = await counter(service.endings.forfeit(game.id, ALICE, GUILD))
         assert n <= 9
         _, n = await counter(service.rematch(game.id, ALICE, GUILD))
-        assert n <= 11
+        assert n <= 12
         _, n = await counter(service.stats.leaderboard(GUILD, 9))
         assert n == 2, "the count and the page, in one read"
         _, n = await counter(service.start_bot_game(GUILD, CHANNEL + 1, BOB, k=None))
-        assert n <= 9
+        assert n <= 10
         clock.advance(100)
         _, n = await counter(service.sweep())
         assert n <= 6
@@ -88,7 +89,7 @@ async def test_a_member_rematch_reads_the_old_game_once(service: GameService, st
     await store.trace(counter.statements.append)
     try:
         _, n = await counter(service.rematch(game.id, BOB, GUILD))
-        assert n <= 13
+        assert n <= 14  # (one is the walkaways' read: did Bob leave a game without a move?)
         reads = [s for s in counter.statements if s.startswith("SELECT id, guild_id")]
         assert sum(f"WHERE id = {game.id}" in s for s in reads) == 1
     finally:

@@ -488,9 +488,15 @@ async def test_sweep_settles_overdue_turns(service: GameService, clock: FakeCloc
         ALICE,
         Mark.X,
     )
-    assert (by_id[bot_game.id].result, by_id[bot_game.id].winner_mark) == (Result.TIMEOUT, Mark.O)
+    # Carol never made her first move: aborted (rules.time_out), no loss against the level.
+    aborted = by_id[bot_game.id]
+    assert (aborted.status, aborted.result, aborted.winner_mark) == (
+        GameStatus.ABANDONED,
+        Result.TIMEOUT,
+        None,
+    )
     assert (await service.stats.player_stats(GUILD, BOB)).versus_members.losses == 1
-    assert (await service.stats.player_stats(GUILD, CAROL)).versus_bot[0].record.losses == 1
+    assert not (await service.stats.player_stats(GUILD, CAROL)).versus_bot
     assert await service.sweep() == ([], [])  # settled once only
 
 

@@ -25,6 +25,10 @@ from .helpers import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# Games here are often forfeited before the member moves: no wait after that
+# (test_fair_play.py tests it).
+BOT_ENV = {"ABANDON_COOLDOWN_SECONDS": "0"}
 POSTGRESQL = True  # the games module on PostgreSQL too (tests/e2e/conftest.py)
 
 REVIEW_MOVE = re.compile(r"^`\s*[0-9]+\.`\s*(🟦 X|🟥 O) ([a-c])([1-3])\b", re.MULTILINE)

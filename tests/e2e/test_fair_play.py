@@ -111,8 +111,19 @@ async def test_one_live_game_per_member_names_the_game_in_the_way(arena: Arena) 
     assert f"<@{alice.id}> is already in a game" in text and link in text
     # Nobody was pinged by the refused challenge.
     assert not [m for m in second.messages if not m.ephemeral and m.pings.users]
+    await arena.move(alice, board, 4)  # (leaving without a move would hold her off a while)
     await arena.forfeit(alice, board)
     await arena.start_bot_game(alice, second, first="me")
+
+
+async def test_leaving_a_game_without_a_move_is_answered_with_when(arena: Arena) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, first="me")
+    await arena.forfeit(alice, board)
+    answer = await arena.command(alice, channel, "tictactoe")
+    text = await refusal(answer)
+    assert "without making a move" in text and "<t:" in text, text
+    assert not answer.message.buttons()  # nothing to offer: no thread either
 
 
 async def test_challenges_can_be_turned_off(arena: Arena) -> None:
@@ -303,6 +314,7 @@ async def test_no_thread_is_offered_or_made_for_a_game_that_cannot_start(arena: 
     assert (
         link(arena, board) in text and "already in a game" in text and not answer.message.buttons()
     )
+    await arena.move(carol, mine, 4)
     await arena.forfeit(carol, mine)
 
     # Nor where the bot may not open threads, or the member may not: the bot opens none
@@ -322,6 +334,7 @@ async def test_no_thread_is_offered_or_made_for_a_game_that_cannot_start(arena: 
     finally:
         everyone.permissions, bot_role.permissions = kept
     thread = arena.emu.add_thread(busy, "side game", owner=alice)
+    await arena.move(alice, board, 4)
     await arena.forfeit(alice, board)
     inside = await arena.start_bot_game(carol, thread, first="me")
     answer = await arena.command(alice, thread, "tictactoe")

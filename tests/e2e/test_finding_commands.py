@@ -40,7 +40,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 GUILD = {"name": "Tokyo", "locale": "ja"}
 """A Community server whose preferred locale is Japanese."""
 POSTGRESQL = True  # the server settings' module on PostgreSQL (tests/e2e/conftest.py)
-BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "GAMES_PER_MEMBER": "5"}
+BOT_ENV = {
+    "CHALLENGE_COOLDOWN_SECONDS": "0",
+    "GAMES_PER_MEMBER": "5",
+    "ABANDON_COOLDOWN_SECONDS": "0",
+}
 EN = translator(None)
 JA, DE, RU, PT = (translator(code) for code in ("ja", "de", "ru", "pt-BR"))
 READERS = (("de", DE), ("ru", RU), ("pt-BR", PT))

@@ -28,7 +28,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 POSTGRESQL = True  # the upkeep module on PostgreSQL too (tests/e2e/conftest.py)
 
 # A player is pinged once their turn waited a second (moved on in the database).
-BOT_ENV = {"PING_GRACE_SECONDS": "1"}
+# Games here are often ended before anyone moves: no wait after that (test_fair_play.py
+# tests it).
+BOT_ENV = {"PING_GRACE_SECONDS": "1", "ABANDON_COOLDOWN_SECONDS": "0"}
 GONE = "doesn't exist any more"
 CLOSED = "no longer open"
 

@@ -224,6 +224,7 @@ async def test_rematch_between_members(arena: Arena) -> None:
     alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
     channel = arena.channel()
     board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)  # (leaving without a move would hold her off a while)
     await arena.forfeit(alice, board)
 
     text = await refusal(await arena.click(carol, arena.current(board), label="Rematch"))
@@ -251,6 +252,7 @@ async def test_both_pressing_rematch_start_the_game(arena: Arena) -> None:
     challenge, and the new board is her press's answer."""
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
     await arena.forfeit(alice, board)
     asked = await arena.click(bob, arena.current(board), label="Rematch")
     assert asked.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not asked.ephemeral

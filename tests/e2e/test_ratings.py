@@ -21,7 +21,11 @@ POSTGRESQL = True  # the stats, ratings and reviews module on PostgreSQL too (te
 # The same members play each other again and again, at once: no challenge cooldown.
 # Members here play many quick games against many others: no cooldown, and the widest
 # reach a server may allow (20 different members in 10 minutes).
-BOT_ENV = {"CHALLENGE_COOLDOWN_SECONDS": "0", "CHALLENGE_REACH": "20"}
+BOT_ENV = {
+    "CHALLENGE_COOLDOWN_SECONDS": "0",
+    "CHALLENGE_REACH": "20",
+    "ABANDON_COOLDOWN_SECONDS": "0",
+}
 
 ROW = re.compile(
     r"(?P<rank>[0-9]+)\.\W*<@(?P<user>[0-9]+)>\W+(?P<rating>[0-9]+)\**(?P<provisional>\?)?"

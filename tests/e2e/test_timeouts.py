@@ -80,3 +80,22 @@ async def test_the_player_on_move_loses_between_members(arena: Arena) -> None:
     answer = await arena.command(alice, channel, "tictactoe-stats", member=bob)
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
     assert "1480" in answer.message.text and "0W 1L 0D" in answer.message.text
+
+
+async def test_a_game_whose_first_move_never_comes_is_aborted(arena: Arena) -> None:
+    """The first move has the first-move clock (here the 30 s turn clock, as it is
+    shorter): without it the board says why the game is aborted, and it counts for nobody."""
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await run_out(arena.database, board.id)
+    await arena.sweep()
+    await arena.emu.wait_for(lambda: "first move in time" in arena.current(board).text)
+    state = arena.board(board)
+    assert f"<@{alice.id}> didn't make the first move in time: aborted" in state.text, state.text
+    assert edited_through_channel(arena.emu, board)
+    # Alice, who was to move first, waits before her next game; Bob may start at once.
+    text = await refusal(await arena.command(alice, arena.channel(), "tictactoe"))
+    assert "without making a move" in text, text
+    again = await arena.start_bot_game(bob, channel, first="me")
+    await arena.move(bob, again, 4)
+    await arena.forfeit(bob, again)
