@@ -222,8 +222,17 @@ class Health:
             self.breaker.invalid()
         if exc.status not in BACKED_OFF:
             return
-        key = message_id if exc.code == UNKNOWN_MESSAGE and message_id is not None else channel_id
-        self._back_off(key)
+        if exc.code == UNKNOWN_MESSAGE and message_id is not None:
+            length = self._back_off(message_id)
+            log.info("Message %s of channel %s is unknown: left alone", message_id, channel_id)
+            return
+        length = self._back_off(channel_id)
+        log.warning(
+            "Channel %s refused a call (%s); nothing goes there for %.0f s",
+            channel_id,
+            exc,
+            length,
+        )
 
     def invalid_elsewhere(self) -> None:
         """An invalid request made outside ``Outbox.call`` (a webhook's 401): counted."""
@@ -234,14 +243,14 @@ class Health:
         """A call to the channel worked: its back-off is over."""
         self._backoff.pop(channel_id, None)
 
-    def _back_off(self, key: int) -> None:
+    def _back_off(self, key: int) -> float:
         now = self._clock()
         previous = self._backoff.pop(key, None)
         length = BACKOFF if previous is None else min(MAX_BACKOFF, previous[1] * 2)
         self._backoff[key] = (now + length, length)
         if len(self._backoff) > REMEMBERED:
             self._backoff.popitem(last=False)
-        log.warning("%s refused a call; nothing goes there for %.0f s", key, length)
+        return length
 
     # -- boards that could not be redrawn --------------------------------------------
 
