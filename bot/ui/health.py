@@ -77,16 +77,17 @@ def viewable(client: discord.Client, channel_id: int, guild_id: int | None = Non
 
     False for a channel whose View Channel the bot lacks, for a private thread it is not
     a member of and may not manage (Discord shows those only to their members and to
-    Manage Threads), and, once the bot is ready, for a channel its server's cache does not
-    hold: Discord sends a bot every channel of a server and every active thread it can
-    see, so what is missing is a thread it cannot see, an archived thread or a deleted
-    channel. True for what this cannot judge (a DM, a server not in the cache, before the
-    bot is ready): Discord then decides, and a refusal backs the channel off."""
+    Manage Threads), and for a channel missing from the cache of its server once that
+    server's GUILD_CREATE came: Discord sends a bot every channel of a server and every
+    active thread it can see (with the bot's thread member where it joined), so what is
+    missing is a thread it cannot see, an archived thread or a deleted channel. True for
+    what this cannot judge (a DM, a server not in the cache or unavailable): Discord then
+    decides, and a refusal backs the channel off. discord.py does not forget ``Thread.me``
+    when the bot is removed from a thread: that costs one refusal, then the back-off."""
     channel = client.get_channel(channel_id)
     if channel is None:
-        if guild_id is None or not client.is_ready():
-            return True
-        return client.get_guild(guild_id) is None
+        guild = None if guild_id is None else client.get_guild(guild_id)
+        return guild is None or guild.unavailable
     if not isinstance(channel, (discord.abc.GuildChannel, discord.Thread)):
         return True
     me = channel.guild.me
