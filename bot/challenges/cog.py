@@ -131,7 +131,12 @@ class Games(commands.Cog):
         size: str,
         win_length: int | None,
         first: str,
+        *,
+        checked: bool = False,
     ) -> None:
+        """Start a bot game or post a challenge. Refused because of a live game, that
+        game's board is checked first (``Boards.check``, once: ``checked``): if it was
+        deleted, whatever that settles is done and the command tries again."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
         side = board_side(size)
 
@@ -173,6 +178,10 @@ class Games(commands.Cog):
                 parent_id=thread_parent(interaction),
             )
         except ChannelBusy as busy:
+            if not checked and busy.game is not None and await self.boards.check(busy.game):
+                args = (interaction, opponent, difficulty, size, win_length, first)
+                await self._start(*args, checked=True)
+                return
             rival = None if against_bot or opponent is None else opponent.id
             choice = offer(rival, difficulty, side, win_length, first)
             await self.threads.refuse(interaction, busy, choice)

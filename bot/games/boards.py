@@ -25,6 +25,7 @@ supersedes one still waiting.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Protocol
@@ -33,8 +34,9 @@ import discord
 
 from bot.app import GameService
 from bot.errors import GameError
+from bot.games import rules
 from bot.games.service import Moved
-from bot.games.views import board_view, challenge_mentions, challenge_view
+from bot.games.views import board_view, challenge_mentions, challenge_view, release
 from bot.models import Challenge, Game, GameStatus, Ping
 from bot.ui.gate import answer_error
 from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Blocked, Outbox, reachable
@@ -46,6 +48,13 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 TOKEN_SECONDS = 14 * 60.0
 """How long a click's token is used to edit its board: Discord's last 15 minutes."""
+MAX_REPOSTS = 3
+"""Times a rated game's deleted board is posted again (in a process) before the game ends
+unrated: a board deleted again and again must not keep the bot posting."""
+CHECK_EVERY = 60.0
+"""Seconds between two checks of the same game's board for a busy channel's refusals."""
+CHECK_WAIT = 1.5
+"""Seconds a busy channel's refusal waits for its check of the board in the way."""
 
 
 def _view_and_mentions(
@@ -84,22 +93,36 @@ class Boards:
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self._pings = pings
+        self._reposts: dict[int, int] = {}  # game id: times its board was posted again
+        self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
+        self._timeouts_checked: set[tuple[int, float | None]] = set()  # (game, deadline)
+        self._checks: set[asyncio.Task[bool]] = set()  # ``check``s under way
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
-        await interaction.response.edit_message(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
     ) -> None:
         """Answer a click on the challenge's message with the challenge as it is now."""
-        await interaction.response.edit_message(
-            view=challenge_view(challenge), allowed_mentions=_QUIET
-        )
+        view = challenge_view(challenge)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
-        await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.edit_original_response(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
 
     def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
         """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
@@ -124,15 +147,18 @@ class Boards:
         """Post a new board or challenge as this interaction's answer, and record its
         message. After a deferral (``thinking``) the placeholder becomes the message."""
         view, mentions = _view_and_mentions(item)
-        if interaction.response.is_done():
-            message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
-            message_id = message.id
-        else:
-            sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
-            if sent.message_id is None:  # Discord always says; ask if it did not
-                message_id = (await interaction.original_response()).id
+        try:
+            if interaction.response.is_done():
+                edited = await interaction.edit_original_response(
+                    view=view, allowed_mentions=mentions
+                )
+                message_id = edited.id
             else:
-                message_id = sent.message_id
+                sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
+                # Discord always says; ask if it did not
+                message_id = sent.message_id or (await interaction.original_response()).id
+        finally:
+            release(view)
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
@@ -208,20 +234,93 @@ class Boards:
         return True
 
     async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
-        """``item``'s message (``channel``: its whole channel) no longer exists: end its
-        live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
-        message's standing turn notification is deleted; in a deleted channel nothing is."""
+        """``item``'s message (``channel``: its whole channel) no longer exists. A live
+        game whose end would change ratings gets its board posted again (``_repost``);
+        else its live games end unrated and its pending challenges are withdrawn
+        (``Upkeep``). A deleted message's standing turn notification is deleted; in a
+        deleted channel nothing is."""
         service = self._service
         if channel:
             ended = (item.id,) if isinstance(item, Game) else ()
             await service.upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            return
+        if isinstance(item, Game) and await self._repost(item):
             return
         assert item.message_id is not None
         games, _ = await service.upkeep.message_gone(
             item.guild_id, item.channel_id, item.message_id
         )
         for game in games:
+            log.info("The board of game %s was deleted: it ended unrated", game.id)
             await self.delete_stale_ping(game)
+
+    async def _repost(self, game: Game) -> bool:
+        """Post a rated game's deleted board again in its channel, as it stands (the bot's
+        own message, paced, pinging nobody), and record it; the player on move gets a
+        fresh turn clock. At most ``MAX_REPOSTS`` times a game in a process, then the
+        game ends unrated like any other whose board is gone. A post Discord refuses
+        ends the channel's games as if it were deleted. True if nothing more is to be
+        done (posted again, settled meanwhile, or the post refused); False: the game
+        must end unrated."""
+        try:
+            current = await self._service.get_game(game.id, game.guild_id)
+        except GameError:
+            return True  # erased meanwhile: nothing to end
+        if not current.is_live or current.message_id != game.message_id:
+            return True  # settled or reposted meanwhile
+        if not rules.loses_rating(current):
+            return False
+        done = self._reposts.get(game.id, 0)
+        if done >= MAX_REPOSTS:
+            log.info("The board of game %s was deleted again after %d reposts", game.id, done)
+            return False
+        self._reposts[game.id] = done + 1
+        channel = self._client.get_partial_messageable(game.channel_id)
+        view = board_view(current)
+        try:
+            message = await self._outbox.call(
+                game.channel_id,
+                lambda: channel.send(view=view, allowed_mentions=_QUIET),
+                guild_id=game.guild_id,
+            )
+        except (discord.HTTPException, Blocked) as exc:
+            log.warning("Could not post the board of game %s again: %s", game.id, exc)
+            await self._service.upkeep.channel_gone(game.guild_id, game.channel_id, (game.id,))
+            return True
+        if await self._service.reposted(current, message.id) is None:
+            return True  # it moved on elsewhere meanwhile: a click's refresh redraws it
+        log.info("The board of game %s was deleted: posted again (%d)", game.id, done + 1)
+        return True
+
+    async def check_before_timeout(self, games: list[Game]) -> None:
+        """Before the sweep settles these overdue games, edit each board once (per game
+        and deadline, however many sweeps it stays overdue): nobody loses on time on a
+        board that was deleted (``gone``: a rated game's is posted again, with a fresh
+        clock; any other game ends unrated)."""
+        checked = {(game.id, game.turn_deadline) for game in games}
+        for game in games:
+            if (game.id, game.turn_deadline) not in self._timeouts_checked:
+                await self.redraw(game)
+        self._timeouts_checked = checked
+
+    async def check(self, game: Game) -> bool:
+        """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced
+        edit; at most once per ``CHECK_EVERY`` seconds a game (else False, no request),
+        so that a busy channel's refusals cost no request each. A check that takes more
+        than ``CHECK_WAIT`` (a long queue for the pace) goes on alone, and this says
+        False: the command it serves must still be answered within Discord's 3 s."""
+        now = time.monotonic()
+        self._checked = {k: t for k, t in self._checked.items() if now - t < CHECK_EVERY}
+        if game.id in self._checked or game.message_id is None:
+            return False
+        self._checked[game.id] = now
+        task = asyncio.create_task(self.redraw(game))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+        try:
+            return not await asyncio.wait_for(asyncio.shield(task), CHECK_WAIT)
+        except TimeoutError:
+            return False
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
