@@ -200,14 +200,15 @@ class Boards:
         kind = type(item).__name__.lower()
         message = channel.get_partial_message(item.message_id)
         health = self._outbox.health
-        drawn = False
+        drawn: bool | None = False  # None: not this process's to draw
         try:
             if paced:  # not an interaction answer: within the global limit, if allowed
                 await self._outbox.admit(
                     item.channel_id, message_id=item.message_id, guild_id=item.guild_id
                 )
             if not reachable(self._client, item.guild_id):
-                return True  # the bot left the server meanwhile: a request would be refused
+                drawn = None  # the bot left the server meanwhile: a request would be refused
+                return True
             await self._outbox.call(
                 item.channel_id,
                 lambda: message.edit(view=view, allowed_mentions=_QUIET),
@@ -229,7 +230,7 @@ class Boards:
         finally:
             if drawn:
                 health.drawn(item.message_id)
-            else:
+            elif drawn is not None:
                 health.unredrawn(item.message_id)
         return True
 
