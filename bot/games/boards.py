@@ -371,6 +371,18 @@ class Boards:
             await self.delete_stale_ping(game)
             drawn = state
 
+    def redrawable(self, interaction: discord.Interaction) -> bool:
+        """Whether the clicked message may be redrawn through its channel (``bot.ui.health``):
+        if not, the click's own answer must draw it. A message known deleted counts as
+        redrawable: there is nothing to draw, through the click either."""
+        message, channel_id = interaction.message, interaction.channel_id
+        if message is None or channel_id is None:
+            return True
+        health = self._outbox.health
+        return health.gone(message.id) or health.redrawable(
+            channel_id, message.id, interaction.guild_id
+        )
+
     async def stale_click(
         self, interaction: discord.Interaction, game_id: int, error: GameError
     ) -> None:
@@ -380,13 +392,7 @@ class Boards:
         last redraw failed) the click's own answer draws the game as it is, and ``error``
         follows privately: no channel call."""
         message = interaction.message
-        channel_id = interaction.channel_id
-        health = self._outbox.health
-        if (
-            message is None
-            or channel_id is None
-            or health.redrawable(channel_id, message.id, interaction.guild_id)
-        ):
+        if message is None or self.redrawable(interaction):
             await answer_error(interaction, error)
             await self.refresh(game_id, interaction)
             return
@@ -399,7 +405,7 @@ class Boards:
             await answer_error(interaction, error)  # not its board, or its move is coming
             return
         await self.answer(interaction, game)
-        health.drawn(message.id)
+        self._outbox.health.drawn(message.id)
         await answer_error(interaction, error)  # a follow-up now: privately
         await self.delete_stale_ping(game, interaction)
 

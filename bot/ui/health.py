@@ -162,6 +162,7 @@ class Health:
         # channel or message id: (until, length); channels and messages share no ids.
         self._backoff: OrderedDict[int, tuple[float, float]] = OrderedDict()
         self._unredrawn: OrderedDict[int, None] = OrderedDict()
+        self._gone: OrderedDict[int, None] = OrderedDict()  # messages Discord did not know
         self.blocked = 0  # calls refused here: never sent
         self.invalid = 0  # invalid requests seen (401, 403, 429)
 
@@ -224,7 +225,10 @@ class Health:
         if exc.status not in BACKED_OFF:
             return
         if exc.code == UNKNOWN_MESSAGE and message_id is not None:
-            length = self._back_off(message_id)
+            self._gone[message_id] = None
+            if len(self._gone) > REMEMBERED:
+                self._gone.popitem(last=False)
+            self._back_off(message_id)
             log.info("Message %s of channel %s is unknown: left alone", message_id, channel_id)
             return
         length = self._back_off(channel_id)
@@ -265,6 +269,10 @@ class Health:
     def drawn(self, message_id: int) -> None:
         """The board ``message_id`` shows is up to date again (a click's answer drew it)."""
         self._unredrawn.pop(message_id, None)
+
+    def gone(self, message_id: int) -> bool:
+        """Whether a call about the message met Unknown Message (10008): it was deleted."""
+        return message_id in self._gone
 
     def out_of_date(self, message_id: int) -> bool:
         """Whether the board ``message_id`` could not be redrawn since it was last drawn."""

@@ -74,6 +74,7 @@ def test_unknown_message_backs_off_the_message_and_not_its_channel() -> None:
     health.record(CHANNEL, MESSAGE, error(404, 10008))
     assert health.reachable(CHANNEL)
     assert not health.reachable(CHANNEL, MESSAGE)
+    assert health.gone(MESSAGE) and not health.gone(MESSAGE + 1)
     health.record(CHANNEL, MESSAGE, error(404, 10003))
     assert not health.reachable(CHANNEL), "Unknown Channel backs the channel off"
 

@@ -148,7 +148,8 @@ async def timed_out_boards(
 ) -> list[tuple[str, Answer]]:
     """In each channel a game of Alice's against the bot, run out and swept (she lost on
     time), and a challenge to her from the member there, run out and swept; then Alice's
-    clicks on a stale copy of each board (its centre, as it was before the timeout)."""
+    clicks on a stale copy of each message (the board's centre, the challenge's Accept, as
+    they were before the clock ran out)."""
     cells = []
     for channel, bob in places:
         board = await arena.start_bot_game(alice, channel, first="me")
@@ -156,10 +157,13 @@ async def timed_out_boards(
         await run_out(arena.database, board.id)
         await arena.sweep()
         challenge = await arena.challenge(bob, alice, channel)
+        accept = next(b for b in challenge.buttons() if b.label == "Accept").custom_id
+        assert accept is not None
+        cells.append((challenge, accept))
         await run_out(arena.database, challenge.id)
         await arena.sweep()
     answers = []
-    for board, cell in cells:  # a stale copy of each board, clicked again and again
+    for board, cell in cells:  # a stale copy of each message, clicked again and again
         for _ in range(CLICKS):
             answers.append((cell, await arena.raw_click(alice, board, cell)))
     return answers
@@ -189,11 +193,14 @@ async def test_stale_boards_in_private_threads_the_bot_is_not_in_call_nothing(
         emu.observers.remove(watch)
     assert watch.calls == [], f"{len(watch.calls)} calls, {watch.invalid} invalid requests"
     assert watch.invalid == 0
-    assert len(answers) == THREADS * CLICKS
+    assert len(answers) == 2 * THREADS * CLICKS
     for _cell, answer in answers:
         assert answer.type is CallbackType.UPDATE_MESSAGE, answer
-        assert not arena.board(answer.message).live
-        assert "ran out of time" in answer.message.text, answer.message.text
+        text = answer.message.text
+        assert "ran out of time" in text or "expired" in text, text
+        assert all(button.disabled for button in answer.message.buttons()) or not (
+            arena.board(answer.message).live
+        )
 
 
 async def test_a_channel_that_refuses_is_called_once_then_left_alone(arena: Arena) -> None:
@@ -216,4 +223,4 @@ async def test_a_channel_that_refuses_is_called_once_then_left_alone(arena: Aren
     assert len(watch.calls) == len(channels) and watch.invalid == len(channels), watch.calls
     for _cell, answer in answers:
         assert answer.type is CallbackType.UPDATE_MESSAGE, answer
-        assert not arena.board(answer.message).live
+        assert "ran out of time" in answer.message.text or "expired" in answer.message.text
