@@ -183,7 +183,7 @@ class Games:
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
                 plan = plan_reply(new, self.config)
-                self.replies.check_room(plan)  # Busy if the pool is full, before the insert
+                self.replies.check_room(new, plan)  # Busy if the pool is full, before the insert
             try:
                 game = await self._store.insert_game(
                     new,
