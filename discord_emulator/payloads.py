@@ -27,6 +27,16 @@ def thread_member(thread: Channel, user: User, joined: datetime.datetime) -> dic
     }
 
 
+def _thread_seen(thread: Channel, viewer: int) -> dict[str, Any]:
+    """A thread of GUILD_CREATE: with ``member`` (without its ids, as Discord sends it there)
+    when ``viewer`` joined it, which is how a client knows it is in a private thread."""
+    payload = thread.to_payload()
+    if viewer in thread.thread_members:
+        joined = datetime.datetime.now(datetime.UTC)
+        payload["member"] = {"join_timestamp": iso(joined), "flags": 0}
+    return payload
+
+
 def guild_object(guild: Guild) -> dict[str, Any]:
     """The guild object of ``GET /guilds/{id}`` and GUILD_UPDATE: no GUILD_CREATE extras."""
     payload = guild_create(guild, members=[])
@@ -77,7 +87,7 @@ def guild_create(
         "soundboard_sounds": [],
         "channels": [c.to_payload() for c in guild.channels if not c.is_thread],
         "threads": [
-            c.to_payload()
+            _thread_seen(c, viewer)
             for c in guild.channels
             if c.is_thread and viewer is not None and guild.sees(viewer, c)
         ],

@@ -81,15 +81,22 @@ class ChallengeButtons:
         self, interaction: discord.Interaction, challenge_id: int, error: GameError
     ) -> None:
         """Tell the user why the challenge can't be answered, and bring its message up to
-        date if it shows a challenge that is no longer open."""
-        await answer_error(interaction, error)
+        date if it shows a challenge that is no longer open: through its channel, or, where
+        that cannot be redrawn (``Boards.redrawable``), through this click's own answer."""
         try:
             challenge = await self._service.challenges.get(
                 challenge_id, interaction.guild_id, clicked_message(interaction)
             )
         except GameError:
+            await answer_error(interaction, error)
             return
-        if challenge.status is not ChallengeStatus.PENDING:
+        closed = challenge.status is not ChallengeStatus.PENDING
+        if closed and not self._boards.redrawable(interaction):
+            await self._boards.answer_challenge(interaction, challenge)
+            await answer_error(interaction, error)  # a follow-up now: privately
+            return
+        await answer_error(interaction, error)
+        if closed:
             await self._boards.redraw(challenge)
 
     async def rematch(self, interaction: discord.Interaction, click: ids.Rematch) -> None:

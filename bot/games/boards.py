@@ -200,14 +200,15 @@ class Boards:
         kind = type(item).__name__.lower()
         message = channel.get_partial_message(item.message_id)
         health = self._outbox.health
-        drawn = False
+        drawn: bool | None = False  # None: not this process's to draw
         try:
             if paced:  # not an interaction answer: within the global limit, if allowed
                 await self._outbox.admit(
                     item.channel_id, message_id=item.message_id, guild_id=item.guild_id
                 )
             if not reachable(self._client, item.guild_id):
-                return True  # the bot left the server meanwhile: a request would be refused
+                drawn = None  # the bot left the server meanwhile: a request would be refused
+                return True
             await self._outbox.call(
                 item.channel_id,
                 lambda: message.edit(view=view, allowed_mentions=_QUIET),
@@ -229,7 +230,7 @@ class Boards:
         finally:
             if drawn:
                 health.drawn(item.message_id)
-            else:
+            elif drawn is not None:
                 health.unredrawn(item.message_id)
         return True
 
@@ -370,6 +371,18 @@ class Boards:
             await self.delete_stale_ping(game)
             drawn = state
 
+    def redrawable(self, interaction: discord.Interaction) -> bool:
+        """Whether the clicked message may be redrawn through its channel (``bot.ui.health``):
+        if not, the click's own answer must draw it. A message known deleted counts as
+        redrawable: there is nothing to draw, through the click either."""
+        message, channel_id = interaction.message, interaction.channel_id
+        if message is None or channel_id is None:
+            return True
+        health = self._outbox.health
+        return health.gone(message.id) or health.redrawable(
+            channel_id, message.id, interaction.guild_id
+        )
+
     async def stale_click(
         self, interaction: discord.Interaction, game_id: int, error: GameError
     ) -> None:
@@ -379,13 +392,7 @@ class Boards:
         last redraw failed) the click's own answer draws the game as it is, and ``error``
         follows privately: no channel call."""
         message = interaction.message
-        channel_id = interaction.channel_id
-        health = self._outbox.health
-        if (
-            message is None
-            or channel_id is None
-            or health.redrawable(channel_id, message.id, interaction.guild_id)
-        ):
+        if message is None or self.redrawable(interaction):
             await answer_error(interaction, error)
             await self.refresh(game_id, interaction)
             return
@@ -398,7 +405,7 @@ class Boards:
             await answer_error(interaction, error)  # not its board, or its move is coming
             return
         await self.answer(interaction, game)
-        health.drawn(message.id)
+        self._outbox.health.drawn(message.id)
         await answer_error(interaction, error)  # a follow-up now: privately
         await self.delete_stale_ping(game, interaction)
 

@@ -9,6 +9,8 @@ Modules:
 - ``diagnostics``: Opt-in instrumentation for load tests, and the heap freeze after
   start-up.
 - ``gate``: Admission and accounting for every interaction, in one place.
+- ``health``: Channel health: what this process knows of the channels and messages it may
+  not reach.
 - ``ids``: Every button's custom_id, written and read in one place: one small dataclass per
   kind.
 - ``outbox``: The one path of this process's own REST traffic: the calls nobody's click

@@ -77,16 +77,17 @@ def viewable(client: discord.Client, channel_id: int, guild_id: int | None = Non
 
     False for a channel whose View Channel the bot lacks, for a private thread it is not
     a member of and may not manage (Discord shows those only to their members and to
-    Manage Threads), and, once the bot is ready, for a channel its server's cache does not
-    hold: Discord sends a bot every channel of a server and every active thread it can
-    see, so what is missing is a thread it cannot see, an archived thread or a deleted
-    channel. True for what this cannot judge (a DM, a server not in the cache, before the
-    bot is ready): Discord then decides, and a refusal backs the channel off."""
+    Manage Threads), and for a channel missing from the cache of its server once that
+    server's GUILD_CREATE came: Discord sends a bot every channel of a server and every
+    active thread it can see (with the bot's thread member where it joined), so what is
+    missing is a thread it cannot see, an archived thread or a deleted channel. True for
+    what this cannot judge (a DM, a server not in the cache or unavailable): Discord then
+    decides, and a refusal backs the channel off. discord.py does not forget ``Thread.me``
+    when the bot is removed from a thread: that costs one refusal, then the back-off."""
     channel = client.get_channel(channel_id)
     if channel is None:
-        if guild_id is None or not client.is_ready():
-            return True
-        return client.get_guild(guild_id) is None
+        guild = None if guild_id is None else client.get_guild(guild_id)
+        return guild is None or guild.unavailable
     if not isinstance(channel, (discord.abc.GuildChannel, discord.Thread)):
         return True
     me = channel.guild.me
@@ -161,6 +162,7 @@ class Health:
         # channel or message id: (until, length); channels and messages share no ids.
         self._backoff: OrderedDict[int, tuple[float, float]] = OrderedDict()
         self._unredrawn: OrderedDict[int, None] = OrderedDict()
+        self._gone: OrderedDict[int, None] = OrderedDict()  # messages Discord did not know
         self.blocked = 0  # calls refused here: never sent
         self.invalid = 0  # invalid requests seen (401, 403, 429)
 
@@ -222,8 +224,20 @@ class Health:
             self.breaker.invalid()
         if exc.status not in BACKED_OFF:
             return
-        key = message_id if exc.code == UNKNOWN_MESSAGE and message_id is not None else channel_id
-        self._back_off(key)
+        if exc.code == UNKNOWN_MESSAGE and message_id is not None:
+            self._gone[message_id] = None
+            if len(self._gone) > REMEMBERED:
+                self._gone.popitem(last=False)
+            self._back_off(message_id)
+            log.info("Message %s of channel %s is unknown: left alone", message_id, channel_id)
+            return
+        length = self._back_off(channel_id)
+        log.warning(
+            "Channel %s refused a call (%s); nothing goes there for %.0f s",
+            channel_id,
+            exc,
+            length,
+        )
 
     def invalid_elsewhere(self) -> None:
         """An invalid request made outside ``Outbox.call`` (a webhook's 401): counted."""
@@ -234,14 +248,14 @@ class Health:
         """A call to the channel worked: its back-off is over."""
         self._backoff.pop(channel_id, None)
 
-    def _back_off(self, key: int) -> None:
+    def _back_off(self, key: int) -> float:
         now = self._clock()
         previous = self._backoff.pop(key, None)
         length = BACKOFF if previous is None else min(MAX_BACKOFF, previous[1] * 2)
         self._backoff[key] = (now + length, length)
         if len(self._backoff) > REMEMBERED:
             self._backoff.popitem(last=False)
-        log.warning("%s refused a call; nothing goes there for %.0f s", key, length)
+        return length
 
     # -- boards that could not be redrawn --------------------------------------------
 
@@ -255,6 +269,10 @@ class Health:
     def drawn(self, message_id: int) -> None:
         """The board ``message_id`` shows is up to date again (a click's answer drew it)."""
         self._unredrawn.pop(message_id, None)
+
+    def gone(self, message_id: int) -> bool:
+        """Whether a call about the message met Unknown Message (10008): it was deleted."""
+        return message_id in self._gone
 
     def out_of_date(self, message_id: int) -> bool:
         """Whether the board ``message_id`` could not be redrawn since it was last drawn."""

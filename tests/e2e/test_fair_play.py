@@ -353,16 +353,24 @@ async def test_a_thread_discord_refuses_leaves_no_game_behind(arena: Arena) -> N
     opened = await arena.click(carol, offered.message, label="Play in a new thread")
     edited = await opened.handle.edited_original()
     assert "couldn't open a thread" in edited.text and threads_of(arena, busy) == []
+    # The refusing channel is now left alone for a while (bot.ui.health).
+    offered = await arena.command(carol, busy, "tictactoe")
+    opened = await arena.click(carol, offered.message, label="Play in a new thread")
+    edited = await opened.handle.edited_original()
+    assert "couldn't open a thread" in edited.text and threads_of(arena, busy) == []
     # Discord refuses the board in the new thread: the game nobody can see is ended, so
     # it holds none of Carol's places.
-    offered = await arena.command(carol, busy, "tictactoe")
+    dave, crowded = arena.member("dave"), arena.channel()
+    other = await arena.start_bot_game(dave, crowded, first="me")
+    offered = await arena.command(carol, crowded, "tictactoe")
     arena.emu.fail_requests("POST", "/channels/*/messages", status=403)
     opened = await arena.click(carol, offered.message, label="Play in a new thread")
     edited = await opened.handle.edited_original()
-    assert "couldn't post in it" in edited.text and len(threads_of(arena, busy)) == 1
+    assert "couldn't post in it" in edited.text and len(threads_of(arena, crowded)) == 1
     mine = await arena.start_bot_game(carol, elsewhere, first="me")
     await arena.forfeit(carol, mine)
     await arena.forfeit(alice, board)
+    await arena.forfeit(dave, other)
 
 
 async def test_public_answers_and_new_games_keep_the_channels_rules(arena: Arena) -> None:
