@@ -15,6 +15,7 @@ from .entities import Channel, Guild, Message, User
 from .events import Event
 from .faults import Faults
 from .gateway import Gateway
+from .installs import interaction_owners
 from .interactions import InteractionHandle, Interactions, InteractionType
 from .messages import parse_message_payload
 from .observations import Observer
@@ -92,7 +93,9 @@ class Emulator(World, Faults):
         )
         self.host = host
         self._port = port
-        self.commands = CommandRegistry(self.application_id, self.snowflakes.next)
+        self.commands = CommandRegistry(
+            self.application_id, self.snowflakes.next, lambda: self.install_types
+        )
         self.command_syncs = 0
         self.changes = Changes(wait_timeout)
         self.listeners = self.changes.listeners
@@ -405,7 +408,11 @@ class Emulator(World, Faults):
         overrides: dict[str, Any] | None = None,
         shard: int | None = None,
     ) -> InteractionHandle:
-        handle = self.interaction_registry.open(user, channel, kind, data, message, overrides)
+        command = self.commands.by_id(data.get("id")) if message is None else None
+        owners = interaction_owners(self, user, channel, command, message)
+        handle = self.interaction_registry.open(
+            user, channel, kind, data, message, overrides, owners
+        )
         self.dispatch_event("INTERACTION_CREATE", handle.payload, shard=shard)
         self.changes.notify()
         return handle

@@ -216,7 +216,9 @@ def restore(emu: Emulator, state: dict[str, Any]) -> None:
         message = _restored_message(emu, raw)
         message.channel.messages.append(message)
         emu.message_index[message.id] = message
-    emu.commands = CommandRegistry(emu.application_id, emu.snowflakes.next)
+    emu.commands = CommandRegistry(
+        emu.application_id, emu.snowflakes.next, lambda: emu.install_types
+    )
     for scope in state["commands"]:
         emu.commands.scopes[scope["guild"]] = scope["commands"]
     highest = max([*emu.users, *emu.guilds, *emu.channels, *emu.message_index], default=0)
