@@ -55,6 +55,9 @@ class Emulator(World, Faults):
     ``session_start_limit`` of ``session_start_total`` and ``max_concurrency``. An IDENTIFY
     whose session would get more than ``max_guilds_per_shard`` guilds is closed with 4011.
 
+    ``install_types`` are the app's installation contexts: 0 server installs, 1 user
+    installs (``add_user_install``); see the README's "Installs, DMs, group DMs".
+
     Rate limits (``limits``, on unless ``Limits.off()``): per-route buckets, the global limit,
     the invalid-request ban, all on :attr:`clock`; :attr:`rate_limits` holds their counts.
 
@@ -83,8 +86,10 @@ class Emulator(World, Faults):
         max_concurrency: int = 1,
         session_start_total: int = 1000,
         limits: Limits | None = None,
+        install_types: Iterable[int] = (0,),
     ) -> None:
         super().__init__(bot_name=bot_name, locale=locale)
+        self.install_types = set(install_types)
         if shards is not None and shards < 1:
             raise ValueError("shards must be at least 1")
         self.shards = shards

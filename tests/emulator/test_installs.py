@@ -69,8 +69,7 @@ class World:
 
 @pytest.fixture
 async def world() -> AsyncIterator[World]:
-    async with Emulator() as emu:
-        emu.install_types = {0, 1}
+    async with Emulator(install_types={0, 1}) as emu:
         alice, bob, carol = (emu.add_user(n) for n in ("alice", "bob", "carol"))
         emu.add_user_install(alice)
         home = emu.add_guild("Home")
