@@ -145,7 +145,8 @@ function drawChrome() {
   $("channel-name").textContent = channel.name;
   $("channel-header").querySelector(".hash").textContent = symbol(channel);
   $("channel-header").title = reachHint(channel);
-  $("command-input").placeholder = tr("placeholder", { channel: symbol(channel) + channel.name });
+  const called = (channel.kind === "group_dm" ? "" : symbol(channel)) + channel.name;
+  $("command-input").placeholder = tr("placeholder", { channel: called });
   $("command-input").setAttribute("aria-label", $("command-input").placeholder);
   $("channels").replaceChildren(...channelItems(state));
   $("member-list").replaceChildren(
