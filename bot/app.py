@@ -27,6 +27,7 @@ from bot.games.queries import Store
 from bot.games.replies import BotReplies, plan_reply
 from bot.games.servers import Guilds
 from bot.games.service import Games
+from bot.games.token_queries import Tokens
 from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game
 from bot.pings.calloffs import CallOffs
@@ -65,6 +66,7 @@ class GameService(Games):
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
         self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
+        self.tokens = Tokens(store.db)  # where games are reached by interactions alone
         self.endings = Endings(store, self._locks, clock)
         self.calloffs = CallOffs(store, self.endings, clock)
         self.pings = TurnPings(store, config, clock)

@@ -15,7 +15,8 @@ from bot.games.boards import Boards
 from bot.i18n import N_
 from bot.models import First
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import server_locale, thread_parent
+from bot.ui.gate import home, server_locale, thread_parent
+from bot.ui.places import anywhere
 from engine.levels import LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
@@ -68,7 +69,7 @@ class Games(commands.Cog):
         self.boards = boards
         self.threads = threads
         # discord.py's context menus cannot be cog methods: the bot adds this one to its tree.
-        self.menu = app_commands.guild_only(
+        self.menu = anywhere(
             app_commands.ContextMenu(
                 # TRANSLATORS: a member menu's Apps entry: 1 to 32 characters, spaces allowed
                 name=locale_str("Challenge to tic-tac-toe"),
@@ -81,7 +82,7 @@ class Games(commands.Cog):
         name=locale_str("tictactoe"),
         description=locale_str("Play tic-tac-toe against me, or challenge a member."),
     )
-    @app_commands.guild_only()
+    @anywhere
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         opponent=locale_str("opponent"),
@@ -132,7 +133,7 @@ class Games(commands.Cog):
         win_length: int | None,
         first: str,
     ) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         side = board_side(size)
 
         async def defer() -> None:
@@ -143,7 +144,7 @@ class Games(commands.Cog):
         try:
             if against_bot:
                 game = await self.service.start_bot_game(
-                    interaction.guild_id,
+                    home(interaction),
                     interaction.channel_id,
                     interaction.user.id,
                     level=difficulty,
@@ -159,7 +160,7 @@ class Games(commands.Cog):
                 return
             assert opponent is not None
             challenge = await self.service.challenges.create(
-                interaction.guild_id,
+                home(interaction),
                 interaction.channel_id,
                 interaction.user.id,
                 opponent.id,

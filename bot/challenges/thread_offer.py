@@ -37,7 +37,7 @@ from bot.i18n import N_, Message, Translator
 from bot.models import Challenge, Game
 from bot.refs import Place
 from bot.ui import ids
-from bot.ui.gate import server_locale, server_translator, user_translator
+from bot.ui.gate import home, server_locale, server_translator, user_translator
 from bot.ui.refs import for_discord
 from bot.ui.router import Router
 from engine.levels import DEFAULT_LEVEL
@@ -150,7 +150,6 @@ class Threads:
         """The refusal's button: open the thread and start the game there."""
         await interaction.response.defer()  # a second delivery of this click stops here
         source = interaction.message.id if interaction.message is not None else None
-        assert interaction.guild_id is not None  # the gate refuses DMs
 
         async def work() -> Message | None:
             if source is not None and source in self._opened:
@@ -162,7 +161,7 @@ class Threads:
                     self._opened.popitem(last=False)
             return text if not isinstance(text, Place) else _opened_text(click, text)
 
-        text = await self._turns.run((interaction.guild_id, interaction.user.id), work)
+        text = await self._turns.run((home(interaction), interaction.user.id), work)
         if text is None:
             return
         await interaction.edit_original_response(
@@ -201,9 +200,9 @@ class Threads:
         return Place(item.guild_id, thread.id, message_id)
 
     async def _vet(self, interaction: discord.Interaction, choice: Offer) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         await self._service.threads.vet(
-            interaction.guild_id,
+            home(interaction),
             interaction.channel_id,
             interaction.user.id,
             opponent_id=choice.user if isinstance(choice, ids.ThreadChallenge) else None,
@@ -217,7 +216,6 @@ class Threads:
     async def _start(
         self, interaction: discord.Interaction, click: Offer, thread_id: int, parent_id: int
     ) -> Game | Challenge:
-        assert interaction.guild_id is not None
         options: dict[str, Any] = {
             "width": click.side,
             "height": click.side,
@@ -229,10 +227,10 @@ class Threads:
         user_id = interaction.user.id
         if isinstance(click, ids.ThreadBot):
             return await self._service.start_bot_game(
-                interaction.guild_id, thread_id, user_id, level=click.level, **options
+                home(interaction), thread_id, user_id, level=click.level, **options
             )
         return await self._service.challenges.create(
-            interaction.guild_id, thread_id, user_id, click.user, **options
+            home(interaction), thread_id, user_id, click.user, **options
         )
 
 

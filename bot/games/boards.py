@@ -14,6 +14,12 @@ edit the channel's messages (a private thread it is not in); else through the ch
 Every path calls ``delete_stale_ping`` once it has answered or redrawn a game: a member
 game's turn notification whose turn is over is deleted (``bot.pings.notices``; the sweep
 sends them).
+A game or challenge outside servers that added the bot (``bot.reach``) is reached through
+interactions alone: each answer keeps the interaction's token (``keep``: its original
+message is the board), and a redraw nobody clicked for goes through that token's webhook
+while its age says Discord still takes it; with no live token nothing is sent, and the
+next click shows the board as it is. No channel route is ever tried there.
+
 Redraws and deletes are not interaction answers: they go through the outbox's pace
 (``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
 (``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
@@ -30,8 +36,11 @@ import discord
 from bot.app import GameService
 from bot.errors import GameError
 from bot.games.service import Moved
+from bot.games.token_queries import Token, Tokens
 from bot.games.views import board_view, challenge_mentions, challenge_view
 from bot.models import Challenge, Game, GameStatus, Ping
+from bot.reach import by_channel, token_live
+from bot.ui.gate import home
 from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Outbox, reachable
 
 __all__ = ["Boards"]
@@ -41,6 +50,10 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 TOKEN_SECONDS = 14 * 60.0
 """How long a click's token is used to edit its board: Discord's last 15 minutes."""
+
+
+def _kind(item: Game | Challenge) -> str:
+    return "game" if isinstance(item, Game) else "challenge"
 
 
 def _view_and_mentions(
@@ -79,10 +92,55 @@ class Boards:
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self._pings = pings
+        self.tokens: Tokens = service.tokens
+
+    async def keep(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
+        """Keep ``interaction``'s token as the way to ``item``'s message, if ``item`` is
+        reached through interactions alone (``bot.reach``); its message must be the
+        interaction's original (the board or challenge it posted, or the one clicked)."""
+        if by_channel(item.guild_id):
+            return
+        token = Token(
+            interaction.token,
+            interaction.created_at.timestamp(),
+            # The bot's DM may also carry the server install's key; unknown publicly, so
+            # a DM's token counts its follow-ups as if capped (no harm).
+            user_only=not interaction.is_guild_integration(),
+            followups=0,
+        )
+        await self.tokens.put(_kind(item), item.id, token)
+
+    async def live_token(self, item: Game | Challenge) -> Token | None:
+        """``item``'s stored token if its age says Discord still takes it, else None."""
+        token = await self.tokens.get(_kind(item), item.id)
+        if token is None or not token_live(token.issued_at, time.time()):
+            return None
+        return token
+
+    def webhook(self, token: Token) -> discord.Webhook:
+        """The interaction webhook of ``token`` (its follow-ups, its original's edits)."""
+        application_id = self._client.application_id
+        assert application_id is not None  # known once logged in
+        return discord.Webhook.partial(application_id, token.token, client=self._client)
+
+    async def _redraw_by_token(self, item: Game | Challenge) -> None:
+        """Redraw ``item``'s message through its live token's webhook; nothing without one."""
+        assert item.message_id is not None
+        token = await self.live_token(item)
+        if token is None:
+            return  # the next click on it shows it as it is
+        view = board_view(item) if isinstance(item, Game) else challenge_view(item)
+        try:
+            await self.webhook(token).edit_message(
+                item.message_id, view=view, allowed_mentions=_QUIET
+            )
+        except discord.HTTPException as exc:
+            log.warning("Updating the message of %s %s failed: %s", _kind(item), item.id, exc)
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
         await interaction.response.edit_message(view=board_view(game), allowed_mentions=_QUIET)
+        await self.keep(interaction, game)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
@@ -91,10 +149,12 @@ class Boards:
         await interaction.response.edit_message(
             view=challenge_view(challenge), allowed_mentions=_QUIET
         )
+        await self.keep(interaction, challenge)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
         await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+        await self.keep(interaction, game)
 
     def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
         """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
@@ -132,6 +192,7 @@ class Boards:
             await self._service.set_game_message(item.id, message_id)
         else:
             await self._service.challenges.set_message(item, message_id)
+        await self.keep(interaction, item)
 
     async def post_in(self, channel: discord.abc.Messageable, item: Game | Challenge) -> int | None:
         """Post a new board or challenge in ``channel`` as the bot's own message (not an
@@ -159,6 +220,9 @@ class Boards:
         (``gone``); in a deleted channel, the turn notifications of the games there are
         forgotten too, so that a ``delete_stale_ping`` after this sends nothing."""
         if item.message_id is None:
+            return True
+        if not by_channel(item.guild_id):
+            await self._redraw_by_token(item)
             return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
@@ -226,7 +290,7 @@ class Boards:
             # The slot first, then the read: what is drawn is as fresh as the edit.
             await self._outbox.slot()
             try:
-                game = await self._service.get_game(game_id, interaction.guild_id)
+                game = await self._service.get_game(game_id, home(interaction))
             except GameError:
                 return
             state = (game.move_no, game.status)

@@ -15,7 +15,8 @@ from bot.games.views import text_view
 from bot.i18n import N_
 from bot.stats.render import stats_text
 from bot.stats.views import leaderboard_view
-from bot.ui.gate import server_translator, user_translator
+from bot.ui.gate import home, server_home, server_translator, user_translator
+from bot.ui.places import anywhere, server_only
 
 _QUIET = discord.AllowedMentions.none()
 
@@ -31,15 +32,14 @@ class Stats(commands.Cog):
         name=locale_str("tictactoe-leaderboard"),
         description=locale_str("This server's tic-tac-toe ranking."),
     )
-    @app_commands.guild_only()
+    @server_only
     # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(page=locale_str("page"))
     @app_commands.describe(page=locale_str("Page to show (ten players a page)"))
     async def leaderboard(
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
-        assert interaction.guild_id is not None
-        result = await self.service.stats.leaderboard(interaction.guild_id, page)
+        result = await self.service.stats.leaderboard(server_home(interaction), page)
         await interaction.response.send_message(
             view=leaderboard_view(result, server_translator(interaction)), allowed_mentions=_QUIET
         )
@@ -49,7 +49,7 @@ class Stats(commands.Cog):
         name=locale_str("tictactoe-stats"),
         description=locale_str("A player's rating, record and recent games."),
     )
-    @app_commands.guild_only()
+    @anywhere
     # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
@@ -67,11 +67,10 @@ class Stats(commands.Cog):
         member: discord.Member | None = None,
         public: bool = False,
     ) -> None:
-        assert interaction.guild_id is not None
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
-        stats = await self.service.stats.player_stats(interaction.guild_id, target.id)
+        stats = await self.service.stats.player_stats(home(interaction), target.id)
         # What the channel sees is in the server's language; a private answer in the asker's.
         t = server_translator(interaction) if public else user_translator(interaction)
         await interaction.response.send_message(

@@ -21,17 +21,21 @@ import discord
 
 from bot.errors import GameError
 from bot.i18n import N_, Message, Translator, translator
+from bot.reach import by_channel, home_of
 from bot.ui.refs import for_discord
 
 __all__ = [
     "CUT_SHORT_MESSAGE",
     "DM_MESSAGE",
     "GENERIC_ERROR",
+    "NO_EXTERNAL_APPS_MESSAGE",
     "SHUTDOWN_MESSAGE",
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
+    "home",
     "send_ephemeral",
+    "server_home",
     "server_locale",
     "server_translator",
     "user_translator",
@@ -40,10 +44,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 GENERIC_ERROR = N_("Something went wrong on my side; it has been logged. Please try again.")
-DM_MESSAGE = N_("Tic-tac-toe is played in servers: invite me to one and use /tictactoe there.")
+DM_MESSAGE = N_("This command is for a server that added me; invite me to one and use it there.")
 UNKNOWN_SERVER_MESSAGE = N_(
     "I'm not a member of this server, so I can't keep its games. A server admin can"
     " invite me (with my bot user, not only my commands) to play here."
+)
+NO_EXTERNAL_APPS_MESSAGE = N_(
+    "This server doesn't let its members use apps they added themselves in public, so"
+    " nobody else would see a board here. Play in a DM or a group DM, or ask an admin to"
+    " add me to the server."
 )
 SHUTDOWN_MESSAGE = N_("I'm restarting; try again in a few seconds.")
 CUT_SHORT_MESSAGE = N_(
@@ -63,6 +72,35 @@ session already closed (RuntimeError "Session is closed")."""
 def user_translator(interaction: discord.Interaction) -> Translator:
     """The texts in the language of the person who made ``interaction``."""
     return translator(interaction.locale.value)
+
+
+def home(interaction: discord.Interaction) -> int:
+    """The guild id the games and records of ``interaction``'s place are kept under
+    (``bot.reach.home_of``): the server's if the bot is a member of it, else the players'
+    own space (a DM, a group DM, a server that never added the bot)."""
+    guild_id = interaction.guild_id
+    client = interaction.client
+    return home_of(guild_id, guild_id is not None and client.get_guild(guild_id) is not None)
+
+
+def server_home(interaction: discord.Interaction) -> int:
+    """``home`` for a command of a server that added the bot (settings, server erasure,
+    the leaderboard); GameError if ``interaction`` is not from one (a commands-only
+    install): the players' own space has no such things."""
+    guild_id = home(interaction)
+    if not by_channel(guild_id):
+        raise GameError(DM_MESSAGE)
+    return guild_id
+
+
+def hidden_answers(interaction: discord.Interaction) -> bool:
+    """Whether Discord makes every answer to ``interaction`` private: a server that did
+    not add the bot, whose member may not use external apps in public."""
+    return (
+        interaction.guild_id is not None
+        and interaction.client.get_guild(interaction.guild_id) is None
+        and not interaction.permissions.use_external_apps
+    )
 
 
 def server_locale(interaction: discord.Interaction) -> str | None:
@@ -155,16 +193,11 @@ class Gate:
 
     async def admit(self, interaction: discord.Interaction) -> bool:
         """True if ``interaction`` may go ahead (its task is then tracked); else it has
-        been answered with the reason: a DM, a server the bot is not a member of (once
-        it knows its servers), a shutdown."""
-        if interaction.guild_id is None:
-            await _tell(interaction, DM_MESSAGE)
-            return False
-        client = interaction.client
-        if client.is_ready() and client.get_guild(interaction.guild_id) is None:
-            # Installed with its commands only: it could answer, but not update its
-            # messages later (timeouts, restarts) nor be sure of the server's members.
-            await _tell(interaction, UNKNOWN_SERVER_MESSAGE)
+        been answered with the reason: a server where Discord would hide every answer
+        (``hidden_answers``), a shutdown. DMs, group DMs and servers without the bot are
+        played in through interactions alone (``bot.reach``)."""
+        if interaction.client.is_ready() and hidden_answers(interaction):
+            await _tell(interaction, NO_EXTERNAL_APPS_MESSAGE)
             return False
         if self.closing:
             await _tell(interaction, SHUTDOWN_MESSAGE)
