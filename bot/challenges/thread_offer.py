@@ -35,6 +35,7 @@ from bot.games.boards import Boards
 from bot.games.endings import may_stop
 from bot.i18n import N_, Message, Translator
 from bot.models import Challenge, Game
+from bot.reach import by_channel
 from bot.refs import Place
 from bot.ui import ids
 from bot.ui.gate import home, server_locale, server_translator, user_translator
@@ -68,7 +69,10 @@ def may_open_thread(interaction: discord.Interaction) -> bool:
     """Whether a new public thread may be opened from ``interaction``'s channel: a text
     channel (not a thread, nor a channel that has none), where the bot sees the channel,
     may open public threads and post in them, and the member may open public threads
-    (the bot opens none a server denied them)."""
+    (the bot opens none a server denied them); never outside servers that added the bot
+    (``bot.reach``: no channel route there)."""
+    if not by_channel(home(interaction)):
+        return False
     channel = interaction.channel
     if not isinstance(channel, discord.TextChannel) or channel.type is not discord.ChannelType.text:
         return False

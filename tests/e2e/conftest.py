@@ -62,7 +62,8 @@ async def shared_arena(
     """One emulator and one bot (in this loop) for the whole module, on the engine the
     parameter names (``pytest_generate_tests``). The module may set ``BOT_ENV`` (more
     settings), ``COMMUNITY`` (True: a Community server, whose language can change) and
-    ``GUILD`` (the server's name and ``locale``)."""
+    ``GUILD`` (the server's name and ``locale``) and ``ANYWHERE`` (True: user installs
+    on, commands synced globally)."""
     env: dict[str, str] = dict(getattr(request.module, "BOT_ENV", {}))
     name = request.module.__name__.rsplit(".", 1)[-1]
     workdir = tmp_path_factory.mktemp(name)
@@ -75,7 +76,15 @@ async def shared_arena(
             if hasattr(request.module, "COMMUNITY"):
                 guild_options["community"] = bool(request.module.COMMUNITY)
             guild = emu.add_guild(**guild_options)
-            async with BotInProcess.launch(emu, workdir, dev_guild=guild, **env) as bot:
+            # ANYWHERE: the app is installable to users too and syncs its commands
+            # globally, so they reach DMs, group DMs and servers without the bot.
+            anywhere = getattr(request.module, "ANYWHERE", False)
+            if anywhere:
+                emu.install_types = {0, 1}
+            dev_guild = None if anywhere else guild
+            async with BotInProcess.launch(emu, workdir, dev_guild=dev_guild, **env) as bot:
+                if anywhere:
+                    await bot.wait_until(emu.wait_for_commands("tictactoe"))
                 arena = Arena(emu, guild, bot, workdir)
                 arena.database = env.get("DATABASE_URL", workdir / "data" / "tictactoe.db")
                 yield arena

@@ -1,0 +1,181 @@
+"""Play anywhere (issue 36): the bot's DM, a group DM, a DM between friends and a server
+that never added the bot, through interactions alone, on both engines.
+
+Every game here is played with the app installed to one player's account only; the
+friend never installed it. Each test counts the requests of its game: all interaction
+callbacks or webhook calls, and not one channel route (``REST calls per game`` in the
+report of issue 36 comes from ``-s``: each test prints its count).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from bot.i18n import N_
+from discord_emulator import CallbackType, Channel, User
+from tests.e2e.helpers import Arena, refusal
+from tests.overdue import run_out
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+POSTGRESQL = True
+ANYWHERE = True
+
+
+def people(arena: Arena, *names: str) -> list[User]:
+    """New users (members of no server); the first installs the app to their account."""
+    emu = arena.emu
+    users = [emu.add_user(f"{name}{len(emu.world.users)}") for name in names]
+    emu.add_user_install(users[0])
+    return users
+
+
+def routes(arena: Arena, since: int) -> tuple[int, list[str]]:
+    """(interaction calls, channel routes) among the requests since ``since``."""
+    made = arena.emu.requests[since:]
+    calls = [r for r in made if r.path.startswith(("/interactions/", "/webhooks/"))]
+    channel = [f"{r.method} {r.path} {r.status}" for r in made if r.path.startswith("/channels/")]
+    return len(calls), channel
+
+
+async def sql(arena: Arena, statement: str, *values: object) -> list[tuple[object, ...]]:
+    """Run ``statement`` (``?`` placeholders) on the bot's database, on its own connection."""
+    database = arena.database
+    if isinstance(database, Path):
+
+        def run() -> list[tuple[object, ...]]:
+            with sqlite3.connect(database, timeout=30) as conn:
+                rows = conn.execute(statement, values).fetchall()
+            conn.close()
+            return rows
+
+        return await asyncio.to_thread(run)
+    assert isinstance(database, str)
+    numbered = statement
+    for n in range(1, statement.count("?") + 1):
+        numbered = numbered.replace("?", f"${n}", 1)
+    conn = await asyncpg.connect(database)
+    try:
+        if numbered.lstrip().upper().startswith("SELECT"):
+            return [tuple(r) for r in await conn.fetch(numbered, *values)]
+        await conn.execute(numbered, *values)
+        return []
+    finally:
+        await conn.close()
+
+
+async def play_member_game(arena: Arena, x: User, o: User, channel: Channel) -> int:
+    """``x`` challenges ``o`` in ``channel``, a bystander is refused, ``o`` accepts and
+    ``x`` wins along the top row; the board's message id."""
+    challenge = await arena.challenge(x, o, channel, first="me")
+    state = await arena.accept(o, challenge)
+    for cell, player in ((0, x), (3, o), (1, x), (4, o), (2, x)):
+        answer = await arena.click(player, state.message, custom_id=state.cell_id(cell))
+        assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, arena.bot.log())
+        state = arena.board(challenge)
+    assert not state.live
+    assert f"<@{x.id}>" in state.text
+    return challenge.id
+
+
+async def test_a_challenge_in_a_group_dm_is_played_to_its_end_through_interactions(
+    arena: Arena,
+) -> None:
+    alice, bob, carol = people(arena, "alice", "bob", "carol")
+    group = arena.emu.open_group_dm(alice, [bob, carol])
+    since = len(arena.emu.requests)
+    challenge = await arena.challenge(alice, bob, group, first="me")
+    # Carol sees it but it is not hers: refused privately, nothing changes.
+    accept = arena.speaks()(N_("Accept"))
+    refused = await arena.click(carol, challenge, label=accept)
+    assert refused.ephemeral, refused
+    await refusal(refused)
+    state = await arena.accept(bob, challenge)
+    for cell, player in ((0, alice), (3, bob), (1, alice), (4, bob), (2, alice)):
+        answer = await arena.click(player, state.message, custom_id=state.cell_id(cell))
+        assert answer.type is CallbackType.UPDATE_MESSAGE, (answer, arena.bot.log())
+        state = arena.board(challenge)
+    assert not state.live
+    calls, channel = routes(arena, since)
+    assert channel == [], channel
+    print(f"\ngroup DM, challenge + 5 moves + 1 refused click: {calls} interaction calls")
+    rows = await sql(arena, "SELECT guild_id, rated FROM games WHERE message_id = ?", challenge.id)
+    assert [tuple(int(v) for v in row) for row in rows] == [(0, 0)], rows  # kept outside, unrated
+
+
+async def test_a_game_against_the_bot_in_its_dm_takes_the_one_road(arena: Arena) -> None:
+    (alice,) = people(arena, "alice")
+    dm = arena.emu.dm_channel(alice)
+    since = len(arena.emu.requests)
+    board = await arena.start_bot_game(alice, dm, first="me")
+    await arena.play_out(alice, board, "X", thinking=None)
+    calls, channel = routes(arena, since)
+    assert channel == [], channel
+    print(f"\nbot DM, a game against the bot: {calls} interaction calls")
+
+
+async def test_a_dm_between_friends_and_a_server_without_the_bot(arena: Arena) -> None:
+    alice, bob = people(arena, "alice", "bob")
+    pair = arena.emu.open_dm(alice, bob)
+    far = arena.emu.add_guild("Elsewhere", bot_member=False)
+    for user in (alice, bob):
+        arena.emu.add_member(far, user)
+    room = arena.emu.add_text_channel(far, "general")
+    for where, channel in (("DM between friends", pair), ("server without the bot", room)):
+        since = len(arena.emu.requests)
+        await play_member_game(arena, alice, bob, channel)
+        calls, routes_used = routes(arena, since)
+        assert routes_used == [], routes_used
+        print(f"\n{where}, challenge + 5 moves: {calls} interaction calls")
+    rows = await sql(arena, "SELECT DISTINCT guild_id FROM games WHERE channel_id = ?", room.id)
+    assert [int(r[0]) for r in rows] == [0]  # never in that server's (nor any) leaderboard
+    # /tictactoe-stats in a DM shows the player's own record: this win is in it.
+    answer = await arena.command(alice, pair, "tictactoe-stats")
+    assert answer.ephemeral or answer.message.text
+
+
+async def test_a_server_that_keeps_apps_private_gets_an_explanation_and_no_game(
+    arena: Arena,
+) -> None:
+    alice, bob = people(arena, "alice", "bob")
+    far = arena.emu.add_guild("Private", bot_member=False)
+    for user in (alice, bob):
+        arena.emu.add_member(far, user)
+    arena.emu.set_use_external_apps(far, False)
+    room = arena.emu.add_text_channel(far, "general")
+    answer = await arena.command(alice, room, "tictactoe", opponent=bob)
+    assert answer.ephemeral
+    assert "public" in answer.message.text, answer.message.text
+    rows = await sql(arena, "SELECT COUNT(*) FROM challenges WHERE channel_id = ?", room.id)
+    assert int(rows[0][0]) == 0
+
+
+async def test_a_turn_that_runs_out_shows_through_the_live_token_only(arena: Arena) -> None:
+    alice, bob, carol = people(arena, "alice", "bob", "carol")
+    group = arena.emu.open_group_dm(alice, [bob, carol])
+    challenge = await arena.challenge(alice, bob, group, first="me")
+    await arena.accept(bob, challenge)
+    since = len(arena.emu.requests)
+    await run_out(arena.database, challenge.id)
+    await arena.sweep()
+    state = arena.board(challenge)
+    assert not state.live, state.text  # drawn through the Accept's webhook
+    calls, channel = routes(arena, since)
+    assert channel == [] and calls >= 1, (calls, channel)
+    # A second game whose token is known dead: its end is stored, nothing is sent.
+    second = await arena.challenge(alice, bob, group, first="me")
+    await arena.accept(bob, second)
+    await sql(arena, "UPDATE reach_tokens SET issued_at = issued_at - 900")
+    since = len(arena.emu.requests)
+    await run_out(arena.database, second.id)
+    await arena.sweep()
+    calls, channel = routes(arena, since)
+    assert (calls, channel) == (0, []), (calls, channel)
+    assert arena.board(second).live  # shown as it was until the next click
+    rows = await sql(arena, "SELECT status FROM games WHERE message_id = ?", second.id)
+    assert [r[0] for r in rows] == ["finished"] or [r[0] for r in rows] == ["abandoned"], rows
