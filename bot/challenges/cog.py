@@ -10,10 +10,11 @@ from discord.ext import commands
 
 from bot.app import GameService
 from bot.challenges.thread_offer import Threads, offer
-from bot.errors import ChannelBusy, InvalidSettings
+from bot.errors import ChannelBusy, GameError, InvalidSettings
 from bot.games.boards import Boards
 from bot.i18n import N_
 from bot.models import First
+from bot.reach import by_channel
 from bot.ui.commands_i18n import LABEL_SEPARATOR
 from bot.ui.gate import home, server_locale, thread_parent
 from bot.ui.places import anywhere
@@ -110,7 +111,7 @@ class Games(commands.Cog):
     async def tictactoe(
         self,
         interaction: discord.Interaction,
-        opponent: discord.Member | None = None,
+        opponent: discord.Member | discord.User | None = None,
         difficulty: str | None = None,
         size: str = "3x3",
         win_length: app_commands.Range[int, 3, 5] | None = None,
@@ -119,7 +120,7 @@ class Games(commands.Cog):
         await self._start(interaction, opponent, difficulty, size, win_length, first)
 
     async def challenge_member(
-        self, interaction: discord.Interaction, member: discord.Member
+        self, interaction: discord.Interaction, member: discord.Member | discord.User
     ) -> None:
         """The member menu's Apps > "Challenge to tic-tac-toe": ``/tictactoe`` naming them."""
         await self._start(interaction, member, None, "3x3", None, First.RANDOM.value)
@@ -127,13 +128,26 @@ class Games(commands.Cog):
     async def _start(
         self,
         interaction: discord.Interaction,
-        opponent: discord.Member | None,
+        opponent: discord.Member | discord.User | None,
         difficulty: str | None,
         size: str,
         win_length: int | None,
         first: str,
     ) -> None:
         assert interaction.channel_id is not None
+        if (
+            opponent is not None
+            and not isinstance(opponent, discord.Member)
+            and by_channel(home(interaction))
+        ):
+            # Outside servers any user resolves (a DM has no members); in a server that
+            # added the bot, only its members may be challenged, as before.
+            raise GameError(
+                N_(
+                    "{value} isn't a member of this server; pick a member from the list.",
+                    value=repr(opponent.name[:40]),
+                )
+            )
         side = board_side(size)
 
         async def defer() -> None:

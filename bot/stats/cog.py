@@ -64,7 +64,7 @@ class Stats(commands.Cog):
     async def stats(
         self,
         interaction: discord.Interaction,
-        member: discord.Member | None = None,
+        member: discord.Member | discord.User | None = None,
         public: bool = False,
     ) -> None:
         target = member or interaction.user

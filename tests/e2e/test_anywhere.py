@@ -10,6 +10,7 @@ report of issue 36 comes from ``-s``: each test prints its count).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -27,10 +28,13 @@ POSTGRESQL = True
 ANYWHERE = True
 
 
+_NAMES = itertools.count()
+
+
 def people(arena: Arena, *names: str) -> list[User]:
     """New users (members of no server); the first installs the app to their account."""
     emu = arena.emu
-    users = [emu.add_user(f"{name}{len(emu.world.users)}") for name in names]
+    users = [emu.add_user(f"{name}{next(_NAMES)}") for name in names]
     emu.add_user_install(users[0])
     return users
 
