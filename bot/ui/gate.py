@@ -76,11 +76,15 @@ def user_translator(interaction: discord.Interaction) -> Translator:
 
 def home(interaction: discord.Interaction) -> int:
     """The guild id the games and records of ``interaction``'s place are kept under
-    (``bot.reach.home_of``): the server's if the bot is a member of it, else the players'
-    own space (a DM, a group DM, a server that never added the bot)."""
+    (``bot.reach.home_of``): the server's if the server's install authorizes it and the
+    bot is a member there (as far as it knows its servers yet), else the players' own
+    space (a DM, a group DM, a server that never added the bot)."""
     guild_id = interaction.guild_id
     client = interaction.client
-    return home_of(guild_id, guild_id is not None and client.get_guild(guild_id) is not None)
+    member = interaction.is_guild_integration() and (
+        not client.is_ready() or client.get_guild(guild_id or 0) is not None
+    )
+    return home_of(guild_id, member)
 
 
 def server_home(interaction: discord.Interaction) -> int:
@@ -94,11 +98,12 @@ def server_home(interaction: discord.Interaction) -> int:
 
 
 def hidden_answers(interaction: discord.Interaction) -> bool:
-    """Whether Discord makes every answer to ``interaction`` private: a server that did
-    not add the bot, whose member may not use external apps in public."""
+    """Whether Discord makes every answer to ``interaction`` private: a server whose
+    install does not authorize it (only the member's), where the member may not use
+    external apps in public."""
     return (
         interaction.guild_id is not None
-        and interaction.client.get_guild(interaction.guild_id) is None
+        and not interaction.is_guild_integration()
         and not interaction.permissions.use_external_apps
     )
 
@@ -196,7 +201,7 @@ class Gate:
         been answered with the reason: a server where Discord would hide every answer
         (``hidden_answers``), a shutdown. DMs, group DMs and servers without the bot are
         played in through interactions alone (``bot.reach``)."""
-        if interaction.client.is_ready() and hidden_answers(interaction):
+        if hidden_answers(interaction):
             await _tell(interaction, NO_EXTERNAL_APPS_MESSAGE)
             return False
         if self.closing:

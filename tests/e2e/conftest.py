@@ -126,5 +126,9 @@ async def arena(shared_arena: Arena) -> AsyncIterator[Arena]:
         if handle.callback_type is CallbackType.UPDATE_MESSAGE:
             # One edit follows an update that showed the bot thinking: its reply.
             allowed = 1 if answered_thinking(handle) else 0
+            if handle.channel.guild is not shared_arena.guild:
+                # Outside servers that added the bot, the last click's token also
+                # redraws the board nobody clicked for (a time-out): bot/reach.py.
+                allowed += 1
             assert handle.original_edits <= allowed, f"{handle!r} was answered twice"
     assert_log_clean(log, errors=shared_arena.expected_log_errors)

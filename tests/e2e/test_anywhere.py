@@ -76,7 +76,9 @@ async def sql(arena: Arena, statement: str, *values: object) -> list[tuple[objec
 async def play_member_game(arena: Arena, x: User, o: User, channel: Channel) -> int:
     """``x`` challenges ``o`` in ``channel``, a bystander is refused, ``o`` accepts and
     ``x`` wins along the top row; the board's message id."""
-    challenge = await arena.challenge(x, o, channel, first="me")
+    asked = await arena.command(x, channel, "tictactoe", opponent=o, first="me")
+    assert not asked.ephemeral, asked.message.text
+    challenge = asked.message
     state = await arena.accept(o, challenge)
     for cell, player in ((0, x), (3, o), (1, x), (4, o), (2, x)):
         answer = await arena.click(player, state.message, custom_id=state.cell_id(cell))
@@ -124,23 +126,30 @@ async def test_a_game_against_the_bot_in_its_dm_takes_the_one_road(arena: Arena)
 
 
 async def test_a_dm_between_friends_and_a_server_without_the_bot(arena: Arena) -> None:
-    alice, bob = people(arena, "alice", "bob")
+    alice, bob, carol = people(arena, "alice", "bob", "carol")
     pair = arena.emu.open_dm(alice, bob)
     far = arena.emu.add_guild("Elsewhere", bot_member=False)
-    for user in (alice, bob):
+    for user in (alice, bob, carol):
         arena.emu.add_member(far, user)
     room = arena.emu.add_text_channel(far, "general")
-    for where, channel in (("DM between friends", pair), ("server without the bot", room)):
-        since = len(arena.emu.requests)
-        await play_member_game(arena, alice, bob, channel)
-        calls, routes_used = routes(arena, since)
-        assert routes_used == [], routes_used
-        print(f"\n{where}, challenge + 5 moves: {calls} interaction calls")
+    since = len(arena.emu.requests)
+    await play_member_game(arena, alice, bob, pair)
+    calls, channel = routes(arena, since)
+    assert channel == [], channel
+    print(f"\nDM between friends, challenge + 5 moves: {calls} interaction calls")
+    # Fair play across places: the cooldown on challenging Bob again holds in the server.
+    again = await arena.command(alice, room, "tictactoe", opponent=bob)
+    assert again.ephemeral and "again" in again.message.text, again.message.text
+    since = len(arena.emu.requests)
+    await play_member_game(arena, alice, carol, room)
+    calls, channel = routes(arena, since)
+    assert channel == [], channel
+    print(f"\nserver without the bot, challenge + 5 moves: {calls} interaction calls")
     rows = await sql(arena, "SELECT DISTINCT guild_id FROM games WHERE channel_id = ?", room.id)
     assert [int(r[0]) for r in rows] == [0]  # never in that server's (nor any) leaderboard
-    # /tictactoe-stats in a DM shows the player's own record: this win is in it.
+    # /tictactoe-stats in a DM shows the player's own record: both wins are in it.
     answer = await arena.command(alice, pair, "tictactoe-stats")
-    assert answer.ephemeral or answer.message.text
+    assert answer.ephemeral, answer
 
 
 async def test_a_server_that_keeps_apps_private_gets_an_explanation_and_no_game(
@@ -172,8 +181,8 @@ async def test_a_turn_that_runs_out_shows_through_the_live_token_only(arena: Are
     calls, channel = routes(arena, since)
     assert channel == [] and calls >= 1, (calls, channel)
     # A second game whose token is known dead: its end is stored, nothing is sent.
-    second = await arena.challenge(alice, bob, group, first="me")
-    await arena.accept(bob, second)
+    second = await arena.challenge(alice, carol, group, first="me")
+    await arena.accept(carol, second)
     await sql(arena, "UPDATE reach_tokens SET issued_at = issued_at - 900")
     since = len(arena.emu.requests)
     await run_out(arena.database, second.id)
