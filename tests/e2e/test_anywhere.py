@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sqlite3
+import time
 from pathlib import Path
 
 import asyncpg
@@ -71,6 +72,25 @@ async def sql(arena: Arena, statement: str, *values: object) -> list[tuple[objec
         return []
     finally:
         await conn.close()
+
+
+async def age_token(arena: Arena, message_id: int, seconds: float) -> None:
+    """Move the stored token of the game shown by ``message_id`` back by ``seconds``, once
+    the bot stored it (it does so just after answering the click)."""
+    game = "SELECT id FROM games WHERE message_id = ?"
+    token = f"SELECT issued_at FROM reach_tokens WHERE kind = 'game' AND item_id = ({game})"
+    for _ in range(500):
+        rows = await sql(arena, token, message_id)
+        if rows and float(str(rows[0][0])) > time.time() - 60:
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError(f"no fresh token stored for message {message_id}")
+    move = (
+        "UPDATE reach_tokens SET issued_at = issued_at - ?"
+        f" WHERE kind = 'game' AND item_id = ({game})"
+    )
+    await sql(arena, move, seconds, message_id)
 
 
 async def play_member_game(arena: Arena, x: User, o: User, channel: Channel) -> int:
@@ -183,7 +203,7 @@ async def test_a_turn_that_runs_out_shows_through_the_live_token_only(arena: Are
     # A second game whose token is known dead: its end is stored, nothing is sent.
     second = await arena.challenge(alice, carol, group, first="me")
     await arena.accept(carol, second)
-    await sql(arena, "UPDATE reach_tokens SET issued_at = issued_at - 900")
+    await age_token(arena, second.id, 900)
     since = len(arena.emu.requests)
     await run_out(arena.database, second.id)
     await arena.sweep()
