@@ -10,13 +10,12 @@ from discord.ext import commands
 
 from bot.app import GameService
 from bot.challenges.thread_offer import Threads, offer
-from bot.errors import ChannelBusy, GameError, InvalidSettings
+from bot.errors import ChannelBusy, InvalidSettings
 from bot.games.boards import Boards
 from bot.i18n import N_
 from bot.models import First
-from bot.reach import by_channel
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import home, server_locale, thread_parent
+from bot.ui.gate import check_member, home, server_locale, thread_parent
 from bot.ui.places import anywhere
 from engine.levels import LEVELS, get_level
 
@@ -135,19 +134,7 @@ class Games(commands.Cog):
         first: str,
     ) -> None:
         assert interaction.channel_id is not None
-        if (
-            opponent is not None
-            and not isinstance(opponent, discord.Member)
-            and by_channel(home(interaction))
-        ):
-            # Outside servers any user resolves (a DM has no members); in a server that
-            # added the bot, only its members may be challenged, as before.
-            raise GameError(
-                N_(
-                    "{value} isn't a member of this server; pick a member from the list.",
-                    value=repr(opponent.name[:40]),
-                )
-            )
+        check_member(interaction, opponent)
         side = board_side(size)
 
         async def defer() -> None:

@@ -15,7 +15,7 @@ from bot.games.views import text_view
 from bot.i18n import N_
 from bot.stats.render import stats_text
 from bot.stats.views import leaderboard_view
-from bot.ui.gate import home, server_home, server_translator, user_translator
+from bot.ui.gate import check_member, home, server_home, server_translator, user_translator
 from bot.ui.places import anywhere, server_only
 
 _QUIET = discord.AllowedMentions.none()
@@ -67,6 +67,7 @@ class Stats(commands.Cog):
         member: discord.Member | discord.User | None = None,
         public: bool = False,
     ) -> None:
+        check_member(interaction, member)
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))

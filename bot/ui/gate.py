@@ -33,6 +33,7 @@ __all__ = [
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "answer_error",
+    "check_member",
     "home",
     "send_ephemeral",
     "server_home",
@@ -95,6 +96,19 @@ def server_home(interaction: discord.Interaction) -> int:
     if not by_channel(guild_id):
         raise GameError(DM_MESSAGE)
     return guild_id
+
+
+def check_member(interaction: discord.Interaction, user: discord.abc.User | None) -> None:
+    """GameError unless ``user`` (an option's value) may be named here: anyone outside
+    servers (a DM has no members), only a member in a server that added the bot."""
+    if user is None or isinstance(user, discord.Member) or not by_channel(home(interaction)):
+        return
+    raise GameError(
+        N_(
+            "{value} isn't a member of this server; pick a member from the list.",
+            value=repr(user.name[:40]),
+        )
+    )
 
 
 def hidden_answers(interaction: discord.Interaction) -> bool:
