@@ -33,6 +33,7 @@ from bot.models import DELETED_MEMBER, Challenge, First, Game
 from bot.pings.calloffs import CallOffs
 from bot.pings.service import TurnPings
 from bot.privacy.service import Privacy
+from bot.reach import TOKEN_LIFETIME
 from bot.stats.reviews import Reviews
 from bot.stats.service import Stats
 from bot.tunables import AI_WORKERS
@@ -177,4 +178,6 @@ class GameService(Games):
         """
         await self.upkeep.beat()  # first: a clock that jumped ahead moves deadlines on
         changed = await self.settle_overdue()
+        # Tokens Discord no longer takes are of no use: forgotten (bot/reach.py).
+        await self.tokens.drop_older_than(self._clock() - TOKEN_LIFETIME)
         return changed, await self.challenges.expire()
