@@ -21,7 +21,7 @@ import pytest
 from bot.i18n import N_
 from discord_emulator import CallbackType, Channel, User
 from tests.e2e.helpers import Arena, refusal
-from tests.overdue import run_out
+from tests.overdue import elapse, run_out
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -212,3 +212,24 @@ async def test_a_turn_that_runs_out_shows_through_the_live_token_only(arena: Are
     assert arena.board(second).live  # shown as it was until the next click
     rows = await sql(arena, "SELECT status FROM games WHERE message_id = ?", second.id)
     assert [r[0] for r in rows] == ["finished"] or [r[0] for r in rows] == ["abandoned"], rows
+
+
+async def test_a_turn_notification_is_a_follow_up_of_the_last_click(arena: Arena) -> None:
+    alice, bob, carol = people(arena, "alice", "bob", "carol")
+    group = arena.emu.open_group_dm(alice, [bob, carol])
+    challenge = await arena.challenge(alice, bob, group, first="me")
+    state = await arena.accept(bob, challenge)
+    answer = await arena.click(alice, state.message, custom_id=state.cell_id(4))
+    assert answer.type is CallbackType.UPDATE_MESSAGE
+    await age_token(arena, challenge.id, 0)  # stored: the sweep reads it from the database
+    since = len(arena.emu.requests)
+    await elapse(arena.database, challenge.id, 60)  # past the grace of Bob's turn
+    ping = await arena.turn_ping(bob, group, after=0)
+    assert ping in answer.handle.followups, "through the webhook of Alice's move"
+    assert f"/channels/@me/{group.id}/{challenge.id}" in ping.content, ping.content
+    calls, channel = routes(arena, since)
+    assert channel == [] and calls >= 1, (calls, channel)
+    rows = await sql(
+        arena, "SELECT followups FROM reach_tokens WHERE token = ?", answer.handle.token
+    )
+    assert [int(str(r[0])) for r in rows] == [1], rows  # counted against Discord's 5
