@@ -371,13 +371,8 @@ def test_components_are_drawn_from_the_payload_and_unknown_ones_said(client: Cli
 
 
 GROUP_DM = "Alice, Bob, Carol"
-BOT_SIDE = (
-    "needs the bot side of issue 36 (branch wip/app36): /tictactoe usable in group DMs"
-    " through a user install, a game answered through interactions alone"
-)
 
 
-@pytest.mark.skip(reason=BOT_SIDE)
 def test_a_challenge_in_the_group_dm_to_its_end(client: Client) -> None:
     """Alice installed the app to her account; Bob and Carol never did. In their group DM
     the bot is no member: Alice challenges Bob, Bob accepts and they play to the end, all
