@@ -19,8 +19,9 @@ import asyncpg
 import pytest
 
 from bot.i18n import N_
-from discord_emulator import CallbackType, Channel, User
-from tests.e2e.helpers import Arena, refusal
+from discord_emulator import CallbackType, Channel, Emulator, User
+from tests.e2e.helpers import WAIT, Arena, assert_log_clean, refusal
+from tests.e2e.inprocess import BotInProcess
 from tests.overdue import elapse, run_out
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -233,3 +234,29 @@ async def test_a_turn_notification_is_a_follow_up_of_the_last_click(arena: Arena
         arena, "SELECT followups FROM reach_tokens WHERE token = ?", answer.handle.token
     )
     assert [int(str(r[0])) for r in rows] == [1], rows  # counted against Discord's 5
+
+
+async def test_a_restart_keeps_the_token_of_the_last_click(tmp_path: Path) -> None:
+    """The token is stored with its game: after a restart, a turn that ran out still
+    shows on the board through the webhook of the click before the restart."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        emu.install_types = {0, 1}
+        guild = emu.add_guild("Arcade")
+        alice, bob, carol = (emu.add_user(name) for name in ("alice", "bob", "carol"))
+        emu.add_user_install(alice)
+        group = emu.open_group_dm(alice, [bob, carol])
+        async with BotInProcess.launch(emu, tmp_path) as bot:
+            await bot.wait_until(emu.wait_for_commands("tictactoe"))
+            arena = Arena(emu, guild, bot, tmp_path, database=tmp_path / "data" / "tictactoe.db")
+            challenge = await arena.challenge(alice, bob, group, first="me")
+            await arena.accept(bob, challenge)
+            await age_token(arena, challenge.id, 0)
+        async with BotInProcess.launch(emu, tmp_path) as bot:
+            arena.bot = bot
+            since = len(emu.requests)
+            await run_out(arena.database, challenge.id)
+            await arena.sweep()
+            assert not arena.board(challenge).live
+            calls, channel = routes(arena, since)
+            assert channel == [] and calls >= 1, (calls, channel)
+        assert_log_clean(bot.log())
