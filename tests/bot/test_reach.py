@@ -72,6 +72,10 @@ async def test_games_outside_servers_are_unrated_and_make_the_players_own_record
     theirs = await fair.stats.player_stats(OUTSIDE, BOB)
     assert theirs.versus_members.losses == 1 and theirs.current_streak == -1
     assert (await fair.stats.player_stats(GUILD, ALICE)).versus_members.wins == 0
+    # /tictactoe-forget-me in a DM erases that record (its game stays, anonymised).
+    await fair.privacy.erase_member(OUTSIDE, ALICE)
+    assert (await fair.stats.player_stats(OUTSIDE, ALICE)).versus_members.wins == 0
+    assert (await fair.stats.player_stats(OUTSIDE, BOB)).versus_members.losses == 1
 
 
 async def test_limits_and_cooldowns_follow_a_member_across_dms_with_no_server_cap(
