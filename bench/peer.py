@@ -4,6 +4,7 @@
     python -m bench.peer --quick               # 20 games, 300 clicks, 1 run each (smoke test)
     python -m bench.peer --bot-path /tmp/base  # our bot from another checkout (its PYTHONPATH)
     python -m bench.peer --quick --profile /tmp/ours.prof  # and where a click's CPU goes
+    python -m bench.peer --utarwyn             # utarwyn/discord-tictactoe in the turns too
 
 Run from the repository's root. The peer is ``bench/peer_bot.py``: discord.py's
 ``examples/views/tic_tac_toe.py`` behind a slash command, in memory. Our bot is
@@ -39,6 +40,13 @@ with the bot. The emulator's answer deadline is 30 s, not 3, so that a stall of 
 machine shows as latency instead of ending the run; any unanswered or refused interaction,
 or a board that disagrees with the driver's copy, stops the run with an error.
 
+``--utarwyn`` adds a third bot, utarwyn/discord-tictactoe, the most used open-source one
+(npm ``discord-tictactoe``, discord.js 14; ``bench/utarwyn_bot.py`` installs it from the
+lock file and starts ``bench/utarwyn/run.js``): ``/tictactoe opponent:B`` and B's Accept
+start each game, whose first mover it draws; it announces on stdout each collector it sets
+and each game's end, and the driver waits for those before a click or a new game. Its
+CPU is node's whole process, from /proc like the others'.
+
 Runs alternate ours, peer, ours, peer... (``--runs`` of each), as the machine is shared and
 noisy. The ratio ours/peer is the median CPU per click of ours over that of the peer: at most
 1.00 means our bot costs no more CPU per click than the in-memory example does; 1.30 would
@@ -60,12 +68,12 @@ from pathlib import Path
 
 import discord
 
-from bench import harness
+from bench import harness, utarwyn_bot
 from bench.harness import BotExited, RunError, all_of, guarded, tolerated
 from bench.peer_bot import PEER_COMMAND
 from bench.peer_profile import print_breakdown
 from bench.peer_report import HEADER, Result, describe_checkout, row, summarise
-from bench.peer_tables import ACK_DEADLINE, OURS, PEER, Answers, Boards, Table
+from bench.peer_tables import ACK_DEADLINE, OURS, PEER, UTARWYN, Answers, Boards, Table
 from bench.procs import cpu_seconds, thread_cpu_seconds
 from bot.launcher import BotProcess, bot_env, full_collections_held_back
 from discord_emulator import Emulator
@@ -103,6 +111,7 @@ class Options:
     bot_env: dict[str, str]
     time_limit: float
     profile: Path | None = None
+    utarwyn: bool = False
 
 
 @dataclass
@@ -111,8 +120,8 @@ class Peer:
 
     options: Options
 
-    def kinds(self) -> tuple[str, str]:
-        return OURS, PEER
+    def kinds(self) -> tuple[str, ...]:
+        return (OURS, PEER, UTARWYN) if self.options.utarwyn else (OURS, PEER)
 
     async def run_once(self, kind: str, number: int) -> Result:
         result = await run_once(kind, self.options)
@@ -123,10 +132,12 @@ class Peer:
 async def run_once(kind: str, options: Options, profile: Path | None = None) -> Result:
     """One run of one bot: a fresh emulator, bot process and database; ``profile``: our
     bot under cProfile, writing there."""
-    boards = Boards() if kind == PEER else None
+    boards = Boards() if kind in (PEER, UTARWYN) else None
     args: tuple[str, ...]
     if kind == PEER:
         command, module, args = PEER_COMMAND, "bench.peer_bot", ()
+    elif kind == UTARWYN:
+        command, module, args = "tictactoe", "bench.utarwyn_bot", ()
     elif profile is not None:
         command, module, args = "tictactoe", "bench.peer_profile", (str(profile),)
     else:
@@ -252,9 +263,15 @@ def drive(options: Options) -> None:
         f"peer: python -m bench.peer_bot (discord.py {discord.__version__}'s"
         " examples/views/tic_tac_toe.py)\n"
     )
+    if options.utarwyn:
+        print(f"utarwyn: {utarwyn_bot.describe()}\n")
+        utarwyn_bot.install()
     print(HEADER, flush=True)
-    by_kind = harness.play(Peer(options), options.runs)
-    results = [r for pair in zip(by_kind[OURS], by_kind[PEER], strict=True) for r in pair]
+    scenario = Peer(options)
+    by_kind = harness.play(scenario, options.runs)
+    results = [
+        r for turn in zip(*(by_kind[k] for k in scenario.kinds()), strict=True) for r in turn
+    ]
     summarise(results)
     if options.profile is not None:
         profiled = asyncio.run(run_once(OURS, options, options.profile))
@@ -292,6 +309,12 @@ def main() -> None:
         help="the most one run's timed clicks may take (default 600)",
     )
     parser.add_argument(
+        "--utarwyn",
+        action="store_true",
+        help="a third bot in the turns: utarwyn/discord-tictactoe (npm discord-tictactoe,"
+        " discord.js 14; bench/utarwyn, installed by npm ci on first use)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -315,6 +338,7 @@ def main() -> None:
         bot_env=bot_env,
         time_limit=args.time_limit,
         profile=args.profile.resolve() if args.profile else None,
+        utarwyn=args.utarwyn,
     )
     if min(options.games, options.clicks, options.runs) < 1:
         parser.error("--games, --clicks and --runs must be at least 1")

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     pass
 
 from bench.harness import percentile
-from bench.peer_tables import OURS, PEER
+from bench.peer_tables import OURS, PEER, UTARWYN
 
 
 @dataclass
@@ -47,7 +47,7 @@ class Result:
 
 
 HEADER = (
-    f"{'run':>3} {'bot':<4} {'clicks':>6} {'starts':>6} {'wall s':>6} {'clicks/s':>8}"
+    f"{'run':>3} {'bot':<7} {'clicks':>6} {'starts':>6} {'wall s':>6} {'clicks/s':>8}"
     f" {'p50 ms':>6} {'p99 ms':>6} {'CPU s':>6} {'µs/click':>8} {'main µs':>7} {'+1s ms':>6}"
     f" {'emu+drv s':>9}"
 )
@@ -55,7 +55,7 @@ HEADER = (
 
 def row(number: int, r: Result) -> str:
     return (
-        f"{number:>3} {r.kind:<4} {r.clicks:>6} {r.starts:>6} {r.wall:>6.1f}"
+        f"{number:>3} {r.kind:<7} {r.clicks:>6} {r.starts:>6} {r.wall:>6.1f}"
         f" {r.clicks / r.wall:>8.0f} {percentile(r.latencies, 0.5) * 1e3:>6.1f}"
         f" {percentile(r.latencies, 0.99) * 1e3:>6.1f} {r.cpu:>6.2f} {r.us_per_click:>8.0f}"
         f" {r.main_us_per_click:>7.0f} {r.tail * 1e3:>6.0f} {r.driver_cpu:>9.1f}"
@@ -103,8 +103,18 @@ def summarise(results: list[Result]) -> None:
     print(f"ratio ours/peer (median over median): {mid_ours / mid_peer:.2f}")
     pairs = [o / p for o, p in zip(ours, peer, strict=False)]
     print(
-        "ratio ours/peer per pair (runs 1/2, 3/4...): "
+        "ratio ours/peer per round: "
         + " ".join(f"{ratio:.2f}" for ratio in pairs)
         + (f"; median {statistics.median(pairs):.2f}" if len(pairs) > 1 else "")
     )
     print("(<= 1.00: our bot costs no more CPU per click than the in-memory example)")
+    utarwyn = [r.us_per_click for r in results if r.kind == UTARWYN]
+    if utarwyn:
+        mid = statistics.median(utarwyn)
+        turns = [o / u for o, u in zip(ours, utarwyn, strict=False)]
+        print(
+            f"utarwyn {mid:.0f} µs ({len(utarwyn)} runs); ratio ours/utarwyn {mid_ours / mid:.2f}"
+            f" (per round: {' '.join(f'{t:.2f}' for t in turns)}), utarwyn/peer"
+            f" {mid / mid_peer:.2f}\n(<= 1.00: our bot costs no more CPU per click than"
+            " utarwyn/discord-tictactoe)"
+        )

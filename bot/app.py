@@ -36,7 +36,7 @@ from bot.privacy.service import Privacy
 from bot.reach import TOKEN_LIFETIME
 from bot.stats.reviews import Reviews
 from bot.stats.service import Stats
-from bot.tunables import AI_WORKERS
+from bot.tunables import AI_WORKERS, SERVER_POOL_PERCENT
 from bot.upkeep.service import Upkeep, monotonic_for
 
 __all__ = ["GameService"]
@@ -61,7 +61,9 @@ class GameService(Games):
         self._clock = clock
         self._rng = rng if rng is not None else random.Random()
         self._locks = KeyedLocks()
-        self._pool = SearchPool(config[AI_WORKERS], executor)
+        self._pool = SearchPool(
+            config[AI_WORKERS], executor, server_percent=config[SERVER_POOL_PERCENT]
+        )
         self.replies = BotReplies(self._pool, reply_seconds=config.reply_seconds)
         self.guilds = Guilds(store, config, clock)
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)

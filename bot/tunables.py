@@ -41,9 +41,11 @@ __all__ = [
     "LEFT_SERVER_DAYS",
     "PING_GRACE",
     "PING_GRACE_LONGEST",
+    "PUBLIC_ANSWER_COOLDOWN",
     "REVIEW_COOLDOWN",
     "SERVER",
     "SERVER_GAMES",
+    "SERVER_POOL_PERCENT",
     "SHUTDOWN_GRACE",
     "SWEEP_INTERVAL",
     "SWITCHES",
@@ -205,6 +207,26 @@ AI_WORKERS: Tunable[int] = Tunable(
     kind=Kind.COUNT,
 )
 """Processes in the search pool."""
+SERVER_POOL_PERCENT: Tunable[int] = Tunable(
+    name="server_pool_percent",
+    variable="SERVER_POOL_PERCENT",
+    default=25,
+    low=1,
+    high=100,
+    kind=Kind.COUNT,
+)
+"""Percent of the search pool's waiting places (64 moves, 4 reviews) one server may
+hold, at least one: the rest stay for the others (bot/games/pool.py)."""
+PUBLIC_ANSWER_COOLDOWN: Tunable[float] = Tunable(
+    name="public_answer_cooldown",
+    variable="PUBLIC_ANSWER_COOLDOWN_SECONDS",
+    default=30.0,
+    low=0,
+    high=3_600,
+    kind=Kind.SECONDS,
+)
+"""Seconds between one member's public answers (leaderboard, public stats) in a server;
+within it the answer is private."""
 SWEEP_INTERVAL: Tunable[float] = Tunable(
     name="sweep_interval",
     variable="SWEEP_INTERVAL_SECONDS",
@@ -259,6 +281,8 @@ host has no variable for them)."""
 HOST: tuple[AnyTunable, ...] = (
     *SERVER,
     AI_WORKERS,
+    SERVER_POOL_PERCENT,
+    PUBLIC_ANSWER_COOLDOWN,
     SWEEP_INTERVAL,
     SHUTDOWN_GRACE,
     LAG_REPORT,

@@ -198,6 +198,7 @@ class Channel:
     owner_id: int | None = None
     thread_members: set[int] = field(default_factory=set)
     recipients: list[User] = field(default_factory=list)
+    slowmode: int = 0  # seconds between a member's messages (rate_limit_per_user); 0: off
 
     @property
     def is_thread(self) -> bool:
@@ -272,7 +273,7 @@ class Channel:
                 "owner_id": str(self.owner_id),
                 "name": self.name,
                 "last_message_id": last_id,
-                "rate_limit_per_user": 0,
+                "rate_limit_per_user": self.slowmode,
                 "message_count": len(self.messages),
                 "member_count": min(len(self.thread_members), 50),
                 "thread_metadata": {
@@ -294,7 +295,7 @@ class Channel:
             "parent_id": None,
             "topic": None,
             "nsfw": False,
-            "rate_limit_per_user": 0,
+            "rate_limit_per_user": self.slowmode,
             "last_message_id": last_id,
             "flags": 0,
         }

@@ -211,13 +211,14 @@ class World:
             self.emit(MemberJoined(member))
         return member
 
-    def add_text_channel(self, guild: Guild, name: str) -> Channel:
+    def add_text_channel(self, guild: Guild, name: str, *, slowmode: int = 0) -> Channel:
         channel = Channel(
             id=self.snowflakes.next(),
             type=ChannelType.GUILD_TEXT,
             name=name,
             guild=guild,
             position=len(guild.channels),
+            slowmode=slowmode,
         )
         guild.channels.append(channel)
         self.channels[channel.id] = channel

@@ -10,12 +10,21 @@ from discord.ext import commands
 
 from bot.app import GameService
 from bot.challenges.thread_offer import Threads, offer
-from bot.errors import ChannelBusy, InvalidSettings
+from bot.errors import ChannelBusy, GameError, InvalidSettings
 from bot.games.boards import Boards
 from bot.i18n import N_
 from bot.models import First
+from bot.refs import Moment
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import check_member, home, server_locale, thread_parent
+from bot.ui.gate import (
+    Pace,
+    check_member,
+    home,
+    may_not_post,
+    server_locale,
+    slowmode_of,
+    thread_parent,
+)
 from bot.ui.places import anywhere
 from engine.levels import LEVELS, get_level
 
@@ -68,6 +77,7 @@ class Games(commands.Cog):
         self.service = service
         self.boards = boards
         self.threads = threads
+        self._slowmode = Pace()  # (channel, member) -> when their slowmode lets them start
         # discord.py's context menus cannot be cog methods: the bot adds this one to its tree.
         self.menu = anywhere(
             app_commands.ContextMenu(
@@ -133,9 +143,49 @@ class Games(commands.Cog):
         win_length: int | None,
         first: str,
     ) -> None:
+        """Start a game or challenge from ``/tictactoe`` or the member menu, where the
+        member may post (a refusal otherwise, private as every refusal)."""
         assert interaction.channel_id is not None
         check_member(interaction, opponent)
         side = board_side(size)
+        # The board is the member's message in the channel: it keeps the channel's rules.
+        if may_not_post(interaction):
+            raise GameError(
+                N_("You can't send messages in this channel, so you can't start a game here.")
+            )
+        paced = (interaction.channel_id, interaction.user.id)
+        if (until := self._slowmode.take(paced, slowmode_of(interaction))) is not None:
+            raise GameError(
+                N_(
+                    "This channel is in slowmode: you can start a game here again {when}.",
+                    when=Moment(until),
+                )
+            )
+        posted = False
+        try:
+            posted = await self._start_game(
+                interaction, opponent, difficulty, side, win_length, first
+            )
+        finally:
+            if not posted:
+                self._slowmode.give_back(paced)
+
+    async def _start_game(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.Member | discord.User | None,
+        difficulty: str | None,
+        side: int,
+        win_length: int | None,
+        first: str,
+        *,
+        checked: bool = False,
+    ) -> bool:
+        """Whether a board or challenge was posted (not a private refusal). Refused
+        because of a live game, that game's board is checked first (``Boards.check``,
+        once: ``checked``): if it was deleted, whatever that settles is done and the
+        command tries again."""
+        assert interaction.channel_id is not None
 
         async def defer() -> None:
             await interaction.response.defer(thinking=True)
@@ -158,7 +208,7 @@ class Games(commands.Cog):
                     on_slow=defer,
                 )
                 await self.boards.post(interaction, game)
-                return
+                return True
             assert opponent is not None
             challenge = await self.service.challenges.create(
                 home(interaction),
@@ -175,8 +225,12 @@ class Games(commands.Cog):
                 parent_id=thread_parent(interaction),
             )
         except ChannelBusy as busy:
+            if not checked and busy.game is not None and await self.boards.check(busy.game):
+                args = (interaction, opponent, difficulty, side, win_length, first)
+                return await self._start_game(*args, checked=True)
             rival = None if against_bot or opponent is None else opponent.id
             choice = offer(rival, difficulty, side, win_length, first)
             await self.threads.refuse(interaction, busy, choice)
-            return
+            return False
         await self.boards.post(interaction, challenge)
+        return True

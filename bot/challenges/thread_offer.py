@@ -39,6 +39,7 @@ from bot.reach import by_channel
 from bot.refs import Place
 from bot.ui import ids
 from bot.ui.gate import home, server_locale, server_translator, user_translator
+from bot.ui.outbox import Blocked
 from bot.ui.refs import for_discord
 from bot.ui.router import Router
 from engine.levels import DEFAULT_LEVEL
@@ -186,12 +187,15 @@ class Threads:
         name = server_translator(interaction)(
             N_("Tic-tac-toe: {player}", player=interaction.user.display_name)
         )
-        await self._boards.outbox.slot()  # not an interaction answer: the global budget
-        try:
-            thread = await channel.create_thread(
-                name=name[:NAME_LIMIT], type=discord.ChannelType.public_thread
+        try:  # not an interaction answer: the global budget, the channel's health
+            thread = await self._boards.outbox.call(
+                channel.id,
+                lambda: channel.create_thread(
+                    name=name[:NAME_LIMIT], type=discord.ChannelType.public_thread
+                ),
+                guild_id=channel.guild.id,
             )
-        except discord.HTTPException as exc:
+        except (discord.HTTPException, Blocked) as exc:
             log.warning("Could not open a thread in channel %s: %s", channel.id, exc)
             return N_("I couldn't open a thread in this channel; nothing was started.")
         try:

@@ -91,4 +91,4 @@ class NewThreads:
                 now=0.0,
                 turn_timeout=settings[TURN_TIMEOUT],
             )
-            self._replies.check_room(plan_reply(probe, self._config))
+            self._replies.check_room(probe, plan_reply(probe, self._config))

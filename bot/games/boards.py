@@ -20,13 +20,18 @@ message is the board), and a redraw nobody clicked for goes through that token's
 while its age says Discord still takes it; with no live token nothing is sent, and the
 next click shows the board as it is. No channel route is ever tried there.
 
-Redraws and deletes are not interaction answers: they go through the outbox's pace
-(``bot.ui.outbox``); the sweep's and start-up's redraws are queued there
-(``queue_redraw``), so a newer redraw of the same message supersedes one still waiting.
+Redraws and deletes are not interaction answers: they go through the outbox's checked
+path (``Outbox.call``, ``bot.ui.health``): nothing goes to a channel the bot cannot view
+or one backed off after a refusal, or while the invalid-request breaker is open. A board
+that could not be redrawn so is recorded, and a click on it (``stale_click``) is answered
+through the interaction with the board as it is. The sweep's and start-up's redraws are
+queued in the outbox (``queue_redraw``), so a newer redraw of the same message
+supersedes one still waiting.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Protocol
@@ -35,13 +40,14 @@ import discord
 
 from bot.app import GameService
 from bot.errors import GameError
+from bot.games import rules
+from bot.games.road import TokenRoad
 from bot.games.service import Moved
-from bot.games.token_queries import Token, Tokens
-from bot.games.views import board_view, challenge_mentions, challenge_view
+from bot.games.views import board_view, challenge_mentions, challenge_view, release
 from bot.models import Challenge, Game, GameStatus, Ping
-from bot.reach import by_channel, token_live
-from bot.ui.gate import home
-from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Outbox, reachable
+from bot.reach import by_channel
+from bot.ui.gate import answer_error, home
+from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Blocked, Outbox, reachable
 
 __all__ = ["Boards"]
 
@@ -50,10 +56,13 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 TOKEN_SECONDS = 14 * 60.0
 """How long a click's token is used to edit its board: Discord's last 15 minutes."""
-
-
-def _kind(item: Game | Challenge) -> str:
-    return "game" if isinstance(item, Game) else "challenge"
+MAX_REPOSTS = 3
+"""Times a rated game's deleted board is posted again (in a process) before the game ends
+unrated: a board deleted again and again must not keep the bot posting."""
+CHECK_EVERY = 60.0
+"""Seconds between two checks of the same game's board for a busy channel's refusals."""
+CHECK_WAIT = 1.5
+"""Seconds a busy channel's refusal waits for its check of the board in the way."""
 
 
 def _view_and_mentions(
@@ -92,68 +101,40 @@ class Boards:
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self._pings = pings
-        self.tokens: Tokens = service.tokens
-
-    async def keep(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
-        """Keep ``interaction``'s token as the way to ``item``'s message, if ``item`` is
-        reached through interactions alone (``bot.reach``); its message must be the
-        interaction's original (the board or challenge it posted, or the one clicked)."""
-        if by_channel(item.guild_id):
-            return
-        token = Token(
-            interaction.token,
-            interaction.created_at.timestamp(),
-            # The bot's DM may also carry the server install's key; unknown publicly, so
-            # a DM's token counts its follow-ups as if capped (no harm).
-            user_only=not interaction.is_guild_integration(),
-            followups=0,
-        )
-        await self.tokens.put(_kind(item), item.id, token)
-
-    async def live_token(self, item: Game | Challenge) -> Token | None:
-        """``item``'s stored token if its age says Discord still takes it, else None."""
-        token = await self.tokens.get(_kind(item), item.id)
-        if token is None or not token_live(token.issued_at, time.time()):
-            return None
-        return token
-
-    def webhook(self, token: Token) -> discord.Webhook:
-        """The interaction webhook of ``token`` (its follow-ups, its original's edits)."""
-        application_id = self._client.application_id
-        assert application_id is not None  # known once logged in
-        return discord.Webhook.partial(application_id, token.token, client=self._client)
-
-    async def _redraw_by_token(self, item: Game | Challenge) -> None:
-        """Redraw ``item``'s message through its live token's webhook; nothing without one."""
-        assert item.message_id is not None
-        token = await self.live_token(item)
-        if token is None:
-            return  # the next click on it shows it as it is
-        view = board_view(item) if isinstance(item, Game) else challenge_view(item)
-        try:
-            await self.webhook(token).edit_message(
-                item.message_id, view=view, allowed_mentions=_QUIET
-            )
-        except discord.HTTPException as exc:
-            log.warning("Updating the message of %s %s failed: %s", _kind(item), item.id, exc)
+        self._reposts: dict[int, int] = {}  # game id: times its board was posted again
+        self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
+        self._timeouts_checked: set[tuple[int, float | None]] = set()  # (game, deadline)
+        self._checks: set[asyncio.Task[bool]] = set()  # ``check``s under way
+        self.road = TokenRoad(client, service.tokens)  # games outside servers
+        self.keep = self.road.keep
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
-        await interaction.response.edit_message(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
         await self.keep(interaction, game)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
     ) -> None:
         """Answer a click on the challenge's message with the challenge as it is now."""
-        await interaction.response.edit_message(
-            view=challenge_view(challenge), allowed_mentions=_QUIET
-        )
+        view = challenge_view(challenge)
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
         await self.keep(interaction, challenge)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
-        await interaction.edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
+        view = board_view(game)
+        try:
+            await interaction.edit_original_response(view=view, allowed_mentions=_QUIET)
+        finally:
+            release(view)
         await self.keep(interaction, game)
 
     def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
@@ -179,15 +160,18 @@ class Boards:
         """Post a new board or challenge as this interaction's answer, and record its
         message. After a deferral (``thinking``) the placeholder becomes the message."""
         view, mentions = _view_and_mentions(item)
-        if interaction.response.is_done():
-            message = await interaction.edit_original_response(view=view, allowed_mentions=mentions)
-            message_id = message.id
-        else:
-            sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
-            if sent.message_id is None:  # Discord always says; ask if it did not
-                message_id = (await interaction.original_response()).id
+        try:
+            if interaction.response.is_done():
+                edited = await interaction.edit_original_response(
+                    view=view, allowed_mentions=mentions
+                )
+                message_id = edited.id
             else:
-                message_id = sent.message_id
+                sent = await interaction.response.send_message(view=view, allowed_mentions=mentions)
+                # Discord always says; ask if it did not
+                message_id = sent.message_id or (await interaction.original_response()).id
+        finally:
+            release(view)
         if isinstance(item, Game):
             await self._service.set_game_message(item.id, message_id)
         else:
@@ -200,10 +184,13 @@ class Boards:
         refused it: the game or challenge, which nobody can see, is then ended as if its
         channel were gone."""
         view, mentions = _view_and_mentions(item)
-        await self._outbox.slot()
         try:
-            message = await channel.send(view=view, allowed_mentions=mentions)
-        except discord.HTTPException as exc:
+            # No server given: a thread just opened may not be in the cache yet, which
+            # would read as one the bot cannot see.
+            message = await self._outbox.call(
+                item.channel_id, lambda: channel.send(view=view, allowed_mentions=mentions)
+            )
+        except (discord.HTTPException, Blocked) as exc:
             log.warning("Could not post %s %s: %s", type(item).__name__.lower(), item.id, exc)
             await self._service.upkeep.channel_gone(item.guild_id, item.channel_id)
             return None
@@ -215,26 +202,38 @@ class Boards:
 
     async def redraw(self, item: Game | Challenge, *, paced: bool = True) -> bool:
         """Edit a game's or challenge's message through its channel (no token needed),
-        in the outbox's pace (``paced`` False: the caller took the slot already).
+        through the outbox's checked path (``paced`` False: the caller was admitted
+        already). A board not redrawn (refused, or not tried) is recorded as such.
         False if the message or its channel is gone: what it showed was then ended
         (``gone``); in a deleted channel, the turn notifications of the games there are
         forgotten too, so that a ``delete_stale_ping`` after this sends nothing."""
         if item.message_id is None:
             return True
         if not by_channel(item.guild_id):
-            await self._redraw_by_token(item)
+            await self.road.redraw(item)
             return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
-        if paced:
-            await self._outbox.slot()  # not an interaction answer: within the global limit
-        if not reachable(self._client, item.guild_id):
-            return True  # the bot left the server meanwhile: a request would be refused
+        message = channel.get_partial_message(item.message_id)
+        health = self._outbox.health
+        drawn = False
         try:
-            await channel.get_partial_message(item.message_id).edit(
-                view=view, allowed_mentions=_QUIET
+            if paced:  # not an interaction answer: within the global limit, if allowed
+                await self._outbox.admit(
+                    item.channel_id, message_id=item.message_id, guild_id=item.guild_id
+                )
+            if not reachable(self._client, item.guild_id):
+                return True  # the bot left the server meanwhile: a request would be refused
+            await self._outbox.call(
+                item.channel_id,
+                lambda: message.edit(view=view, allowed_mentions=_QUIET),
+                message_id=item.message_id,
+                admitted=True,
             )
+            drawn = True
+        except Blocked:
+            log.debug("Not redrawing %s %s: its channel is not reachable", kind, item.id)
         except discord.NotFound as exc:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
             if exc.code in (UNKNOWN_CHANNEL, UNKNOWN_MESSAGE):
@@ -244,23 +243,101 @@ class Boards:
             log.warning("Cannot update the message of %s %s: %s", kind, item.id, exc)
         except discord.HTTPException as exc:
             log.warning("Updating the message of %s %s failed: %s", kind, item.id, exc)
+        finally:
+            if drawn:
+                health.drawn(item.message_id)
+            else:
+                health.unredrawn(item.message_id)
         return True
 
     async def gone(self, item: Game | Challenge, *, channel: bool) -> None:
-        """``item``'s message (``channel``: its whole channel) no longer exists: end its
-        live games unrated and withdraw its pending challenges (``Upkeep``). A deleted
-        message's standing turn notification is deleted; in a deleted channel nothing is."""
+        """``item``'s message (``channel``: its whole channel) no longer exists. A live
+        game whose end would change ratings gets its board posted again (``_repost``);
+        else its live games end unrated and its pending challenges are withdrawn
+        (``Upkeep``). A deleted message's standing turn notification is deleted; in a
+        deleted channel nothing is."""
         service = self._service
         if channel:
             ended = (item.id,) if isinstance(item, Game) else ()
             await service.upkeep.channel_gone(item.guild_id, item.channel_id, ended)
+            return
+        if isinstance(item, Game) and await self._repost(item):
             return
         assert item.message_id is not None
         games, _ = await service.upkeep.message_gone(
             item.guild_id, item.channel_id, item.message_id
         )
         for game in games:
+            log.info("The board of game %s was deleted: it ended unrated", game.id)
             await self.delete_stale_ping(game)
+
+    async def _repost(self, game: Game) -> bool:
+        """Post a rated game's deleted board again in its channel, as it stands (the bot's
+        own message, paced, pinging nobody), and record it; the player on move gets a
+        fresh turn clock. At most ``MAX_REPOSTS`` times a game in a process, then the
+        game ends unrated like any other whose board is gone. A post Discord refuses
+        ends the channel's games as if it were deleted. True if nothing more is to be
+        done (posted again, settled meanwhile, or the post refused); False: the game
+        must end unrated."""
+        try:
+            current = await self._service.get_game(game.id, game.guild_id)
+        except GameError:
+            return True  # erased meanwhile: nothing to end
+        if not current.is_live or current.message_id != game.message_id:
+            return True  # settled or reposted meanwhile
+        if not rules.loses_rating(current):
+            return False
+        done = self._reposts.get(game.id, 0)
+        if done >= MAX_REPOSTS:
+            log.info("The board of game %s was deleted again after %d reposts", game.id, done)
+            return False
+        self._reposts[game.id] = done + 1
+        channel = self._client.get_partial_messageable(game.channel_id)
+        view = board_view(current)
+        try:
+            message = await self._outbox.call(
+                game.channel_id,
+                lambda: channel.send(view=view, allowed_mentions=_QUIET),
+                guild_id=game.guild_id,
+            )
+        except (discord.HTTPException, Blocked) as exc:
+            log.warning("Could not post the board of game %s again: %s", game.id, exc)
+            await self._service.upkeep.channel_gone(game.guild_id, game.channel_id, (game.id,))
+            return True
+        if await self._service.reposted(current, message.id) is None:
+            return True  # it moved on elsewhere meanwhile: a click's refresh redraws it
+        log.info("The board of game %s was deleted: posted again (%d)", game.id, done + 1)
+        return True
+
+    async def check_before_timeout(self, games: list[Game]) -> None:
+        """Before the sweep settles these overdue games, edit each board once (per game
+        and deadline, however many sweeps it stays overdue): nobody loses on time on a
+        board that was deleted (``gone``: a rated game's is posted again, with a fresh
+        clock; any other game ends unrated)."""
+        checked = {(game.id, game.turn_deadline) for game in games}
+        for game in games:
+            if (game.id, game.turn_deadline) not in self._timeouts_checked:
+                await self.redraw(game)
+        self._timeouts_checked = checked
+
+    async def check(self, game: Game) -> bool:
+        """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced
+        edit; at most once per ``CHECK_EVERY`` seconds a game (else False, no request),
+        so that a busy channel's refusals cost no request each. A check that takes more
+        than ``CHECK_WAIT`` (a long queue for the pace) goes on alone, and this says
+        False: the command it serves must still be answered within Discord's 3 s."""
+        now = time.monotonic()
+        self._checked = {k: t for k, t in self._checked.items() if now - t < CHECK_EVERY}
+        if game.id in self._checked or game.message_id is None:
+            return False
+        self._checked[game.id] = now
+        task = asyncio.create_task(self.redraw(game))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+        try:
+            return not await asyncio.wait_for(asyncio.shield(task), CHECK_WAIT)
+        except TimeoutError:
+            return False
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
@@ -286,9 +363,17 @@ class Boards:
     async def _refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         assert interaction.message is not None
         drawn: tuple[int, GameStatus] | None = None
+        message_id, channel_id = interaction.message.id, interaction.channel_id
+        assert channel_id is not None
         while True:
             # The slot first, then the read: what is drawn is as fresh as the edit.
-            await self._outbox.slot()
+            try:
+                await self._outbox.admit(
+                    channel_id, message_id=message_id, guild_id=home(interaction)
+                )
+            except Blocked:
+                self._outbox.health.unredrawn(message_id)
+                return
             try:
                 game = await self._service.get_game(game_id, home(interaction))
             except GameError:
@@ -301,6 +386,42 @@ class Boards:
             await self.redraw(game, paced=False)
             await self.delete_stale_ping(game)
             drawn = state
+
+    async def stale_click(
+        self, interaction: discord.Interaction, game_id: int, error: GameError
+    ) -> None:
+        """A click found its board out of date (``error`` says how): tell the clicker, and
+        bring the board up to date. Through the channel (``refresh``) when it can be
+        redrawn so; else (a channel the bot cannot view or backed off, or a board whose
+        last redraw failed) the click's own answer draws the game as it is, and ``error``
+        follows privately: no channel call."""
+        message = interaction.message
+        channel_id = interaction.channel_id
+        health = self._outbox.health
+        if (
+            message is None
+            or channel_id is None
+            or (
+                # Outside servers (bot.reach) the click itself always draws the board.
+                by_channel(home(interaction))
+                and health.redrawable(channel_id, message.id, home(interaction))
+            )
+        ):
+            await answer_error(interaction, error)
+            await self.refresh(game_id, interaction)
+            return
+        try:
+            game = await self._service.get_game(game_id, home(interaction))
+        except GameError as gone:
+            await answer_error(interaction, gone)
+            return
+        if game.message_id != message.id or game.status is GameStatus.BOT_TO_MOVE:
+            await answer_error(interaction, error)  # not its board, or its move is coming
+            return
+        await self.answer(interaction, game)
+        health.drawn(message.id)
+        await answer_error(interaction, error)  # a follow-up now: privately
+        await self.delete_stale_ping(game, interaction)
 
     async def delete_stale_ping(self, game: Game, click: discord.Interaction | None = None) -> None:
         """After ``game`` changed (by ``click``, if a click did it): delete its turn

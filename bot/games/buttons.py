@@ -69,8 +69,7 @@ class BoardButtons:
                 await_reply=False,
             )
         except (StaleBoard, GameOver) as error:
-            await answer_error(interaction, error)
-            await self._boards.refresh(game_id, interaction)
+            await self._boards.stale_click(interaction, game_id, error)
             return
         game, plan = moved.game, moved.reply
         if plan is not None:  # the reply is owed, from the pool
@@ -97,8 +96,7 @@ class BoardButtons:
         game = await self._service.get_game(game_id, home(interaction))
         if game.is_live:
             raise CellTaken()
-        await answer_error(interaction, GameOver())
-        await self._boards.refresh(game_id, interaction)
+        await self._boards.stale_click(interaction, game_id, GameOver())
 
     async def over(self, interaction: discord.Interaction, click: ids.Over) -> None:
         """A click on a finished board: "already over" (or gone, after an erasure)."""
@@ -115,8 +113,7 @@ class BoardButtons:
             )
         except GameOver as error:
             # Perhaps the clock ran out first (settled just now): show how it ended.
-            await answer_error(interaction, error)
-            await self._boards.refresh(game_id, interaction)
+            await self._boards.stale_click(interaction, game_id, error)
             return
         # The board stays as it is (a deferred update, whose token can redraw it once the
         # player answers), and the question goes to the player alone.

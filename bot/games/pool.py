@@ -12,9 +12,16 @@ At most ``workers`` jobs are in the processes at a time; the others wait here:
   behind searches of 1.5 s (which lose nothing by waiting: their budget counts from the
   request), yet a stream of quick jobs cannot hold a search back for more than its
   allowance.
-- The queue is bounded (``MAX_WAITING_MOVES``, ``MAX_WAITING_REVIEWS``); a job over the
-  bound is refused with ``Busy``. A move is refused before the player's move that owes
-  it is written (``promise``), since once written its reply must be computed.
+- The queue is bounded (``MAX_WAITING_MOVES``, ``MAX_WAITING_REVIEWS``), and so is each
+  server's part of it (``share``: a quarter by default, host setting SERVER_POOL_PERCENT),
+  so one server's flood never fills the queue others need; a job over a bound is
+  refused with ``Busy``. A server with no move waiting or promised is never refused a
+  move: round-robin serves it within one search per busy server, however long the queue.
+  A move is refused before the player's move that owes it is written (``promise``),
+  since once written its reply must be computed.
+
+"Server" is whatever key the caller gives (``server``): the guild's id, or the
+channel's for a game outside any server the bot is in.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import enum
 import heapq
 import itertools
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
@@ -40,6 +47,7 @@ __all__ = [
     "PROMISE_SECONDS",
     "Cost",
     "SearchPool",
+    "share",
 ]
 
 T = TypeVar("T")
@@ -77,11 +85,25 @@ PROMISE_SECONDS = 10.0
 (a caller that did not ask for the reply): then the place is free again."""
 
 
-class SearchPool:
-    """A process pool (made here unless given) with the fair queue described above."""
+def share(total: int, percent: int) -> int:
+    """How many of ``total`` places one server may hold: ``percent`` of them, at least 1."""
+    return max(1, total * percent // 100)
 
-    def __init__(self, workers: int, executor: concurrent.futures.Executor | None = None) -> None:
+
+class SearchPool:
+    """A process pool (made here unless given) with the fair queue described above;
+    one server holds at most ``server_percent`` % of each queue's places."""
+
+    def __init__(
+        self,
+        workers: int,
+        executor: concurrent.futures.Executor | None = None,
+        *,
+        server_percent: int = 25,
+    ) -> None:
         self._workers = workers
+        self._server_moves = share(MAX_WAITING_MOVES, server_percent)
+        self._server_reviews = share(MAX_WAITING_REVIEWS, server_percent)
         self._executor = executor
         self._owns_executor = executor is None
         self._tickets = itertools.count()
@@ -93,9 +115,13 @@ class SearchPool:
         self._served: dict[int, int] = {}
         self._serial = itertools.count(1)
         self._waiting_moves = 0
-        self._promised: dict[int, float] = {}  # game id -> when its place was promised
-        self._reviews: deque[asyncio.Future[None]] = deque()
+        # game id -> (when its place was promised, its server)
+        self._promised: dict[int, tuple[float, int]] = {}
+        self._reviews: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._waiting_reviews = 0
+        # Places held per server: moves waiting or promised, and reviews waiting.
+        self._held_moves: Counter[int] = Counter()
+        self._held_reviews: Counter[int] = Counter()
 
     async def start(self) -> None:
         """Make the processes now and wait until each has warmed up (imports, tables)."""
@@ -116,36 +142,56 @@ class SearchPool:
         """(moves, reviews) waiting for a worker now."""
         return self._waiting_moves, self._waiting_reviews
 
-    def promise(self, game_id: int) -> None:
-        """Keep a place for the bot's move in ``game_id``, or raise Busy if none is left.
+    def promise(self, game_id: int, server: int = 0) -> None:
+        """Keep a place for the bot's move in ``game_id`` of ``server``, or raise Busy if
+        there is no room for it (``has_room``).
 
         Call it before writing the move that owes the reply; ``run(..., game_id=...)``
-        takes the place, ``withdraw`` gives it back if the write failed. Promises and
-        waiting moves together never exceed MAX_WAITING_MOVES; moves no one promised
-        (owed since a crash, a bot's first move) are always taken.
+        takes the place, ``withdraw`` gives it back if the write failed. Moves no one
+        promised (owed since a crash, a bot's first move) are always taken.
         """
         if game_id in self._promised:
             return
-        self._drop_old_promises()
-        if self._waiting_moves + len(self._promised) >= MAX_WAITING_MOVES:
+        if not self.has_room(Cost.QUICK, server):
             raise Busy()
-        self._promised[game_id] = time.monotonic()
+        self._promised[game_id] = (time.monotonic(), server)
+        self._held_moves[server] += 1
 
     def withdraw(self, game_id: int) -> None:
         """Free the place promised to ``game_id``'s move (its move was not written)."""
-        self._promised.pop(game_id, None)
+        if (promised := self._promised.pop(game_id, None)) is not None:
+            self._release(self._held_moves, promised[1])
 
-    def has_room(self, cost: Cost) -> bool:
-        """Whether a job of ``cost`` would be queued now rather than refused."""
+    def has_room(self, cost: Cost, server: int = 0) -> bool:
+        """Whether a job of ``cost`` for ``server`` would be queued now rather than refused:
+        below the server's share and the queue's bound, or (a move) the server's first."""
         if cost is Cost.REVIEW:
-            return self._waiting_reviews < MAX_WAITING_REVIEWS
+            return self._review_room(server)
         self._drop_old_promises()
-        return self._waiting_moves + len(self._promised) < MAX_WAITING_MOVES
+        held = self._held_moves[server]
+        if held == 0:
+            return True
+        return (
+            held < self._server_moves
+            and self._waiting_moves + len(self._promised) < MAX_WAITING_MOVES
+        )
+
+    def _review_room(self, server: int) -> bool:
+        return (
+            self._held_reviews[server] < self._server_reviews
+            and self._waiting_reviews < MAX_WAITING_REVIEWS
+        )
+
+    @staticmethod
+    def _release(held: Counter[int], server: int) -> None:
+        held[server] -= 1
+        if held[server] <= 0:
+            del held[server]
 
     def _drop_old_promises(self) -> None:
         old = time.monotonic() - PROMISE_SECONDS
-        for game_id in [g for g, when in self._promised.items() if when < old]:
-            del self._promised[game_id]
+        for game_id in [g for g, (when, _) in self._promised.items() if when < old]:
+            self.withdraw(game_id)
 
     # -- running ------------------------------------------------------------------------
 
@@ -154,28 +200,31 @@ class SearchPool:
         cost: Cost,
         fn: Callable[..., T],
         *args: object,
-        guild_id: int = 0,
+        server: int = 0,
         game_id: int | None = None,
     ) -> T:
         """``fn(*args)`` in a worker process, once the queue gets to it.
 
-        A move (any cost but REVIEW) of server ``guild_id`` is always queued, taking the
-        place promised to ``game_id`` if there is one. A review is refused with Busy when
-        MAX_WAITING_REVIEWS wait already.
+        A move (any cost but REVIEW) of ``server`` is always queued, taking the place
+        promised to ``game_id`` if there is one. A review is refused with Busy when there
+        is no room for it (``has_room``).
         """
         loop = asyncio.get_running_loop()
         turn: asyncio.Future[None] = loop.create_future()
         review = cost is Cost.REVIEW
         if review:
-            if self._waiting_reviews >= MAX_WAITING_REVIEWS:
+            if not self._review_room(server):
                 raise Busy()
-            self._reviews.append(turn)
+            self._reviews.append((server, turn))
             self._waiting_reviews += 1
+            self._held_reviews[server] += 1
         else:
-            if game_id is not None:
-                self._promised.pop(game_id, None)
+            if game_id is None or game_id not in self._promised:
+                self._held_moves[server] += 1  # else the promise's place is taken over
+            else:
+                del self._promised[game_id]
             entry = (loop.time() + ALLOWANCE[cost], next(self._tickets), turn)
-            heapq.heappush(self._moves.setdefault(guild_id, []), entry)
+            heapq.heappush(self._moves.setdefault(server, []), entry)
             self._waiting_moves += 1
         self._admit()
         try:
@@ -186,8 +235,10 @@ class SearchPool:
                 self._admit()
             elif review:
                 self._waiting_reviews -= 1
+                self._release(self._held_reviews, server)
             else:
                 self._waiting_moves -= 1
+                self._release(self._held_moves, server)
             raise
         try:
             return await self._in_process(fn, *args)
@@ -214,6 +265,7 @@ class SearchPool:
             if turn.done():  # its waiter was cancelled (and uncounted)
                 continue
             self._waiting_moves -= 1
+            self._release(self._held_moves, guild)
             serial = self._served[guild] = next(self._serial)
             self._forget_served(serial)
             return turn
@@ -231,9 +283,10 @@ class SearchPool:
 
     def _next_review(self) -> asyncio.Future[None] | None:
         while self._reviews:
-            turn = self._reviews.popleft()
+            server, turn = self._reviews.popleft()
             if not turn.done():
                 self._waiting_reviews -= 1
+                self._release(self._held_reviews, server)
                 return turn
         return None
 

@@ -33,7 +33,7 @@ from bot.games.pool import Cost, SearchPool
 from bot.models import Game
 from engine.levels import EXACT_CELLS, LEVELS, instant_move
 
-__all__ = ["BotReplies", "ReplyPlan", "plan_reply"]
+__all__ = ["BotReplies", "ReplyPlan", "plan_reply", "pool_key"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,12 @@ def plan_reply(game: Game, config: ServiceConfig) -> ReplyPlan:
     return ReplyPlan(Cost.BUDGETED if level == LEVELS[-1] else Cost.BOUNDED)
 
 
+def pool_key(game: Game) -> int:
+    """Whose share of the search pool ``game``'s searches use: its server's, or its
+    channel's when it has no server (a game outside any server the bot is in)."""
+    return game.guild_id or game.channel_id
+
+
 class BotReplies:
     """Makes replies as their ``ReplyPlan`` says, and keeps their places in the pool."""
 
@@ -80,17 +86,17 @@ class BotReplies:
         self._pool = pool
         self._reply_seconds = reply_seconds
 
-    def check_room(self, plan: ReplyPlan) -> None:
-        """Busy if the reply (of a game not yet written) would find the pool full.
-        Unlike ``promise`` nothing is kept."""
-        if not plan.instant and not self._pool.has_room(Cost.QUICK):
+    def check_room(self, game: Game, plan: ReplyPlan) -> None:
+        """Busy if the reply (of ``game``, not yet written) would find no room in the pool
+        (its server's share used, or the pool full). Unlike ``promise`` nothing is kept."""
+        if not plan.instant and not self._pool.has_room(Cost.QUICK, pool_key(game)):
             raise Busy()
 
     def promise(self, game: Game, plan: ReplyPlan) -> None:
         """Keep a place in the pool for the reply owed in ``game`` (about to be written),
         if it needs the pool; Busy if the pool is full. See ``SearchPool.promise``."""
         if not plan.instant:
-            self._pool.promise(game.id)
+            self._pool.promise(game.id, pool_key(game))
 
     def withdraw(self, game: Game) -> None:
         """Give back the place ``promise`` kept (the move was not written)."""
@@ -112,5 +118,5 @@ class BotReplies:
         seed = ai.move_seed(game.id, game.move_no)
         args = (game.width, game.height, game.k, game.moves, game.bot_level, seed, deadline)
         return await self._pool.run(
-            plan.cost, ai.compute_move, *args, guild_id=game.guild_id, game_id=game.id
+            plan.cost, ai.compute_move, *args, server=pool_key(game), game_id=game.id
         )

@@ -29,7 +29,7 @@ import functools
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.config import ServiceConfig
 from bot.errors import (
@@ -104,6 +104,29 @@ class Games:
         if not await self._store.set_game_message(game_id, message_id):
             raise GameNotFound()
 
+    async def overdue_at_stake(self) -> list[Game]:
+        """The overdue games whose time-out would count (a rating, or a member's record
+        against the bot; not an abort): the sweep checks that their board still exists
+        before settling them (``Boards.check_before_timeout``). With ``config.shards``,
+        in this process's servers."""
+        games = await self._store.overdue_games(self._clock(), self.config.shards)
+        return [game for game in games if not rules.is_abort(game)]
+
+    async def reposted(self, game: Game, message_id: int) -> Game | None:
+        """``game``'s deleted board was posted again as ``message_id``: record it, and give
+        the player on move a fresh turn clock (since when they had no board is unknown).
+        None if the game ended or moved on meanwhile."""
+        async with self._locks[game.id]:
+            current = await self._store.get_game(game.id)
+            if current is None or not current.is_live or current.message_id != game.message_id:
+                return None
+            now = self._clock()
+            clock = current.turn_seconds or self.config[TURN_TIMEOUT]
+            deadline = None if current.turn_deadline is None else now + clock
+            await self._store.set_game_message(game.id, message_id)
+            new = replace(current, message_id=message_id, turn_deadline=deadline, updated_at=now)
+            return await writes.write(self._store, new, current)
+
     # -- starting -----------------------------------------------------------------------
 
     async def start_bot_game(
@@ -160,7 +183,7 @@ class Games:
             plan = None
             if new.status is GameStatus.BOT_TO_MOVE:
                 plan = plan_reply(new, self.config)
-                self.replies.check_room(plan)  # Busy if the pool is full, before the insert
+                self.replies.check_room(new, plan)  # Busy if the pool is full, before the insert
             try:
                 game = await self._store.insert_game(
                     new,

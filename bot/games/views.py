@@ -39,6 +39,7 @@ __all__ = [
     "challenge_view",
     "drawing",
     "forfeit_view",
+    "release",
     "sections_view",
     "text_view",
 ]
@@ -73,6 +74,18 @@ def drawing(*items: ui.Item[Any]) -> ui.LayoutView:
         view.add_item(item)
     view.stop()
     return view
+
+
+def release(view: ui.View | ui.LayoutView) -> None:
+    """Break a sent view's reference cycles (each item points back at its row and view)
+    with discord.py's public ``clear_items``, so that reference counting frees its ~30
+    objects as soon as the answer is sent, instead of the garbage collector finding
+    them at its next pass (that pass runs more often, and walks everything young, for
+    every cycle left behind)."""
+    for item in view.children:
+        if isinstance(item, ui.ActionRow):
+            item.clear_items()
+    view.clear_items()
 
 
 def _control(

@@ -15,9 +15,10 @@ click (after a restart, on a turn clock near 15 minutes, a reminder late in a lo
 the ping goes to the channel, through the outbox's pace, and is deleted the same way.
 
 A 403 on a ping (Missing Access, Missing Permissions) is recorded, so that turn is not
-tried again, and its channel is backed off: nothing goes to it for ``BACKOFF`` seconds,
-doubled at each further refusal up to ``MAX_BACKOFF``. The log gets at most one warning
-per channel per ``WARN_EVERY``. Work for a server the bot has left is dropped.
+tried again. Channel sends and deletes go through the outbox's checked path
+(``Outbox.call``): the channel-health record (``bot.ui.health``) backs a refusing channel
+off and keeps them from a channel the bot cannot view or while the breaker is open, as
+for every other call of the bot's own. Work for a server the bot has left is dropped.
 
 A game outside servers that added the bot (``bot.reach``) is pinged only through the
 webhook of its stored token (``Boards.keep``) while that token's age says it lives, and
@@ -41,23 +42,15 @@ from bot.models import CallOff, Game, Ping
 from bot.pings.render import turn_ping_text
 from bot.pings.service import Due
 from bot.reach import by_channel, followup_room, token_live
-from bot.ui.outbox import UNKNOWN_CHANNEL, Outbox, reachable
+from bot.ui.health import UNVIEWABLE
+from bot.ui.outbox import UNKNOWN_CHANNEL, Blocked, Outbox, reachable
 
-__all__ = [
-    "BACKOFF",
-    "MAX_BACKOFF",
-    "TOKEN_MARGIN",
-    "WARN_EVERY",
-    "Notices",
-]
+__all__ = ["TOKEN_MARGIN", "Notices"]
 
 log = logging.getLogger(__name__)
 
 TOKEN_MARGIN = 60.0
 """Seconds before a click's token expires from which it is no longer used."""
-BACKOFF = 600.0
-MAX_BACKOFF = 6 * 3600.0
-WARN_EVERY = 3600.0
 
 
 def _pinging_only(user_id: int) -> discord.AllowedMentions:
@@ -74,7 +67,6 @@ class Notices:
         service: GameService,
         outbox: Outbox,
         redraw: Callable[[Game], None],
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self._redraw = redraw
@@ -86,9 +78,6 @@ class Notices:
         self._deleted: set[int] | None = None
         self._service = service
         self._outbox = outbox
-        self._clock = clock
-        self._backoff: dict[int, tuple[float, float]] = {}  # channel: (until, length)
-        self._warned: dict[int, float] = {}  # channel: when its last warning was logged
         # The click that began each game's turn (game: (move, click)), and the click
         # whose follow-up each ping is (message: click): their tokens send and delete.
         self._clicks: dict[int, tuple[int, discord.Interaction]] = {}
@@ -178,10 +167,6 @@ class Notices:
 
     # -- the queue --------------------------------------------------------------------------
 
-    def _backed_off(self, channel_id: int) -> bool:
-        until = self._backoff.get(channel_id)
-        return until is not None and self._clock() < until[0]
-
     def _reachable(self, guild_id: int | None) -> bool:
         """Whether work for ``guild_id`` may go out: a server the bot is in, or the
         players' own space (reached through tokens alone)."""
@@ -252,8 +237,6 @@ class Notices:
             return
         move, click = self._clicks.get(game.id, (-1, None))
         click = self._usable(click) if move == game.move_no else None
-        if click is None and self._backed_off(game.channel_id):
-            return
         try:
             if click is not None:  # the webhook: outside the global limit
                 sent: discord.Message = await click.followup.send(
@@ -261,12 +244,19 @@ class Notices:
                 )
                 self._senders[sent.id] = click
             else:
-                await self._outbox.slot()
                 channel = self._client.get_partial_messageable(game.channel_id)
-                sent = await channel.send(text, allowed_mentions=_pinging_only(player))
+                sent = await self._outbox.call(
+                    game.channel_id,
+                    lambda: channel.send(text, allowed_mentions=_pinging_only(player)),
+                    guild_id=game.guild_id,
+                )
+        except Blocked as blocked:
+            if blocked.reason == UNVIEWABLE:  # as good as a 403: not tried again this turn
+                await self._service.pings.refused(game)
+            return  # backed off or the breaker open: a later sweep tries again
         except discord.Forbidden as exc:
             await self._service.pings.refused(game)
-            self._refused(game.channel_id, f"the turn notification of game {game.id}", exc)
+            log.warning("The turn notification of game %s was refused: %s", game.id, exc)
             return
         except discord.NotFound as exc:
             log.warning("The turn notification of game %s failed: %s", game.id, exc)
@@ -331,27 +321,28 @@ class Notices:
         self, channel_id: int, message_id: int, what: str, outside: bool = False
     ) -> bool:
         """Whether the message is gone now: through the webhook of the click it follows
-        up while its token lives, else through the channel (paced, not while backed off).
+        up while its token lives, else through the channel (the outbox's checked path).
         ``outside`` (a game outside servers): only through the webhook that sent it while
         its token lives; after that it is left standing and forgotten."""
         if outside:
             return await self._delete_by_hook(message_id, what)
         click = self._usable(self._senders.get(message_id))
-        if click is None and self._backed_off(channel_id):
-            return False
         try:
             if click is not None:
                 await click.followup.delete_message(message_id)
             else:
-                await self._outbox.slot()
-                channel = self._client.get_partial_messageable(channel_id)
-                await channel.get_partial_message(message_id).delete()
+                message = self._client.get_partial_messageable(channel_id).get_partial_message(
+                    message_id
+                )
+                await self._outbox.call(channel_id, message.delete, message_id=message_id)
             self._senders.pop(message_id, None)
+        except Blocked:
+            return False  # not reachable now: a later sweep tries again
         except discord.NotFound:
             self._senders.pop(message_id, None)
             return True  # Unknown Message or Unknown Channel: nothing stands
         except discord.Forbidden as exc:
-            self._refused(channel_id, f"deleting the {what} {message_id}", exc)
+            log.warning("Deleting the %s %s was refused: %s", what, message_id, exc)
             return False
         except discord.HTTPException as exc:
             log.warning("Deleting the %s %s failed; retrying later: %s", what, message_id, exc)
@@ -370,22 +361,3 @@ class Notices:
             log.warning("Deleting the %s %s failed: %s", what, message_id, exc)
             return True  # not retried: a route that failed is not tried twice
         return True
-
-    def _refused(self, channel_id: int, what: str, exc: discord.HTTPException) -> None:
-        """Back the channel off, and say so in the log at most once per ``WARN_EVERY``."""
-        now = self._clock()
-        previous = self._backoff.get(channel_id)
-        length = BACKOFF if previous is None else min(MAX_BACKOFF, previous[1] * 2)
-        self._backoff[channel_id] = (now + length, length)
-        last = self._warned.get(channel_id)
-        if last is None or now - last >= WARN_EVERY:
-            self._warned[channel_id] = now
-            log.warning(
-                "Channel %s refused %s (%s); nothing goes there for %.0f s",
-                channel_id,
-                what,
-                exc,
-                length,
-            )
-        else:
-            log.debug("Channel %s refused %s again: %s", channel_id, what, exc)

@@ -10,15 +10,33 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.app import GameService
-from bot.errors import GameError
+from bot.errors import ChannelNotAllowed, GameError
+from bot.games import rules
 from bot.games.views import text_view
-from bot.i18n import N_
+from bot.i18n import N_, Message
+from bot.refs import Moment
 from bot.stats.render import stats_text
 from bot.stats.views import leaderboard_view
-from bot.ui.gate import check_member, home, server_home, server_translator, user_translator
+from bot.tunables import PUBLIC_ANSWER_COOLDOWN
+from bot.ui.gate import (
+    Pace,
+    check_member,
+    home,
+    may_not_post,
+    server_home,
+    server_translator,
+    slowmode_of,
+    thread_parent,
+    user_translator,
+)
 from bot.ui.places import anywhere, server_only
+from bot.ui.refs import for_discord
 
 _QUIET = discord.AllowedMentions.none()
+
+PRIVATE = N_("Only you can see this answer.")
+CANNOT_POST = N_("You can't send messages in this channel.")
+SLOWMODE = N_("This channel is in slowmode.")
 
 
 class Stats(commands.Cog):
@@ -26,6 +44,35 @@ class Stats(commands.Cog):
 
     def __init__(self, service: GameService) -> None:
         self.service = service
+        self._pace = Pace()
+
+    async def _why_private(self, interaction: discord.Interaction) -> Message | None:
+        """Why an answer meant for the channel goes to the asker alone (None: it may be
+        public): they may not post here, slowmode holds them, the server plays elsewhere
+        (its game-channel list), or their last public answer was too recent. Only a
+        public answer starts the member's cooldown."""
+        assert interaction.channel_id is not None
+        if may_not_post(interaction):
+            return CANNOT_POST
+        if slowmode_of(interaction):
+            return SLOWMODE
+        settings = await self.service.guilds.get(home(interaction))
+        try:
+            rules.check_allowed_channel(
+                settings, interaction.channel_id, thread_parent(interaction)
+            )
+        except ChannelNotAllowed as elsewhere:
+            return elsewhere.message
+        key = (home(interaction), interaction.user.id)
+        until = self._pace.take(key, self.service.config[PUBLIC_ANSWER_COOLDOWN])
+        if until is None:
+            return None
+        return N_("You can show one to the channel again {when}.", when=Moment(until))
+
+    @staticmethod
+    def _note(interaction: discord.Interaction, why: Message) -> str:
+        t = user_translator(interaction)
+        return f"-# {t(PRIVATE)} {t(for_discord(why))}"
 
     @app_commands.command(
         # TRANSLATORS: command name: lower case, no spaces, at most 32 characters
@@ -39,9 +86,15 @@ class Stats(commands.Cog):
     async def leaderboard(
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
+        why = await self._why_private(interaction)
         result = await self.service.stats.leaderboard(server_home(interaction), page)
+        if why is None:
+            view = leaderboard_view(result, server_translator(interaction))
+        else:
+            note = self._note(interaction, why)
+            view = leaderboard_view(result, user_translator(interaction), note)
         await interaction.response.send_message(
-            view=leaderboard_view(result, server_translator(interaction)), allowed_mentions=_QUIET
+            view=view, ephemeral=why is not None, allowed_mentions=_QUIET
         )
 
     @app_commands.command(
@@ -71,11 +124,14 @@ class Stats(commands.Cog):
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
+        why = await self._why_private(interaction) if public else None
+        public = public and why is None
         stats = await self.service.stats.player_stats(home(interaction), target.id)
         # What the channel sees is in the server's language; a private answer in the asker's.
         t = server_translator(interaction) if public else user_translator(interaction)
+        text = stats_text(stats, t)
+        if why is not None:
+            text = f"{self._note(interaction, why)}\n{text}"
         await interaction.response.send_message(
-            view=text_view(stats_text(stats, t)),
-            ephemeral=not public,
-            allowed_mentions=_QUIET,
+            view=text_view(text), ephemeral=not public, allowed_mentions=_QUIET
         )

@@ -28,6 +28,7 @@ from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, Revie
 from bot.games import ai
 from bot.games.pool import Cost, SearchPool
 from bot.games.queries import Store
+from bot.games.replies import pool_key
 from bot.games.servers import Guilds
 from bot.models import Game
 from bot.stats.review_queries import ReviewStore
@@ -133,7 +134,7 @@ class Reviews:
         claimed: float | None = None
         task = self._computing.get(game.id)
         if task is None:
-            if not self._pool.has_room(Cost.REVIEW):
+            if not self._pool.has_room(Cost.REVIEW, pool_key(game)):
                 raise Busy()
             claimed = await self._claim_cooldown(game.guild_id, user_id, cooldown)
             task = self._computing.get(game.id)  # another click may have started it meanwhile
@@ -205,6 +206,6 @@ class Reviews:
             game.width,
             game.height,
             game.k,
-            guild_id=game.guild_id,
+            server=pool_key(game),
         )
         return await self._kept(game.id, review)

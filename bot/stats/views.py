@@ -13,9 +13,12 @@ from bot.ui import ids
 __all__ = ["leaderboard_view"]
 
 
-def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
+def leaderboard_view(
+    page: LeaderboardPage, t: Translator, note: str | None = None
+) -> ui.LayoutView:
     """One page of the ranking with previous/next buttons (ids differ: page-1 != page+1),
-    in ``t``'s language (the server's)."""
+    in ``t``'s language (the server's, or the asker's when private), under ``note``
+    (why a private answer is private) if given."""
     previous: ui.Button[ui.LayoutView] = ui.Button(
         label="◀ " + t(N_("Previous")),
         style=ButtonStyle.secondary,
@@ -29,4 +32,6 @@ def leaderboard_view(page: LeaderboardPage, t: Translator) -> ui.LayoutView:
         custom_id=ids.LeaderboardPage(page.page + 1).format(),
     )
     text: ui.TextDisplay[ui.LayoutView] = ui.TextDisplay(leaderboard_text(page, t))
-    return drawing(text, ui.ActionRow(previous, following))
+    if note is None:
+        return drawing(text, ui.ActionRow(previous, following))
+    return drawing(ui.TextDisplay(note), text, ui.ActionRow(previous, following))

@@ -27,7 +27,6 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
 from typing import Any
 
 import discord
@@ -60,6 +59,7 @@ from bot.tunables import LAG_REPORT, LEFT_SERVER_DAYS, SHUTDOWN_GRACE, SWEEP_INT
 from bot.ui.commands_i18n import CommandTranslator, localizations
 from bot.ui.diagnostics import freeze_heap, watch_loop_lag
 from bot.ui.gate import DM_MESSAGE, Gate, answer_error, send_ephemeral
+from bot.ui.health import Health, viewable
 from bot.ui.outbox import Outbox, share_of_limit
 from bot.ui.router import Router
 from bot.ui.shards import IdentifyPacer, max_concurrency, owned_shards, syncs_commands
@@ -68,7 +68,7 @@ __all__ = [
     "GameTree",
     "TicTacToeBot",
     "commands_hash",
-    "message_free_intents",
+    "needed_intents",
 ]
 
 log = logging.getLogger(__name__)
@@ -144,14 +144,14 @@ async def commands_hash(tree: app_commands.CommandTree[Any], application_id: int
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def message_free_intents() -> discord.Intents:
-    """The default intents without direct messages' events. Server messages' events stay
-    (``guild_messages``): MESSAGE_DELETE and MESSAGE_DELETE_BULK tell the bot that a board
-    or a challenge was deleted. They bring MESSAGE_CREATE and MESSAGE_UPDATE too, which it
-    ignores; the client keeps no message cache (``max_messages=None``) to make each one
-    cost as little as it can (see docs/decisions.md#message-events-without-a-message-cache)."""
-    intents = discord.Intents.default()
-    intents.dm_messages = False
+def needed_intents() -> discord.Intents:
+    """Only the servers' intent (``guilds``): GUILD_CREATE/GUILD_DELETE, and CHANNEL_DELETE
+    and THREAD_DELETE, which end a deleted channel's games at once. Interactions need no
+    intent. No message events: a deleted board is found when an edit meets Unknown
+    Message (``Boards.gone``), so no member's message reaches the bot (see
+    docs/decisions.md#no-message-events)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
     return intents
 
 
@@ -169,7 +169,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
-            intents=message_free_intents(),
+            intents=needed_intents(),
             max_messages=None,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=GameTree,
@@ -193,7 +193,8 @@ class TicTacToeBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         config = ServiceConfig(self.settings.numbers, shards=owned_shards(self.settings))
         self.service = GameService(self.store, config)
-        self.outbox = Outbox(share_of_limit(config.shards))
+        health = Health(viewable=lambda channel, guild: viewable(self, channel, guild))
+        self.outbox = Outbox(share_of_limit(config.shards), health)
         self.notices = Notices(self, self.service, self.outbox, self._queue_redraw)
         self.boards = Boards(self, self.service, self.outbox, self.notices)
         self.router = Router(self.gate)
@@ -311,36 +312,16 @@ class TicTacToeBot(commands.AutoShardedBot):
                 len(challenges),
             )
 
-    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent, /) -> None:
-        await self._messages_deleted(payload.guild_id, payload.channel_id, (payload.message_id,))
-
-    async def on_raw_bulk_message_delete(
-        self, payload: discord.RawBulkMessageDeleteEvent, /
-    ) -> None:
-        await self._messages_deleted(payload.guild_id, payload.channel_id, payload.message_ids)
-
-    async def _messages_deleted(
-        self, guild_id: int | None, channel_id: int, message_ids: Iterable[int]
-    ) -> None:
-        """A board deleted ends its game unrated (its turn notification is deleted too); a
-        challenge deleted is withdrawn. Any other message costs one read."""
-        if guild_id is None:
-            return
-        for message_id in message_ids:
-            games, challenges = await self.service.upkeep.message_gone(
-                guild_id, channel_id, message_id
-            )
-            for game in games:
-                log.info("The board of game %s was deleted: it ended unrated", game.id)
-                await self.boards.delete_stale_ping(game)
-            for challenge in challenges:
-                log.info("The message of challenge %s was deleted: withdrawn", challenge.id)
-
     async def sweep_once(self) -> None:
-        """Settle timed-out games and expired challenges, then redraw their messages;
-        send the turn notifications due, and delete those whose turn is over; prune."""
+        """Check the boards of games about to be lost on time (``Boards.gone`` posts a
+        rated game's deleted board again), settle timed-out games and expired
+        challenges, then redraw their messages; send the turn notifications due, and
+        delete those whose turn is over; prune."""
         self._sweeping += 1
         try:
+            # A game is lost on time only on a board that still exists: one paced edit
+            # per time-out that counts (``Boards.check_before_timeout``).
+            await self.boards.check_before_timeout(await self.service.overdue_at_stake())
             games, challenges = await self.service.sweep()
             for game in games:
                 # One line per game: with several processes, which one settled what.

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import aiohttp
@@ -32,13 +34,16 @@ __all__ = [
     "SHUTDOWN_MESSAGE",
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
+    "Pace",
     "answer_error",
     "check_member",
     "home",
+    "may_not_post",
     "send_ephemeral",
     "server_home",
     "server_locale",
     "server_translator",
+    "slowmode_of",
     "user_translator",
 ]
 
@@ -134,6 +139,55 @@ def thread_parent(interaction: discord.Interaction) -> int | None:
     the server's channel allow-list, which covers a listed channel's threads."""
     channel = interaction.channel
     return channel.parent_id if isinstance(channel, discord.Thread) else None
+
+
+def may_not_post(interaction: discord.Interaction) -> bool:
+    """Whether the member lacks the permission to send messages where ``interaction``
+    comes from (in a thread: Send Messages in Threads). An answer the bot posts for
+    them there would bypass it, so it is private or refused instead."""
+    if interaction.guild_id is None:
+        return False  # a DM or a group DM: its members may always write there
+    perms = interaction.permissions
+    if isinstance(interaction.channel, discord.Thread):
+        return not perms.send_messages_in_threads
+    return not perms.send_messages
+
+
+def slowmode_of(interaction: discord.Interaction) -> int:
+    """The slowmode (seconds) the member is under where ``interaction`` comes from: the
+    channel's, 0 if none or if they bypass it (Manage Messages, Manage Channel(s) or
+    Bypass Slowmode, as Discord counts it)."""
+    delay = getattr(interaction.channel, "slowmode_delay", 0) or 0
+    perms = interaction.permissions
+    if perms.manage_messages or perms.manage_channels or perms.bypass_slowmode:
+        return 0
+    return int(delay)
+
+
+class Pace:
+    """At most one action per key per interval, remembered in this process (all of a
+    server's interactions come to the process of its shard). ``clock`` is the wall
+    clock, so a wait can be shown as a ``Moment``."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._until: dict[Hashable, float] = {}
+
+    def take(self, key: Hashable, seconds: float) -> float | None:
+        """None, and the key is held for ``seconds``, if it is free; else when it frees."""
+        now = self._clock()
+        until = self._until.get(key)
+        if until is not None and until > now:
+            return until
+        if len(self._until) > 10_000:
+            self._until = {k: u for k, u in self._until.items() if u > now}
+        if seconds > 0:
+            self._until[key] = now + seconds
+        return None
+
+    def give_back(self, key: Hashable) -> None:
+        """Free ``key`` again (what it was taken for did not happen)."""
+        self._until.pop(key, None)
 
 
 def server_translator(interaction: discord.Interaction) -> Translator:

@@ -13,6 +13,11 @@ before it goes out, that drops it once it is stale (a ping for a turn that is ov
 Each request of a piece of work waits for its slot (``slot``). discord.py still meets
 per-route limits through its own rate-limit handling; this only keeps the process under
 the global one, which discord.py learns of only by a 429.
+
+``call`` is the one checked path of a request: it asks the channel-health record
+(``bot.ui.health``) whether the channel or message may be called (viewable, not backed
+off, the breaker closed), raising ``Blocked`` without sending if not; takes the slot;
+and tells the record what Discord answered.
 """
 
 from __future__ import annotations
@@ -20,16 +25,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Hashable
+from typing import TypeVar
 
 import discord
 
 from bot.models import Shards
+from bot.ui.health import Health
 
 __all__ = [
     "GLOBAL_LIMIT",
     "HEADROOM",
     "UNKNOWN_CHANNEL",
     "UNKNOWN_MESSAGE",
+    "Blocked",
     "Outbox",
     "reachable",
     "share_of_limit",
@@ -44,6 +52,7 @@ HEADROOM = 0.8
 IN_FLIGHT = 16
 """Pieces of work under way at once (each still waits for its slots)."""
 
+T = TypeVar("T")
 Work = Callable[[], Awaitable[None]]
 Check = Callable[[], Awaitable[bool]]
 
@@ -67,9 +76,20 @@ def reachable(client: discord.Client, guild_id: int | None) -> bool:
     return not gone
 
 
+class Blocked(Exception):
+    """Nothing was sent: the channel or message is backed off or not viewable, or the
+    breaker is open (``reason``: ``bot.ui.health``'s ``why_not``)."""
+
+    def __init__(self, channel_id: int, reason: str) -> None:
+        super().__init__(f"channel {channel_id}: {reason}")
+        self.channel_id = channel_id
+        self.reason = reason
+
+
 class Outbox:
-    def __init__(self, rate: float) -> None:
+    def __init__(self, rate: float, health: Health | None = None) -> None:
         self.rate = rate
+        self.health = health if health is not None else Health()
         self._interval = 1.0 / rate
         self._next = 0.0
         self._pacing = asyncio.Lock()
@@ -90,6 +110,43 @@ class Outbox:
             self.requests += 1
             if at > now:
                 await asyncio.sleep(at - now)
+
+    async def call(
+        self,
+        channel_id: int,
+        request: Callable[[], Awaitable[T]],
+        *,
+        message_id: int | None = None,
+        guild_id: int | None = None,
+        admitted: bool = False,
+    ) -> T:
+        """Send ``request`` (a REST call to ``channel_id`` in server ``guild_id``, about
+        ``message_id`` if given) through the checked path: ``admit`` (``admitted``: the
+        caller did), then the request; a failure is recorded and raised as discord.py
+        raised it."""
+        health = self.health
+        if not admitted:
+            await self.admit(channel_id, message_id=message_id, guild_id=guild_id)
+        try:
+            result = await request()
+        except discord.HTTPException as exc:
+            health.record(channel_id, message_id, exc)
+            raise
+        health.succeeded(channel_id)
+        return result
+
+    async def admit(
+        self, channel_id: int, *, message_id: int | None = None, guild_id: int | None = None
+    ) -> None:
+        """Take a slot for a call to the channel: ``Blocked`` if the health record refuses
+        it, asked before and again after the slot (which may have waited)."""
+        for wait in (True, False):
+            reason = self.health.why_not(channel_id, message_id, guild_id)
+            if reason is not None:
+                self.health.blocked += 1
+                raise Blocked(channel_id, reason)
+            if wait:
+                await self.slot()
 
     def submit(self, key: Hashable, work: Work, *, fresh: Check | None = None) -> None:
         """Queue ``work`` under ``key``, superseding work still waiting under it; dropped

@@ -173,9 +173,10 @@ class Upkeep:
     async def message_gone(
         self, guild_id: int, channel_id: int, message_id: int
     ) -> tuple[list[Game], list[Challenge]]:
-        """A message was deleted: the live game it showed ends unrated, the pending
-        challenge it showed is withdrawn. Most messages are not ours: that costs one read
-        of the channel's live games and pending challenges, and no write."""
+        """A message was found deleted (an edit of it met Unknown Message): the live game
+        it showed ends unrated, the pending challenge it showed is withdrawn (a rated
+        game's board is posted again instead: ``bot.games.boards.Boards.gone``). One read
+        of the channel's live games and pending challenges; no write if it was not ours."""
         view = await self._store.channel_view(guild_id, channel_id, 0.0)
         shown = [g for g in view.games if g.message_id == message_id]
         games = await self.end_unrated(shown)

@@ -283,6 +283,7 @@ DISCORD_SIDE = {
     "help",
     "notices",
     "preferences",
+    "road",
     "thread_offer",
     "views",
 }

@@ -5,6 +5,7 @@ games in flight in one server had been refused by the 25-per-server limit).
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections import Counter
@@ -14,6 +15,7 @@ import asyncpg
 import pytest
 
 from bench import slow_games
+from bench.peer_tables import Boards
 from bench.pg import database_size, describe, fresh_database, server_pid
 from bench.procs import process_name
 from bench.setups import PER_SERVER, Setup, server_of, servers_needed
@@ -129,3 +131,46 @@ def test_the_drawing_bench_runs_and_prints_its_ratios() -> None:
     assert done.returncode == 0, done.stderr
     ratios = [line for line in done.stdout.splitlines() if " ratio " in line]
     assert [line.split(":")[0].strip() for line in ratios] == ["3x3", "5x5"], done.stdout
+
+
+async def test_announcements_are_counted_per_message() -> None:
+    """bench.peer's Boards: the peer announces a board once, utarwyn each collector it
+    sets on a message; a wait for the n-th returns only once n have come."""
+    boards = Boards()
+    stream = asyncio.StreamReader()
+    reader = asyncio.create_task(boards.read(stream))
+    second = asyncio.create_task(boards.wait(7, 2))
+    stream.feed_data(b"7\ncommands registered\n")
+    await asyncio.sleep(0)
+    await boards.wait(7)  # the first announcement is there
+    assert not second.done()
+    stream.feed_data(b"7\n")
+    await asyncio.wait_for(second, 1.0)
+    await boards.wait(8, 0)  # nothing asked for: returns at once
+    stream.feed_eof()
+    await reader
+
+
+def test_the_chatter_bench_runs_and_the_bot_gets_no_message() -> None:
+    """A short run of bench/chatter.py: members' messages cost the bot as it was, and
+    nothing more than idling the bot as it is (CPU ticks are 10 ms: only the order)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.chatter",
+            "--messages",
+            "150",
+            "--rounds",
+            "1",
+            "--settle",
+            "0.2",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    ratios = done.stdout.split("ratios to before (medians):")[1].splitlines()
+    assert [line.split()[0] for line in ratios if line.strip()][1:] == ["µs", "µs"], done.stdout

@@ -5,12 +5,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from bot.errors import Busy
-from bot.games.pool import MAX_WAITING_MOVES, MAX_WAITING_REVIEWS, PROMISE_SECONDS, Cost, SearchPool
+from bot.games.pool import (
+    MAX_WAITING_MOVES,
+    MAX_WAITING_REVIEWS,
+    PROMISE_SECONDS,
+    Cost,
+    SearchPool,
+    share,
+)
 from bot.games.queries import Store
 from bot.models import First, GameStatus
 
@@ -41,14 +49,12 @@ class Worker:
         self.gate = threading.Event()
         self.ran: list[str] = []
         self.holder = asyncio.ensure_future(
-            pool.run(Cost.QUICK, self.gate.wait, 10.0, guild_id=guild)
+            pool.run(Cost.QUICK, self.gate.wait, 10.0, server=guild)
         )
         self.jobs: list[asyncio.Future[str]] = []
 
     def queue(self, name: str, cost: Cost, guild: int) -> None:
-        self.jobs.append(
-            asyncio.ensure_future(self.pool.run(cost, self._job, name, guild_id=guild))
-        )
+        self.jobs.append(asyncio.ensure_future(self.pool.run(cost, self._job, name, server=guild)))
 
     def _job(self, name: str) -> str:
         self.ran.append(name)
@@ -100,14 +106,23 @@ async def test_within_a_server_cheap_moves_overtake_within_their_allowance(
     assert await worker.release() == ["quick", "bounded", "budgeted"]
 
 
-async def test_the_reviews_queue_is_bounded(pool: SearchPool) -> None:
+@pytest.fixture
+async def whole(one_thread: concurrent.futures.Executor) -> AsyncIterator[SearchPool]:
+    """A pool whose every place one server may hold (the queue's own bounds alone)."""
+    pool = SearchPool(1, one_thread, server_percent=100)
+    yield pool
+    await pool.close()
+
+
+async def test_the_reviews_queue_is_bounded(whole: SearchPool) -> None:
+    pool = whole
     worker = Worker(pool)
     for i in range(MAX_WAITING_REVIEWS):
         worker.queue(f"review {i}", Cost.REVIEW, A)
     await asyncio.sleep(0)
     assert not pool.has_room(Cost.REVIEW) and pool.has_room(Cost.QUICK)
     with pytest.raises(Busy):
-        await pool.run(Cost.REVIEW, str, "one too many", guild_id=B)
+        await pool.run(Cost.REVIEW, str, "one too many", server=B)
     # A review whose clicker went away gives its place back.
     worker.jobs[0].cancel()
     await asyncio.sleep(0)
@@ -116,7 +131,8 @@ async def test_the_reviews_queue_is_bounded(pool: SearchPool) -> None:
     assert len(await worker.release()) == MAX_WAITING_REVIEWS - 1
 
 
-async def test_moves_are_bounded_by_promises_made_before_writing(pool: SearchPool) -> None:
+async def test_moves_are_bounded_by_promises_made_before_writing(whole: SearchPool) -> None:
+    pool = whole
     worker = Worker(pool)
     for game_id in range(MAX_WAITING_MOVES - 1):
         pool.promise(game_id)
@@ -147,9 +163,9 @@ async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_not
         game = await service.start_bot_game(
             GUILD, CHANNEL, ALICE, level="hard", width=5, height=5, k=4, first=First.ME
         )
-        pool = service.replies._pool  # the test fills the pool
-        for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
-            pool.promise(game_id)
+        pool = service.replies._pool  # the test fills the server's share of the pool
+        for game_id in range(10**6, 10**6 + share(MAX_WAITING_MOVES, 25)):
+            pool.promise(game_id, GUILD)
         with pytest.raises(Busy):
             await service.move(game.id, ALICE, 12, 0)
         assert await service.get_game(game.id) == game  # nothing changed
@@ -161,9 +177,10 @@ async def test_play_refuses_a_move_the_full_pool_could_not_answer_and_writes_not
 
 
 async def test_a_promise_never_taken_lapses(
-    pool: SearchPool, monkeypatch: pytest.MonkeyPatch
+    whole: SearchPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A caller that wrote the move but never asked for the reply does not hold its place."""
+    pool = whole
     now = [1000.0]
     monkeypatch.setattr("bot.games.pool.time.monotonic", lambda: now[0])
     for game_id in range(MAX_WAITING_MOVES):
@@ -175,3 +192,94 @@ async def test_a_promise_never_taken_lapses(
     now[0] += 2
     assert pool.has_room(Cost.QUICK)
     pool.promise(-1)
+
+
+async def test_one_server_holds_at_most_its_share_of_the_moves(pool: SearchPool) -> None:
+    mine = share(MAX_WAITING_MOVES, 25)
+    for game_id in range(mine):
+        pool.promise(game_id, A)
+    assert not pool.has_room(Cost.QUICK, A) and pool.has_room(Cost.QUICK, B)
+    with pytest.raises(Busy):
+        pool.promise(10_000, A)
+    pool.promise(10_000, B)  # another server's move still finds room
+    pool.withdraw(0)  # a place given back is A's again
+    pool.promise(10_001, A)
+
+
+async def test_a_server_with_nothing_waiting_is_never_refused_a_move(pool: SearchPool) -> None:
+    """Busy servers filling the whole queue still leave a quiet server its first move."""
+    mine = share(MAX_WAITING_MOVES, 25)
+    for server in range(10, 10 + MAX_WAITING_MOVES // mine):
+        for i in range(mine):
+            pool.promise(server * 1000 + i, server)
+    assert not pool.has_room(Cost.QUICK, 10) and pool.has_room(Cost.QUICK, C)
+    pool.promise(1, C)
+    with pytest.raises(Busy):  # a second one waits for room like any other
+        pool.promise(2, C)
+
+
+async def test_one_server_holds_at_most_its_share_of_the_reviews(pool: SearchPool) -> None:
+    worker = Worker(pool)
+    worker.queue("A's review", Cost.REVIEW, A)
+    await asyncio.sleep(0)
+    assert not pool.has_room(Cost.REVIEW, A) and pool.has_room(Cost.REVIEW, B)
+    with pytest.raises(Busy):
+        await pool.run(Cost.REVIEW, str, "A's second", server=A)
+    worker.queue("B's review", Cost.REVIEW, B)
+    assert await worker.release() == ["A's review", "B's review"]
+
+
+async def test_a_flooding_server_never_gets_another_refused_and_delays_it_one_search(
+    one_thread: concurrent.futures.Executor,
+) -> None:
+    """Server A: 100 bot games whose players click again as soon as the reply came (1 ms
+    after a refusal); server B's player clicks 10 times meanwhile. Each search takes
+    ``search`` seconds of the one worker. (Before per-server shares, B was refused on
+    10 clicks of 10 here: A kept the 64 places full.)"""
+    pool = SearchPool(1, one_thread)
+    search = 0.004
+    refused = {A: 0, B: 0}
+    waits: list[float] = []
+    started: list[int] = []  # the server of each search, as they start
+    overtaken: list[int] = []  # A's searches started between B's click and its search
+    stop = asyncio.Event()
+
+    def searching(server: int) -> None:
+        started.append(server)
+        time.sleep(search)
+
+    async def click(game_id: int, server: int) -> float:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                pool.promise(game_id, server)
+                break
+            except Busy:
+                refused[server] += 1
+                if server == B:
+                    return -1.0
+                await asyncio.sleep(0.001)  # a player clicking again
+        asked, before = loop.time(), len(started)
+        await pool.run(Cost.BUDGETED, searching, server, server=server, game_id=game_id)
+        if server == B:
+            overtaken.append(started[before:].count(A))
+        return loop.time() - asked
+
+    async def flood(game_id: int) -> None:
+        while not stop.is_set():
+            await click(game_id, A)
+
+    floods = [asyncio.ensure_future(flood(game_id)) for game_id in range(100)]
+    try:
+        await asyncio.sleep(0.05)  # A's share is full
+        for _ in range(10):
+            waits.append(await click(10_000, B))
+            await asyncio.sleep(0.01)
+    finally:
+        stop.set()
+        await asyncio.gather(*floods)
+        await pool.close()
+    assert refused[B] == 0 and refused[A] > 0
+    # B waits for the search running when it clicked (started before), then its own.
+    assert max(overtaken) <= 1, overtaken
+    assert max(waits) < 1.0, waits  # about two searches, 10 ms; loose for a loaded machine

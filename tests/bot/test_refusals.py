@@ -26,7 +26,7 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.games.endings import may_stop
-from bot.games.pool import MAX_WAITING_MOVES
+from bot.games.pool import MAX_WAITING_MOVES, share
 from bot.games.queries import Store
 from bot.models import First
 
@@ -185,9 +185,10 @@ async def test_the_server_cap_and_a_full_pool_are_vetted_too(
         with pytest.raises(TooManyGames, match="This server already has 2 live games"):
             await service.threads.vet(GUILD, CHANNEL, CAROL, level="easy")
         await service.guilds.change(GUILD, {"server_games": 3})
-        # A full search pool: the bot's first move would be refused, so no thread either.
-        for game_id in range(1_000_000, 1_000_000 + MAX_WAITING_MOVES):
-            service._pool.promise(game_id)
+        # The server's share of the search pool used: the bot's first move would be
+        # refused, so no thread either.
+        for game_id in range(1_000_000, 1_000_000 + share(MAX_WAITING_MOVES, 25)):
+            service._pool.promise(game_id, GUILD)
         await service.threads.vet(GUILD, CHANNEL, ALICE + 100, level="easy", first="me")
         with pytest.raises(Busy):
             await service.threads.vet(GUILD, CHANNEL, ALICE + 100, level="easy", first="random")

@@ -11,7 +11,7 @@ import pytest
 from bot.config import ServiceConfig
 from bot.errors import Busy
 from bot.games import ai, rules
-from bot.games.pool import MAX_WAITING_MOVES, Cost
+from bot.games.pool import MAX_WAITING_MOVES, Cost, share
 from bot.games.queries import Store
 from bot.games.replies import ReplyPlan, plan_reply
 from bot.models import First, Game, GameStatus
@@ -151,9 +151,9 @@ async def test_a_full_pool_refuses_only_replies_that_need_it(
     big = await service.start_bot_game(
         GUILD, CHANNEL + 1, ALICE, level="hard", width=5, height=5, k=4, first=First.ME
     )
-    pool = service.replies._pool  # the test fills the pool
-    for game_id in range(10**6, 10**6 + MAX_WAITING_MOVES):
-        pool.promise(game_id)
+    pool = service.replies._pool  # the test fills the server's share of the pool
+    for game_id in range(10**6, 10**6 + share(MAX_WAITING_MOVES, 25)):
+        pool.promise(game_id, GUILD)
     assert (await service.move(small.id, ALICE, 4, 0)).game.move_no == 2
     with pytest.raises(Busy):
         await service.move(big.id, ALICE, 12, 0)

@@ -16,7 +16,7 @@ import pytest
 from bot.app import GameService
 from bot.errors import Busy, GameInProgress, GameNotFound, ReviewCooldown, ReviewsOff
 from bot.games import ai
-from bot.games.pool import MAX_WAITING_REVIEWS, Cost
+from bot.games.pool import MAX_WAITING_REVIEWS, Cost, share
 from bot.games.queries import Store
 from bot.models import Game
 from bot.stats.review_queries import ReviewStore
@@ -196,16 +196,17 @@ async def test_a_busy_pool_refuses_without_spending_the_cooldown(
     counting.gate.clear()  # hold the worker
     pool = svc.replies._pool
     running = asyncio.ensure_future(pool.run(Cost.QUICK, str, "holding"))
-    users = range(100, 100 + MAX_WAITING_REVIEWS)
+    mine = share(MAX_WAITING_REVIEWS, 25)  # the server's share of the reviews queue
+    users = range(100, 100 + mine)
     waiting = [
         asyncio.ensure_future(svc.reviews.review(g.id, u))
         for g, u in zip(games, users, strict=False)
     ]
     for _ in range(100):
-        if pool.waiting[1] == MAX_WAITING_REVIEWS:
+        if pool.waiting[1] == mine:
             break
         await asyncio.sleep(0.01)
-    assert pool.waiting == (0, MAX_WAITING_REVIEWS)
+    assert pool.waiting == (0, mine)
     last = games[-1]
     with pytest.raises(Busy):
         await svc.reviews.review(last.id, ALICE)
@@ -286,14 +287,14 @@ async def test_a_pool_filled_after_the_checks_gives_the_cooldown_back(
     counting.gate.clear()
     held = [asyncio.ensure_future(pool.run(Cost.QUICK, str, "running"))]
     await asyncio.sleep(0)
-    held += [
-        asyncio.ensure_future(pool.run(Cost.REVIEW, str, f"review {i}"))
+    held += [  # reviews of other servers fill the queue
+        asyncio.ensure_future(pool.run(Cost.REVIEW, str, f"review {i}", server=GUILD + 1 + i))
         for i in range(MAX_WAITING_REVIEWS)
     ]
     await asyncio.sleep(0)
     assert pool.waiting == (0, MAX_WAITING_REVIEWS)
     with monkeypatch.context() as patch:
-        patch.setattr(pool, "has_room", lambda cost: True)
+        patch.setattr(pool, "has_room", lambda cost, server: True)
         with pytest.raises(Busy):
             await svc.reviews.review(game.id, ALICE)
     counting.gate.set()

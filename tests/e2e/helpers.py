@@ -413,8 +413,10 @@ class Arena:
         """The guild's language: that of its boards and challenges."""
         return translator(self.guild.locale)
 
-    def channel(self, name: str = "games") -> Channel:
-        return self.emu.add_text_channel(self.guild, f"{name}-{next(self._names)}")
+    def channel(self, name: str = "games", *, slowmode: int = 0) -> Channel:
+        return self.emu.add_text_channel(
+            self.guild, f"{name}-{next(self._names)}", slowmode=slowmode
+        )
 
     def member(self, name: str, *, permissions: int = 0) -> User:
         user = self.emu.add_user(f"{name}{next(self._names)}")

@@ -350,3 +350,58 @@ async def test_a_thread_discord_refuses_leaves_no_game_behind(arena: Arena) -> N
     mine = await arena.start_bot_game(carol, elsewhere, first="me")
     await arena.forfeit(carol, mine)
     await arena.forfeit(alice, board)
+
+
+async def test_public_answers_and_new_games_keep_the_channels_rules(arena: Arena) -> None:
+    """A leaderboard or public stats answer is private (saying why) where the member may
+    not post, under slowmode, outside the game channels, or within their cooldown;
+    ``/tictactoe`` is refused where they may not post and paced by slowmode."""
+    asker, mod = arena.member("asker"), arena.member("mod", permissions=MANAGE_SERVER)
+    channel = arena.channel()
+    first = await arena.command(asker, channel, "tictactoe-leaderboard")
+    assert not first.ephemeral and "Only you can see" not in first.message.text
+    again = await arena.command(asker, channel, "tictactoe-stats", public=True)
+    assert again.ephemeral and "Rating" in again.message.text
+    assert "Only you can see this answer. You can show one to the channel again <t:" in (
+        again.message.text
+    )
+    other = arena.member("other")  # one member's cooldown holds no one else
+    assert not (await arena.command(other, channel, "tictactoe-stats", public=True)).ephemeral
+
+    # Slowmode: answers private, a second game within it refused (a moderator bypasses it).
+    slow = arena.channel("slow", slowmode=60)
+    slowed = arena.member("slowed")
+    answer = await arena.command(slowed, slow, "tictactoe-leaderboard")
+    assert answer.ephemeral and "This channel is in slowmode." in answer.message.text
+    board = await arena.start_bot_game(slowed, slow, first="me")
+    await arena.forfeit(slowed, board)
+    text = await refusal(await arena.command(slowed, slow, "tictactoe"))
+    assert "This channel is in slowmode: you can start a game here again <t:" in text
+    moderator = arena.member("moderator", permissions=Permission.MANAGE_MESSAGES)
+    assert not (await arena.command(moderator, slow, "tictactoe-leaderboard")).ephemeral
+
+    # Outside the server's game channels.
+    elsewhere = arena.channel("elsewhere")
+    await arena.command(mod, channel, "tictactoe-settings", add_channel=channel)
+    try:
+        answer = await arena.command(arena.member("x"), elsewhere, "tictactoe-leaderboard")
+        assert answer.ephemeral and f"Games on this server are played in <#{channel.id}>" in (
+            answer.message.text
+        )
+    finally:
+        await arena.command(mod, channel, "tictactoe-settings", reset=True)
+
+    # Without Send Messages (the emulator has no channel overwrites: roles it is).
+    everyone = arena.guild.everyone
+    kept = everyone.permissions
+    everyone.permissions &= ~int(Permission.SEND_MESSAGES)
+    try:
+        mute = arena.member("mute")
+        answer = await arena.command(mute, channel, "tictactoe-leaderboard")
+        assert answer.ephemeral and "You can't send messages in this channel." in (
+            answer.message.text
+        )
+        text = await refusal(await arena.command(mute, channel, "tictactoe"))
+        assert "so you can't start a game here" in text
+    finally:
+        everyone.permissions = kept

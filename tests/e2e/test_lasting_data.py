@@ -1,8 +1,10 @@
 """Data that stays right, end to end: old buttons after a server's erasure, deleted boards,
 challenges and channels, and the bot removed from its server (on SQLite, then PostgreSQL).
 
-The bot learns of deletions from the gateway (MESSAGE_DELETE, CHANNEL_DELETE,
-GUILD_DELETE); the tests wait for the line it logs for each, then check what members see.
+The bot learns of deleted channels and servers from the gateway (CHANNEL_DELETE,
+THREAD_DELETE, GUILD_DELETE: the servers' intent) and waits for the line it logs for each;
+it gets no message events, so a deleted board or challenge is found when an edit of it
+meets Unknown Message (the sweep's, or a busy channel's refusal's).
 The module's last test removes the bot from the (module's own) server and adds it back,
 so it runs last here.
 """
@@ -12,13 +14,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import discord
 import pytest
 
-from discord_emulator import Channel, Permission, User
-from tests.overdue import elapse
+from bot.games.boards import MAX_REPOSTS
+from discord_emulator import Channel, Message, Permission, User
+from tests.overdue import elapse, run_out
 from tests.pgtools import read_rows
 
-from .helpers import WAIT, Arena, eventually, refusal, snapshot
+from .helpers import WAIT, Arena, check_final, eventually, refusal, snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 POSTGRESQL = True  # the upkeep module on PostgreSQL too (tests/e2e/conftest.py)
@@ -69,30 +73,123 @@ def requests_to(arena: Arena, channel: Channel, since: int) -> list[str]:
     return [f"{r.method} {r.path}" for r in arena.emu.requests[since:] if r.path.startswith(prefix)]
 
 
-async def test_a_deleted_board_ends_its_game_unrated(arena: Arena) -> None:
+def reposted(arena: Arena, channel: Channel, old: Message) -> Message:
+    """The board the bot posted again in ``channel`` after ``old`` was deleted."""
+    boards = [
+        m
+        for m in arena.emu.messages(channel)
+        if m.author is arena.emu.bot and m.id > old.id and m.components_v2
+    ]
+    assert len(boards) == 1, boards
+    return boards[0]
+
+
+async def test_the_bot_gets_no_message_events(arena: Arena) -> None:
+    """Only the servers' intent: no member's message reaches the bot."""
+    assert arena.emu.gateway.intents == discord.Intents(guilds=True).value
+
+
+async def test_a_deleted_rated_board_is_posted_again_and_the_result_counts(arena: Arena) -> None:
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.member_game(alice, bob, channel)
+    for user, cell in ((alice, 4), (bob, 0)):  # both moved: the result counts
+        await arena.move(user, board, cell)
+    arena.emu.delete_message(moderator, arena.current(board))
+    await run_out(arena.database, board.id)  # Alice's time runs out on no board
+    await arena.sweep()  # the check before her time-out meets Unknown Message
+
+    new = reposted(arena, channel, board)
+    state = arena.board(new)
+    assert state.live and state.marks[4] == "X" and state.marks[0] == "O", state.text
+    assert new.pings.nobody and new.mentions.nobody  # pinging nobody
+    await arena.sweep()  # her clock started again: nothing is settled
+    assert arena.board(new).live
+    for user, cell in ((alice, 2), (bob, 1), (alice, 6)):  # clicks on the new board work
+        await arena.move(user, new, cell)
+    assert check_final(arena.board(new), 3) == "X"
+    assert await record(arena, bob, channel, alice) == "Versus members: 1W 0L 0D"
+
+
+async def test_a_board_deleted_again_and_again_ends_its_game_unrated(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.member_game(alice, bob, channel)
+    for user, cell in ((alice, 4), (bob, 0)):
+        await arena.move(user, board, cell)
+    for _ in range(MAX_REPOSTS):
+        arena.emu.delete_message(moderator, arena.current(board))
+        await run_out(arena.database, board.id)
+        await arena.sweep()
+        board = reposted(arena, channel, board)
+    arena.emu.delete_message(moderator, arena.current(board))
+    await run_out(arena.database, board.id)
+    await arena.sweep()
+    assert [m for m in arena.emu.messages(channel) if m.id > board.id] == []
+    assert await record(arena, bob, channel, alice) == "Versus members: 0W 0L 0D"
+    await can_start(arena, alice, channel)  # the game is over, unrated
+
+
+async def test_a_bot_games_deleted_board_ends_it_unrated_before_its_time_out(
+    arena: Arena,
+) -> None:
+    alice, channel = arena.member("alice"), arena.channel()
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    game_id = arena.board(board).game_id
+    arena.emu.delete_message(moderator, arena.current(board))
+    await run_out(arena.database, board.id)
+    await arena.sweep()
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT status, result FROM games WHERE id = {mark}"
+    assert await read_rows(arena.database, query, game_id) == [("abandoned", "abandoned")]
+    assert [m for m in arena.emu.messages(channel) if m.id > board.id] == []  # no repost
+
+
+async def test_a_deleted_board_is_found_by_a_busy_channels_refusal(arena: Arena) -> None:
+    """A bot game's and an aborted member game's deleted boards: a /tictactoe refused
+    because of them checks the board, ends the game unrated, and starts."""
+    alice, bob, carol, channel = (
+        *(arena.member(n) for n in ("alice", "bob", "carol")),
+        arena.channel(),
+    )
+    moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    arena.emu.delete_message(moderator, arena.current(board))
+    await can_start(arena, carol, channel)
+    await can_start(arena, alice, arena.channel())  # her seat is free
+
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
     await elapse(arena.database, board.id, 1)  # the grace
     ping = await arena.turn_ping(bob, channel, after=0)
     before = snapshot(arena.current(board))
-    game_id = arena.board(board).game_id
-
     arena.emu.delete_message(moderator, arena.current(board))
-    await logged(arena, f"The board of game {game_id} was deleted: it ended unrated")
+    await can_start(arena, carol, channel)
     # Its standing turn notification goes with it; nobody's record changes.
     await eventually(arena.emu, lambda: arena.current(ping).deleted, "the ping deleted", WAIT)
     assert await record(arena, bob, channel, alice) == "Versus members: 0W 0L 0D"
-    assert await record(arena, alice, channel, bob) == "Versus members: 0W 0L 0D"
-    await can_start(arena, alice, arena.channel())  # the seats are free
-    await can_start(arena, bob, channel)  # and so is the channel
-    # A button of the board, from a client that still shows it, changes nothing.
+    await can_start(arena, bob, arena.channel())
     text = await refusal(await arena.click(bob, before, row=0, col=0))
     assert "over" in text, text
 
 
-async def test_a_deleted_challenge_is_withdrawn(arena: Arena) -> None:
+async def test_refusals_in_a_busy_channel_check_its_board_once_a_minute(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.start_bot_game(alice, channel, difficulty="easy", first="me")
+    path = f"/channels/{channel.id}/messages/{board.id}"
+    since = len(arena.emu.requests)
+    for _ in range(3):
+        answer = await arena.command(bob, channel, "tictactoe")
+        assert "already a game" in await refusal(answer)
+    edits = [r for r in arena.emu.requests[since:] if r.method == "PATCH" and r.path == path]
+    assert len(edits) == 1, edits  # the first refusal's check: the board is there
+    assert arena.board(board).live
+    await arena.command(alice, channel, "tictactoe-stop")
+
+
+async def test_a_deleted_challenge_is_withdrawn_when_it_expires(arena: Arena) -> None:
     alice, bob, carol = arena.member("alice"), arena.member("bob"), arena.member("carol")
     channel = arena.channel()
     moderator = arena.member("mod", permissions=Permission.MANAGE_MESSAGES)
@@ -101,10 +198,10 @@ async def test_a_deleted_challenge_is_withdrawn(arena: Arena) -> None:
     await recorded(arena, "challenges", challenge.id)
 
     arena.emu.delete_message(moderator, arena.current(challenge))
-    await logged(arena, "was deleted: withdrawn")
+    await run_out(arena.database, challenge.id)
+    await arena.sweep()
     text = await refusal(await arena.click(bob, before, label="Accept"))
-    assert CLOSED in text, text
-    # Hers was withdrawn: she may challenge someone else (one pending challenge each).
+    assert CLOSED in text or "expired" in text, text
     await arena.challenge(alice, carol, channel)
 
 

@@ -112,7 +112,8 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
         await arena.forfeit(p1, board)
     assert len(arena.elo.players) == 14
 
-    answer = await arena.command(viewer, channel, "tictactoe-leaderboard")
+    # (Each public answer here by another member: one member's are a cooldown apart.)
+    answer = await arena.command(arena.member("viewer"), channel, "tictactoe-leaderboard")
     assert answer.type is CallbackType.CHANNEL_MESSAGE_WITH_SOURCE and not answer.ephemeral
     board = answer.message
     check_page(board, arena.elo, 1)
@@ -127,9 +128,9 @@ async def test_leaderboard_and_stats_after_many_games(arena: Arena) -> None:
     assert turned.type is CallbackType.UPDATE_MESSAGE
     check_page(arena.current(board), arena.elo, 1)
 
-    answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=2)
+    answer = await arena.command(arena.member("viewer"), channel, "tictactoe-leaderboard", page=2)
     check_page(answer.message, arena.elo, 2)
-    answer = await arena.command(viewer, channel, "tictactoe-leaderboard", page=99)
+    answer = await arena.command(arena.member("viewer"), channel, "tictactoe-leaderboard", page=99)
     check_page(answer.message, arena.elo, 2)  # past the end: the last page, saying so
     assert "There is no page 99; this is the last page." in answer.message.text
     assert "There is no page" not in arena.current(board).text

@@ -94,11 +94,14 @@ async def test_a_game_against_the_bot_from_command_to_sigterm(tmp_path: Path) ->
 
 async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None:
     async with Emulator() as emu:
-        # The bot gets only View Channels, the one permission the README asks for.
+        # The bot gets only View Channels, the one permission the README asks for; the
+        # members may talk in the channel (where they may not, games are refused).
         guild = emu.add_guild(
             "Arcade",
             bot_permissions=Permission.VIEW_CHANNEL,
-            everyone_permissions=Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS,
+            everyone_permissions=Permission.VIEW_CHANNEL
+            | Permission.USE_APPLICATION_COMMANDS
+            | Permission.SEND_MESSAGES,
         )
         channel = emu.add_text_channel(guild, "games")
         alice, bob, carol = emu.add_user("alice"), emu.add_user("bob"), emu.add_user("carol")

@@ -205,14 +205,15 @@ async def leave_to_time_out(url: str, arena: Arena, *, x_moves: bool) -> TimedOu
 
 
 async def check_timed_out(cluster: Cluster, game: TimedOut, *, process: int) -> None:
-    """``game`` was lost on time: its board edited once, its row ended once (each
+    """``game`` was lost on time: its board edited by one sweep, its row ended once (each
     player's one rated game), by the process running shard ``process`` and no other."""
     arena, board = game.arena, game.board
     await eventually(cluster.emu, lambda: not arena.board(board).live, "the timeout", SETTLE)
     state = arena.board(board)
     assert f"<@{game.loser.id}> ran out of time" in state.text, state.text
     check_final(state, 3)
-    assert channel_edits(cluster.emu, board) == 1, "the sweep edits the board once"
+    # Twice: the check that the board still exists, then the result.
+    assert channel_edits(cluster.emu, board) == 2, "one sweep edits the board"
     row = await cluster.game_row(game.game_id, "status, result, winner_id, rated")
     assert row == ("finished", "timeout", game.winner.id, 1), row
     rated = await read_rows(
@@ -480,11 +481,11 @@ async def scenario(
                 assert int(data["guild_id"]) == zero_server.guild.id
             else:
                 assert shard_for(int(data["guild_id"]), 2) == session.shard_id, data
-    # Exactly once, still, after all those sweeps: one edit and one sweep per timed-out
-    # game, each by its own server's process.
+    # Exactly once, still, after all those sweeps: one sweep per timed-out game (its two
+    # edits: the board's check, then the result), each by its own server's process.
     timed_out = [*first_round, *doomed, last]
     for game in timed_out:
-        assert channel_edits(emu, game.board) == 1
+        assert channel_edits(emu, game.board) == 2
     swept = cluster.swept()
     assert sorted(game for game, *_ in swept) == sorted(g.game_id for g in timed_out), swept
     assert all(shard_for(guild, 2) == shard for _, guild, shard, _ in swept), swept
