@@ -27,11 +27,13 @@ from bot.games.queries import Store
 from bot.games.replies import BotReplies, plan_reply
 from bot.games.servers import Guilds
 from bot.games.service import Games
+from bot.games.token_queries import Tokens
 from bot.i18n import N_
 from bot.models import DELETED_MEMBER, Challenge, First, Game
 from bot.pings.calloffs import CallOffs
 from bot.pings.service import TurnPings
 from bot.privacy.service import Privacy
+from bot.reach import TOKEN_LIFETIME
 from bot.stats.reviews import Reviews
 from bot.stats.service import Stats
 from bot.tunables import AI_WORKERS, SERVER_POOL_PERCENT
@@ -67,6 +69,7 @@ class GameService(Games):
         self.challenges = Challenges(store, config, clock, self._rng, self._locks, self.guilds)
         self.rematches = Rematches(self.challenges, store, clock)
         self.stats = Stats(store)
+        self.tokens = Tokens(store.db)  # where games are reached by interactions alone
         self.endings = Endings(store, self._locks, clock)
         self.calloffs = CallOffs(store, self.endings, clock)
         self.pings = TurnPings(store, config, clock)
@@ -177,4 +180,6 @@ class GameService(Games):
         """
         await self.upkeep.beat()  # first: a clock that jumped ahead moves deadlines on
         changed = await self.settle_overdue()
+        # Tokens Discord no longer takes are of no use: forgotten (bot/reach.py).
+        await self.tokens.drop_older_than(self._clock() - TOKEN_LIFETIME)
         return changed, await self.challenges.expire()

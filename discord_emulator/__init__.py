@@ -26,10 +26,12 @@ Modules, from plain data up to the facade (imports go that way only):
   removed as Discord allows, each change emitted as an event), ``events`` (one frozen
   dataclass per kind of change), ``messages`` (payloads validated into a draft),
   ``mentions`` (who a message pings), ``posting`` (posting, editing and deleting
-  messages), ``commands`` (the commands the bot synced);
+  messages), ``commands`` (the commands the bot synced), ``installs`` (where a command
+  reaches: contexts, installations, forced private answers);
 - the gateway: ``protocol`` (opcodes, intents, frames), ``gateway`` (the websocket and its
   sessions), ``shards`` (sharding rules), ``dispatch`` (events turned into dispatches);
-- interactions and REST: ``interactions`` (the registry, handles, the envelope),
+- interactions and REST: ``envelope`` (the INTERACTION_CREATE payload), ``interactions``
+  (the registry, handles),
   ``server`` (HTTP plumbing, injected faults), ``ratelimits``, ``rest`` (the bot's
   endpoints), ``webhooks`` (the interaction callback and webhook), ``wire`` (JSON),
   ``errors``;

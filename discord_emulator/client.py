@@ -17,6 +17,7 @@ from .commands import MAX_SAFE_INT, CommandRegistry, OptionType
 from .entities import Channel, Guild, Member, Message, Role, User
 from .errors import UserActionError
 from .flags import ALL_PERMISSIONS, Permission
+from .installs import check_command_access
 from .interactions import InteractionHandle, InteractionType
 from .layout import Button, find_button
 from .locales import localized_view
@@ -46,6 +47,7 @@ class Discord(Protocol):
 
     commands: CommandRegistry
     bot: User
+    user_installs: set[int]
 
     def can_view(self, user: User, channel: Channel) -> bool: ...
 
@@ -78,7 +80,7 @@ def offered_commands(
                 continue
             seen.add(command["name"])
             try:
-                check_command_access(command, guild=guild, user=user)
+                check_command_access(emu, command, channel=channel, user=user)
             except UserActionError:
                 continue
             offered.append(localized_view(command, emu.locale_of(user)))
@@ -93,12 +95,10 @@ async def run_user_command(
     guild = channel.guild
     if not emu.can_view(user, channel):
         raise UserActionError(f"{user.name} cannot see #{channel.name}")
-    if guild is not None and emu.bot.id not in guild.members:
-        raise UserActionError(f"the bot is not in {guild.name}")
     command = emu.commands.find(name, guild.id if guild else None, kind=USER)
     if command is None:
         raise UserActionError(f"no user command {name!r} for {user.name} here")
-    check_command_access(command, guild=guild, user=user)
+    check_command_access(emu, command, channel=channel, user=user)
     resolver = Resolver(guild=guild, resolved={})
     resolver.user(target)
     data: dict[str, Any] = {
@@ -280,31 +280,11 @@ def build_user_command_data(
     }
 
 
-def check_command_access(command: dict[str, Any], *, guild: Guild | None, user: User) -> None:
-    """Refuse commands the user could not see: DM/guild contexts, default member permissions."""
-    contexts = command.get("contexts")
-    if guild is None:
-        if command.get("dm_permission") is False or (contexts is not None and 1 not in contexts):
-            raise UserActionError(f"/{command['name']} cannot be used in DMs")
-        return
-    if contexts is not None and 0 not in contexts:
-        raise UserActionError(f"/{command['name']} cannot be used in a guild")
-    required = command.get("default_member_permissions")
-    if required is not None:
-        needed = int(required)
-        have = guild.permissions_of(user)
-        if (needed == 0 and have != ALL_PERMISSIONS) or (have & needed) != needed:
-            raise UserActionError(f"{user.name} lacks the permissions /{command['name']} requires")
-    if not guild.permissions_of(user) & Permission.USE_APPLICATION_COMMANDS:
-        raise UserActionError(f"{user.name} may not use application commands here")
-
-
 def check_can_act(discord: Discord, user: User, channel: Channel) -> None:
-    """Refuse acting in a channel ``user`` cannot see, or in a server without the bot."""
+    """Refuse acting in a channel ``user`` cannot see. (Whether the app reaches there is
+    each command's installations' business: installs.py.)"""
     if not discord.can_view(user, channel):
         raise UserActionError(f"{user.name} cannot see #{channel.name}")
-    if channel.guild is not None and discord.bot.id not in channel.guild.members:
-        raise UserActionError(f"the bot is not in {channel.guild.name}")
 
 
 def choose_button(
@@ -370,7 +350,7 @@ def command_data(
         raise UserActionError(
             f"/{parts[0]} is not a command {user.name} can see in #{channel.name}"
         )
-    check_command_access(command, guild=guild, user=user)
+    check_command_access(discord, command, channel=channel, user=user)
     return build_command_data(command, parts[1:], options, guild=guild)
 
 
@@ -386,7 +366,9 @@ def user_command_data(
         raise UserActionError(f"Apps > {name!r} is not a user command {user.name} can see")
     if guild is not None and guild.member(target) is None:
         raise UserActionError(f"{target.name} is not a member of {guild.name}")
-    check_command_access(command, guild=guild, user=user)
+    if guild is None and not discord.can_view(target, channel):
+        raise UserActionError(f"{target.name} is not in {channel!r}")
+    check_command_access(discord, command, channel=channel, user=user)
     return build_user_command_data(command, target, guild=guild)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import IntEnum
 from typing import Any
 
@@ -42,11 +42,20 @@ class OptionType(IntEnum):
 
 
 class CommandRegistry:
-    """Commands per scope: ``None`` for global commands, a guild id for guild commands."""
+    """Commands per scope: ``None`` for global commands, a guild id for guild commands.
 
-    def __init__(self, application_id: int, next_id: Callable[[], int]) -> None:
+    ``install_types`` gives the app's installation contexts, which a command synced without
+    ``integration_types`` takes (docs: "Defaults to your app's configured contexts")."""
+
+    def __init__(
+        self,
+        application_id: int,
+        next_id: Callable[[], int],
+        install_types: Callable[[], Iterable[int]] = lambda: (0,),
+    ) -> None:
         self.application_id = application_id
         self._next_id = next_id
+        self._install_types = install_types
         self.scopes: dict[int | None, list[dict[str, Any]]] = {}
 
     def list(self, guild_id: int | None) -> list[dict[str, Any]]:
@@ -93,7 +102,8 @@ class CommandRegistry:
                 "default_member_permissions": command.get("default_member_permissions"),
                 "dm_permission": command.get("dm_permission"),
                 "contexts": command.get("contexts"),
-                "integration_types": command.get("integration_types") or [0],
+                "integration_types": command.get("integration_types")
+                or sorted(self._install_types()),
                 "nsfw": bool(command.get("nsfw", False)),
             }
             if guild_id is not None:
@@ -111,6 +121,14 @@ class CommandRegistry:
                 seen = localized(command["name_localizations"], locale)
                 if command["type"] == 1 and seen == name:
                     return str(command["name"])
+        return None
+
+    def by_id(self, command_id: str | int | None) -> dict[str, Any] | None:
+        """The synced command of that id, in any scope."""
+        for commands in self.scopes.values():
+            for command in commands:
+                if command["id"] == str(command_id):
+                    return command
         return None
 
     def find(self, name: str, guild_id: int | None, kind: int = 1) -> dict[str, Any] | None:

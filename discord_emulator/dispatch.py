@@ -150,7 +150,17 @@ class Dispatcher:
             data["member"] = thread_member(thread, world.bot, world.clock.utcnow())
         self.gateway.dispatch("THREAD_CREATE", data, intent=Intent.GUILDS)
 
+    def _hears(self, message: Message) -> bool:
+        """Whether the bot gets events of ``message``'s channel: a server it is in, or its
+        own DM (never a DM between users or a group DM)."""
+        channel, bot = message.channel, self.world.bot
+        if channel.guild is not None:
+            return bot.id in channel.guild.members
+        return channel.is_bot_dm
+
     def _message_deleted(self, message: Message) -> None:
+        if not self._hears(message):
+            return
         data = {"id": str(message.id), "channel_id": str(message.channel.id)}
         if message.guild is not None:
             data["guild_id"] = str(message.guild.id)
@@ -158,6 +168,8 @@ class Dispatcher:
         self.gateway.dispatch("MESSAGE_DELETE", data, intent=intent)
 
     def _message_event(self, event: str, message: Message) -> None:
+        if not self._hears(message):
+            return
         world, guild = self.world, message.guild
         intent = Intent.GUILD_MESSAGES if guild else Intent.DIRECT_MESSAGES
         sessions = self.gateway.targets(guild.id if guild else None, intent)

@@ -15,6 +15,7 @@ from .entities import Channel, Guild, Message, User
 from .events import Event
 from .faults import Faults
 from .gateway import Gateway
+from .installs import interaction_owners
 from .interactions import InteractionHandle, Interactions, InteractionType
 from .messages import parse_message_payload
 from .observations import Observer
@@ -54,6 +55,9 @@ class Emulator(World, Faults):
     ``session_start_limit`` of ``session_start_total`` and ``max_concurrency``. An IDENTIFY
     whose session would get more than ``max_guilds_per_shard`` guilds is closed with 4011.
 
+    ``install_types`` are the app's installation contexts: 0 server installs, 1 user
+    installs (``add_user_install``); see the README's "Installs, DMs, group DMs".
+
     Rate limits (``limits``, on unless ``Limits.off()``): per-route buckets, the global limit,
     the invalid-request ban, all on :attr:`clock`; :attr:`rate_limits` holds their counts.
 
@@ -82,8 +86,10 @@ class Emulator(World, Faults):
         max_concurrency: int = 1,
         session_start_total: int = 1000,
         limits: Limits | None = None,
+        install_types: Iterable[int] = (0,),
     ) -> None:
         super().__init__(bot_name=bot_name, locale=locale)
+        self.install_types = set(install_types)
         if shards is not None and shards < 1:
             raise ValueError("shards must be at least 1")
         self.shards = shards
@@ -92,7 +98,9 @@ class Emulator(World, Faults):
         )
         self.host = host
         self._port = port
-        self.commands = CommandRegistry(self.application_id, self.snowflakes.next)
+        self.commands = CommandRegistry(
+            self.application_id, self.snowflakes.next, lambda: self.install_types
+        )
         self.command_syncs = 0
         self.changes = Changes(wait_timeout)
         self.listeners = self.changes.listeners
@@ -405,7 +413,11 @@ class Emulator(World, Faults):
         overrides: dict[str, Any] | None = None,
         shard: int | None = None,
     ) -> InteractionHandle:
-        handle = self.interaction_registry.open(user, channel, kind, data, message, overrides)
+        command = self.commands.by_id(data.get("id")) if message is None else None
+        owners = interaction_owners(self, user, channel, command, message)
+        handle = self.interaction_registry.open(
+            user, channel, kind, data, message, overrides, owners
+        )
         self.dispatch_event("INTERACTION_CREATE", handle.payload, shard=shard)
         self.changes.notify()
         return handle

@@ -179,9 +179,13 @@ class Guild:
 
 @dataclass(eq=False)
 class Channel:
-    """A text channel, a DM, or a thread: a thread has the text channel it lives in
-    (``parent``), its creator (``owner_id``) and its members (``thread_members``), who alone
-    see it when it is private (with those holding Manage Threads)."""
+    """A text channel, a DM, a group DM, or a thread: a thread has the text channel it lives
+    in (``parent``), its creator (``owner_id``) and its members (``thread_members``), who
+    alone see it when it is private (with those holding Manage Threads).
+
+    The bot's DM with a user has that user as ``recipient``. A DM between two users, or a
+    group DM (``owner_id`` its owner), has ``recipients`` instead: the bot is none of them,
+    so it sees nothing there and hears of it only through interactions."""
 
     id: int
     type: ChannelType
@@ -193,6 +197,7 @@ class Channel:
     parent: Channel | None = None
     owner_id: int | None = None
     thread_members: set[int] = field(default_factory=set)
+    recipients: list[User] = field(default_factory=list)
     slowmode: int = 0  # seconds between a member's messages (rate_limit_per_user); 0: off
 
     @property
@@ -207,12 +212,28 @@ class Channel:
         return int(Permission.SEND_MESSAGES)
 
     def __repr__(self) -> str:
-        where = f"DM with {self.recipient.name}" if self.recipient else f"#{self.name}"
+        if self.recipient is not None:
+            where = f"DM with {self.recipient.name}"
+        elif self.recipients:
+            kind = "group DM" if self.type is ChannelType.GROUP_DM else "DM"
+            where = f"{kind} of {', '.join(user.name for user in self.recipients)}"
+        else:
+            where = f"#{self.name}"
         return f"<Channel id={self.id} {where}>"
 
     @property
     def is_dm(self) -> bool:
         return self.type is ChannelType.DM
+
+    @property
+    def is_private(self) -> bool:
+        """A DM or a group DM: no server around it."""
+        return self.type in (ChannelType.DM, ChannelType.GROUP_DM)
+
+    @property
+    def is_bot_dm(self) -> bool:
+        """The bot's own DM with a user (interaction context 1, BOT_DM)."""
+        return self.is_dm and self.recipient is not None
 
     @property
     def mention(self) -> str:
@@ -222,11 +243,22 @@ class Channel:
         last = next((m.id for m in reversed(self.messages) if m.visible_to is None), None)
         last_id = None if last is None else str(last)
         if self.type is ChannelType.DM:
-            recipients = [] if self.recipient is None else [self.recipient.to_payload()]
+            people = [self.recipient] if self.recipient is not None else self.recipients
             return {
                 "id": str(self.id),
                 "type": int(self.type),
-                "recipients": recipients,
+                "recipients": [user.to_payload() for user in people],
+                "last_message_id": last_id,
+                "flags": 0,
+            }
+        if self.type is ChannelType.GROUP_DM:
+            return {
+                "id": str(self.id),
+                "type": int(self.type),
+                "name": self.name or None,
+                "icon": None,
+                "owner_id": str(self.owner_id),
+                "recipients": [user.to_payload() for user in self.recipients],
                 "last_message_id": last_id,
                 "flags": 0,
             }

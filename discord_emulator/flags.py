@@ -9,6 +9,7 @@ __all__ = [
     "DEFAULT_BOT_PERMISSIONS",
     "DEFAULT_EVERYONE_PERMISSIONS",
     "DM_APP_PERMISSIONS",
+    "PRIVATE_APP_PERMISSIONS",
     "ChannelType",
     "MessageFlag",
     "Permission",
@@ -39,6 +40,7 @@ class Permission(IntFlag):
     CREATE_PUBLIC_THREADS = 1 << 35
     CREATE_PRIVATE_THREADS = 1 << 36
     SEND_MESSAGES_IN_THREADS = 1 << 38  # what a thread asks instead of SEND_MESSAGES
+    USE_EXTERNAL_APPS = 1 << 50  # off: a user-installed app's answers are forced ephemeral
 
 
 ALL_PERMISSIONS = (1 << 51) - 1
@@ -51,6 +53,7 @@ DEFAULT_EVERYONE_PERMISSIONS = int(
     | Permission.ATTACH_FILES
     | Permission.USE_EXTERNAL_EMOJIS
     | Permission.USE_APPLICATION_COMMANDS
+    | Permission.USE_EXTERNAL_APPS
     | Permission.CREATE_PUBLIC_THREADS
     | Permission.CREATE_PRIVATE_THREADS
     | Permission.SEND_MESSAGES_IN_THREADS
@@ -58,6 +61,11 @@ DEFAULT_EVERYONE_PERMISSIONS = int(
 DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS
 # What Discord reports as the app's permissions in a DM with the bot.
 DM_APP_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS
+# What Discord reports in a DM between users or a group DM (docs: Interaction Object,
+# app_permissions): Attach Files, Embed Links and Mention Everyone.
+PRIVATE_APP_PERMISSIONS = int(
+    Permission.ATTACH_FILES | Permission.EMBED_LINKS | Permission.MENTION_EVERYONE
+)
 
 
 class MessageFlag(IntFlag):
@@ -72,5 +80,6 @@ class MessageFlag(IntFlag):
 class ChannelType(IntEnum):
     GUILD_TEXT = 0
     DM = 1
+    GROUP_DM = 3
     PUBLIC_THREAD = 11
     PRIVATE_THREAD = 12

@@ -17,7 +17,9 @@ from enum import IntEnum
 from typing import Any
 
 from .entities import Channel, Message, User
-from .flags import DM_APP_PERMISSIONS, MessageFlag
+from .envelope import envelope
+from .flags import MessageFlag
+from .installs import forced_ephemeral
 from .observations import InteractionAcknowledged, InteractionFailed, Observer, tell
 from .world import World
 
@@ -109,6 +111,9 @@ class InteractionHandle:
         self.original: Message | None = None
         self.followups: list[Message] = []
         self.original_edits = 0
+        self.owners: dict[str, str] = dict(payload.get("authorizing_integration_owners") or {})
+        self.forced_ephemeral = False
+        """Discord shows every answer to the invoker only (installs.forced_ephemeral)."""
         self.failed = False
         self.failure_text: str | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -219,76 +224,6 @@ class InteractionHandle:
         return message is self.original or message in self.followups
 
 
-def envelope(
-    *,
-    world: World,
-    interaction_id: int,
-    token: str,
-    type: InteractionType,
-    data: dict[str, Any],
-    user: User,
-    channel: Channel,
-    message: Message | None,
-    locale: str,
-) -> dict[str, Any]:
-    """The INTERACTION_CREATE payload for ``user`` acting in ``channel``."""
-    guild = channel.guild
-    channel_payload = channel.to_payload()
-    payload: dict[str, Any] = {
-        "id": str(interaction_id),
-        "application_id": str(world.application_id),
-        "type": int(type),
-        "data": data,
-        "channel": channel_payload,
-        "channel_id": str(channel.id),
-        "token": token,
-        "version": 1,
-        "locale": locale,
-        "entitlements": [],
-        "entitlement_sku_ids": [],
-        "attachment_size_limit": 10 * 1024 * 1024,
-    }
-    if guild is not None:
-        member = guild.member(user)
-        perms = guild.permissions_of(user)
-        if member is not None:
-            member_payload = member.to_payload(with_permissions=True)
-        else:
-            member_payload = {
-                "user": user.to_payload(),
-                "roles": [],
-                "nick": None,
-                "avatar": None,
-                "joined_at": None,
-                "premium_since": None,
-                "deaf": False,
-                "mute": False,
-                "pending": False,
-                "flags": 0,
-                "permissions": str(perms),
-            }
-        channel_payload["permissions"] = str(perms)
-        payload.update(
-            guild_id=str(guild.id),
-            guild={"id": str(guild.id), "locale": guild.locale, "features": guild.features},
-            guild_locale=guild.locale,
-            member=member_payload,
-            app_permissions=str(guild.permissions_of(world.bot)),
-            authorizing_integration_owners={"0": str(guild.id)},
-            context=0,
-        )
-    else:
-        payload.update(
-            user=user.to_payload(),
-            app_permissions=str(DM_APP_PERMISSIONS),
-            authorizing_integration_owners={"0": "0"},
-            context=1,
-        )
-    if message is not None:
-        payload["message"] = message.to_payload(world.users)
-    return payload
-
-
 def interaction_metadata(handle: InteractionHandle) -> dict[str, Any]:
     """The ``interaction_metadata`` Discord attaches to messages that answer ``handle``."""
     meta: dict[str, Any] = {
@@ -369,10 +304,12 @@ class Interactions:
         data: dict[str, Any],
         message: Message | None,
         overrides: dict[str, Any] | None = None,
+        owners: dict[str, str] | None = None,
     ) -> InteractionHandle:
         """A new interaction of ``user`` in ``channel`` (on ``message``, for a component),
-        registered with its acknowledgement deadline running. ``overrides`` replaces top-level
-        keys of its payload; a ``None`` value removes the key."""
+        registered with its acknowledgement deadline running. ``owners`` are the
+        installations that authorize it (installs.py). ``overrides`` replaces top-level keys
+        of its payload; a ``None`` value removes the key."""
         world = self.world
         interaction_id = world.snowflakes.next()
         token = "emu." + secrets.token_urlsafe(48)
@@ -386,6 +323,7 @@ class Interactions:
             channel=channel,
             message=message,
             locale=world.locale_of(user),
+            owners=owners or {},
         )
         for key, value in (overrides or {}).items():
             if value is None:
@@ -403,6 +341,7 @@ class Interactions:
             source_message=message,
             created_at=world.clock.now(),
         )
+        handle.forced_ephemeral = forced_ephemeral(world, user, channel, handle.owners)
         self.by_id[interaction_id] = handle
         self.by_token[token] = handle
         handle.arm_deadline(self.ack_deadline)

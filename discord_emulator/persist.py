@@ -70,6 +70,19 @@ def snapshot(emu: Emulator) -> dict[str, Any]:
             for c in emu.channels.values()
             if c.is_dm and c.recipient is not None
         ],
+        "private_channels": [
+            {
+                "id": c.id,
+                "type": int(c.type),
+                "name": c.name,
+                "owner": c.owner_id,
+                "recipients": [u.id for u in c.recipients],
+            }
+            for c in emu.channels.values()
+            if c.is_private and not c.is_bot_dm
+        ],
+        "install_types": sorted(emu.install_types),
+        "user_installs": sorted(emu.user_installs),
         "messages": [
             _message(m)
             for c in emu.channels.values()
@@ -212,11 +225,23 @@ def restore(emu: Emulator, state: dict[str, Any]) -> None:
         emu.channels[c["id"]] = Channel(
             id=c["id"], type=ChannelType.DM, name=recipient.name, recipient=recipient
         )
+    for c in state.get("private_channels", ()):  # absent from older snapshots
+        emu.channels[c["id"]] = Channel(
+            id=c["id"],
+            type=ChannelType(c["type"]),
+            name=c["name"],
+            owner_id=c["owner"],
+            recipients=[emu.users[uid] for uid in c["recipients"]],
+        )
+    emu.install_types = set(state.get("install_types", (0,)))
+    emu.user_installs = set(state.get("user_installs", ()))
     for raw in sorted(state["messages"], key=lambda m: m["id"]):
         message = _restored_message(emu, raw)
         message.channel.messages.append(message)
         emu.message_index[message.id] = message
-    emu.commands = CommandRegistry(emu.application_id, emu.snowflakes.next)
+    emu.commands = CommandRegistry(
+        emu.application_id, emu.snowflakes.next, lambda: emu.install_types
+    )
     for scope in state["commands"]:
         emu.commands.scopes[scope["guild"]] = scope["commands"]
     highest = max([*emu.users, *emu.guilds, *emu.channels, *emu.message_index], default=0)

@@ -119,7 +119,7 @@ class RestApi:
             "redirect_uris": [],
             "tags": [],
             "approximate_guild_count": len(world.bot_guilds()),
-            "integration_types_config": {"0": {}},
+            "integration_types_config": {str(t): {} for t in sorted(world.install_types)},
         }
 
     async def get_gateway(self, call: ApiCall) -> Any:
@@ -197,7 +197,9 @@ class RestApi:
         if channel is None:
             raise APIError(404, 10003, "Unknown Channel")
         guild = channel.guild
-        if guild is None:
+        if guild is None:  # a DM or group DM: the bot's own DM only
+            if not self.world.can_view(self.world.bot, channel):
+                raise APIError(403, 50001, "Missing Access")
             return channel
         perms = guild.permissions_of(self.world.bot)
         if self.world.bot.id not in guild.members or not guild.sees(self.world.bot, channel):

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from .components import MAX_CUSTOM_ID
-from .entities import Message
+from .entities import Message, User
 from .errors import APIError, FormErrors
 from .flags import MessageFlag
+from .installs import user_install_only
 from .interactions import (
     CallbackType,
     InteractionHandle,
@@ -24,6 +25,9 @@ from .server import NO_CONTENT, ApiCall, Router, snowflake, truthy
 from .world import World
 
 __all__ = ["InteractionApi"]
+
+# Docs (Create Followup Message): where only a user install authorizes an interaction.
+MAX_FOLLOWUPS = 5
 
 _ALLOWED_CALLBACKS: dict[int, set[int]] = {
     InteractionType.APPLICATION_COMMAND: {4, 5, 9},
@@ -98,7 +102,7 @@ class InteractionApi:
         if kind == CallbackType.CHANNEL_MESSAGE_WITH_SOURCE:
             draft = parse_message_payload(data, files=files, prefix=("data",))
             draft.reference = None
-            ephemeral = handle.user if draft.flags & MessageFlag.EPHEMERAL else None
+            ephemeral = self._ephemeral_for(handle, draft)
             return poster.post(
                 handle.channel,
                 bot,
@@ -110,9 +114,10 @@ class InteractionApi:
         if kind == CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
             flags = int(data.get("flags") or 0)
             placeholder = Draft(
-                flags=MessageFlag.LOADING | (flags & MessageFlag.SUPPRESS_NOTIFICATIONS)
+                flags=MessageFlag.LOADING
+                | (flags & (MessageFlag.SUPPRESS_NOTIFICATIONS | MessageFlag.EPHEMERAL))
             )
-            ephemeral = handle.user if flags & MessageFlag.EPHEMERAL else None
+            ephemeral = self._ephemeral_for(handle, placeholder)
             return poster.post(
                 handle.channel,
                 bot,
@@ -132,6 +137,14 @@ class InteractionApi:
             return source
         self._check_modal(data)
         return None
+
+    @staticmethod
+    def _ephemeral_for(handle: InteractionHandle, draft: Draft) -> User | None:
+        """Who alone sees the answer ``draft``: the invoker if it asks to be ephemeral, or
+        if Discord forces it (a server that keeps its members' apps private); else all."""
+        if handle.forced_ephemeral:
+            draft.flags |= MessageFlag.EPHEMERAL
+        return handle.user if draft.flags & MessageFlag.EPHEMERAL else None
 
     @staticmethod
     def _check_modal(data: dict[str, Any]) -> None:
@@ -211,9 +224,13 @@ class InteractionApi:
                 ApiCall(call.method, call.path, call.params, call.query, payload, call.files),
             )
             return result if truthy(call.query.get("wait")) else NO_CONTENT
+        if user_install_only(handle.owners) and len(handle.followups) >= MAX_FOLLOWUPS:
+            raise APIError(
+                400, 40094, "This interaction has hit the maximum number of follow up messages"
+            )
         draft = parse_message_payload(call.json or {}, files=call.files)
         draft.reference = None
-        ephemeral = handle.user if draft.flags & MessageFlag.EPHEMERAL else None
+        ephemeral = self._ephemeral_for(handle, draft)
         command = handle.type == InteractionType.APPLICATION_COMMAND
         message = self.poster.post(
             handle.channel,

@@ -59,6 +59,11 @@ class World:
         self.application_owner = self._new_user(f"{bot_name} owner")
         self.bot_token = f"{secrets.token_urlsafe(18)}.{secrets.token_urlsafe(6)}.emulated"
         self.subscribers: list[Callable[[Event], None]] = []
+        self.install_types: set[int] = {0}
+        """The app's installation contexts (Developer Portal > Installation): 0 guild
+        install, 1 user install. A synced command without ``integration_types`` gets these."""
+        self.user_installs: set[int] = set()
+        """Ids of the users who added the app to their account (a user install)."""
 
     def emit(self, event: Event) -> None:
         """Tell every subscriber about ``event``."""
@@ -303,6 +308,67 @@ class World:
         self.channels[channel.id] = channel
         return channel
 
+    def add_user_install(self, user: User) -> None:
+        """``user`` adds the app to their account ("Add to My Apps"): its commands meant for
+        user installs follow them into DMs, group DMs and servers without the bot. Raises
+        :class:`UserActionError` unless the app offers user installs (``install_types``)."""
+        if 1 not in self.install_types:
+            raise UserActionError("the app does not offer user installs (install_types)")
+        self.user_installs.add(user.id)
+
+    def remove_user_install(self, user: User) -> None:
+        """``user`` removes the app from their account (Authorized Apps > Deauthorize)."""
+        self.user_installs.discard(user.id)
+
+    def open_dm(self, user: User, other: User) -> Channel:
+        """The DM between ``user`` and ``other`` (made on first use). With the bot as either
+        one, it is the bot's DM (:meth:`dm_channel`); between two people, the bot is not a
+        recipient: it sees nothing there but the interactions it is sent."""
+        if user is other:
+            raise UserActionError("a DM takes two different users")
+        if self.bot in (user, other):
+            return self.dm_channel(other if user is self.bot else user)
+        pair = {user.id, other.id}
+        for channel in self.channels.values():
+            if channel.is_dm and {u.id for u in channel.recipients} == pair:
+                return channel
+        channel = Channel(
+            id=self.snowflakes.next(),
+            type=ChannelType.DM,
+            name=f"{user.name}, {other.name}",
+            recipients=[user, other],
+        )
+        self.channels[channel.id] = channel
+        return channel
+
+    def open_group_dm(self, owner: User, others: Iterable[User], *, name: str = "") -> Channel:
+        """A group DM (type 3) of ``owner`` and ``others`` (2 to 10 people in all). A bot
+        cannot be added to a group DM, so the bot hears nothing of it but interactions."""
+        people = [owner, *(u for u in others if u is not owner)]
+        if len({u.id for u in people}) != len(people) or not 2 <= len(people) <= 10:
+            raise UserActionError("a group DM has 2 to 10 different people")
+        if any(u.bot for u in people):
+            raise UserActionError("bots cannot be added to a group DM")
+        channel = Channel(
+            id=self.snowflakes.next(),
+            type=ChannelType.GROUP_DM,
+            name=name,
+            owner_id=owner.id,
+            recipients=people,
+        )
+        self.channels[channel.id] = channel
+        return channel
+
+    def set_use_external_apps(self, guild: Guild, allowed: bool) -> None:
+        """An admin turns Use External Apps on or off for @everyone (channel overwrites are
+        not modelled). Off, a member's user-installed apps answer only privately there
+        where the app is not also installed to the server."""
+        everyone = guild.everyone
+        if allowed:
+            everyone.permissions |= Permission.USE_EXTERNAL_APPS
+        else:
+            everyone.permissions &= ~Permission.USE_EXTERNAL_APPS
+
     # -- looking things up ------------------------------------------------------------------
 
     def bot_guilds(self) -> list[Guild]:
@@ -349,7 +415,9 @@ class World:
         return sorted(found, key=lambda message: message.id)
 
     def can_view(self, user: User, channel: Channel) -> bool:
-        if channel.is_dm:
+        if channel.is_bot_dm:
             return user is channel.recipient or user is self.bot
+        if channel.is_private:
+            return any(user is someone for someone in channel.recipients)
         assert channel.guild is not None
         return channel.guild.sees(user, channel)

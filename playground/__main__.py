@@ -120,12 +120,15 @@ async def run(args: argparse.Namespace) -> int:
     # file and log there, the user's other settings (TURN_TIMEOUT_SECONDS...) passed on;
     # in a session of its own, so that a Ctrl-C reaches the playground only, which then
     # stops the bot with SIGTERM (its orderly shutdown) and waits for it.
-    env = bot_env(emu, folder / "tictactoe.db", dev_guild=world.guild, inherit=True)
+    # Commands are synced globally (no DEV_GUILD_ID), as a user-installable app's must be
+    # to reach DMs, group DMs and the server without the bot; at every start (--sync), so
+    # the page always offers the running code's commands.
+    env = bot_env(emu, folder / "tictactoe.db", inherit=True)
     env.setdefault("SHUTDOWN_GRACE_SECONDS", "5")
-    bot = await BotProcess.start(env, folder, emu=emu, new_session=True)
+    bot = await BotProcess.start(env, folder, "--sync", emu=emu, new_session=True)
     status = 0
     try:
-        waiting = bot.wait_ready(emu, dev_guild=world.guild, within=READY_TIMEOUT)
+        waiting = bot.wait_ready(emu, command="tictactoe", within=READY_TIMEOUT)
         ready = asyncio.ensure_future(waiting)
         stopping = asyncio.ensure_future(stop.wait())
         await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)

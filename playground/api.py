@@ -96,10 +96,11 @@ def _member(world: World, raw: Any, field: str = "as", *, bot: bool = False) -> 
     return world.member(raw, bot=bot)
 
 
-def _channel(world: World, raw: Any) -> Channel:
+def _channel(world: World, raw: Any, viewer: User) -> Channel:
+    """A channel the page lists for ``viewer`` (a server's, their DM, their group DM)."""
     channel = world.emu.channel(raw) if raw is not None and str(raw).isdigit() else None
-    if channel is None or channel.guild is not world.guild:
-        raise LookupError(f"no channel {raw} in {world.guild.name}")
+    if channel is None or not world.shows(channel, viewer):
+        raise LookupError(f"no channel {raw} for {viewer.name}")
     return channel
 
 
@@ -140,18 +141,18 @@ async def get_state(request: web.Request) -> web.Response:
 async def get_messages(request: web.Request) -> web.Response:
     world = request.app[WORLD]
     viewer = _member(world, request.query.get("as"))
-    channel = _channel(world, request.match_info["channel"])
+    channel = _channel(world, request.match_info["channel"], viewer)
     return web.json_response(channel_view(world, channel, viewer))
 
 
 async def get_commands(request: web.Request) -> web.Response:
     world = request.app[WORLD]
     viewer = _member(world, request.query.get("as"))
-    channel = _channel(world, request.query.get("channel"))
+    channel = _channel(world, request.query.get("channel"), viewer)
     return web.json_response(commands_view(world, viewer, channel))
 
 
-def _option_values(world: World, command: dict[str, Any], given: Any) -> dict[str, Any]:
+def _option_values(world: World, command: dict[str, Any], given: Any, user: User) -> dict[str, Any]:
     """The page sends users, channels and roles as ids; the emulator takes the objects."""
     if not isinstance(given, dict):
         raise BadRequest("options must be an object of option names to values")
@@ -165,7 +166,7 @@ def _option_values(world: World, command: dict[str, Any], given: Any) -> dict[st
                 raise LookupError(f"no user or role {value}")
             values[name] = found
         elif kind == 7 and isinstance(value, str):
-            values[name] = _channel(world, value)
+            values[name] = _channel(world, value, user)
         elif kind == 8 and isinstance(value, str) and value.isdigit():
             values[name] = world.guild.roles[int(value)]
         else:
@@ -177,10 +178,11 @@ async def post_command(request: web.Request) -> web.Response:
     world = request.app[WORLD]
     body = await _body(request)
     user = _member(world, body.get("as"))
-    channel = _channel(world, body.get("channel"))
+    channel = _channel(world, body.get("channel"), user)
     name = str(body.get("name") or "")
-    command = world.emu.commands.find(name.split()[0] if name.split() else "", world.guild.id)
-    options = _option_values(world, command or {}, body.get("options") or {})
+    scope = None if channel.guild is None else channel.guild.id
+    command = world.emu.commands.find(name.split()[0] if name.split() else "", scope)
+    options = _option_values(world, command or {}, body.get("options") or {}, user)
     handle = await world.emu.run_command(user, channel, name, **options)
     return await _outcome(world, handle)
 
@@ -189,7 +191,7 @@ async def post_user_command(request: web.Request) -> web.Response:
     world = request.app[WORLD]
     body = await _body(request)
     user = _member(world, body.get("as"))
-    channel = _channel(world, body.get("channel"))
+    channel = _channel(world, body.get("channel"), user)
     target = _member(world, body.get("target"), "target", bot=True)
     handle = await run_user_command(world.emu, user, channel, str(body.get("name")), target)
     return await _outcome(world, handle)
@@ -201,7 +203,7 @@ async def post_click(request: web.Request) -> web.Response:
     user = _member(world, body.get("as"))
     raw = str(body.get("message") or "")
     message = world.emu.message(raw) if raw.isdigit() else None
-    if message is None or message.deleted or message.guild is not world.guild:
+    if message is None or message.deleted or not world.shows(message.channel, user):
         raise LookupError(f"no message {body.get('message')}")
     custom_id = body.get("custom_id")
     if not isinstance(custom_id, str):
@@ -214,7 +216,7 @@ async def post_read(request: web.Request) -> web.Response:
     world = request.app[WORLD]
     body = await _body(request)
     user = _member(world, body.get("as"))
-    channel = _channel(world, body.get("channel"))
+    channel = _channel(world, body.get("channel"), user)
     if mark_read(world, user, channel):
         world.changed()
         request.app[EVENTS].changed()

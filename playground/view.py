@@ -18,7 +18,15 @@ from discord_emulator.client import CHAT_INPUT, USER, offered_commands
 
 from .world import World
 
-__all__ = ["channel_view", "commands_view", "message_view", "state_view", "unread_mentions"]
+__all__ = [
+    "channel_name",
+    "channel_view",
+    "commands_view",
+    "message_view",
+    "place_view",
+    "state_view",
+    "unread_mentions",
+]
 
 
 def display_name(world: World, user: User) -> str:
@@ -67,10 +75,35 @@ def message_view(world: World, message: Message, viewer: User) -> dict[str, Any]
     }
 
 
+def channel_name(world: World, channel: Channel) -> str:
+    """A server channel's name; a DM's, the bot's name; a group DM's, its own or its
+    members' names, as Discord shows an unnamed group."""
+    if channel.is_bot_dm:
+        return display_name(world, world.emu.bot)
+    if channel.guild is None and not channel.name:
+        return ", ".join(display_name(world, user) for user in channel.recipients)
+    return channel.name
+
+
+def place_view(world: World, channel: Channel, viewer: User | None) -> dict[str, Any]:
+    """A channel as the sidebar lists it: ``kind`` text, dm or group_dm; ``place`` the
+    server's name (a DM has none); ``bot`` whether the bot is a member there."""
+    guild = channel.guild
+    kind = "text" if guild is not None else "dm" if channel.is_dm else "group_dm"
+    return {
+        "id": str(channel.id),
+        "name": channel_name(world, channel),
+        "kind": kind,
+        "place": None if guild is None else guild.name,
+        "bot": channel.is_bot_dm if guild is None else world.emu.bot.id in guild.members,
+        "unread_mentions": 0 if viewer is None else unread_mentions(world, viewer, channel),
+    }
+
+
 def channel_view(world: World, channel: Channel, viewer: User) -> dict[str, Any]:
     """The channel's messages ``viewer`` sees, oldest first (their own ephemerals included)."""
     return {
-        "channel": {"id": str(channel.id), "name": channel.name},
+        "channel": {"id": str(channel.id), "name": channel_name(world, channel)},
         "viewer": str(viewer.id),
         "messages": [
             message_view(world, m, viewer) for m in world.emu.messages(channel, viewer=viewer)
@@ -84,10 +117,11 @@ def _permissions(world: World, user: User) -> list[str]:
 
 
 def state_view(world: World, viewer: User | None = None) -> dict[str, Any]:
-    """The server, its channels (with ``viewer``'s unread mentions), the members, and the
-    names the page needs to show mentions of users, roles and channels."""
+    """The server, the channels the page lists (with ``viewer``'s unread mentions), the
+    members, and the names the page needs to show mentions of users, roles and channels."""
     guild = world.guild
     members = world.members
+    places = world.places(viewer)
     return {
         "server": {"id": str(guild.id), "name": guild.name, "locale": guild.locale},
         "bot": {
@@ -96,14 +130,7 @@ def state_view(world: World, viewer: User | None = None) -> dict[str, Any]:
             "roles": [r.name for r in guild.members[world.emu.bot.id].roles],
         },
         "locales": list(LOCALES),
-        "channels": [
-            {
-                "id": str(c.id),
-                "name": c.name,
-                "unread_mentions": 0 if viewer is None else unread_mentions(world, viewer, c),
-            }
-            for c in guild.channels
-        ],
+        "channels": [place_view(world, c, viewer) for c in places],
         "members": [
             {
                 "id": str(u.id),
@@ -112,14 +139,14 @@ def state_view(world: World, viewer: User | None = None) -> dict[str, Any]:
                 "owner": u.id == guild.owner_id,
                 "roles": [r.name for r in guild.members[u.id].roles],
                 "permissions": _permissions(world, u),
-                "unread_mentions": sum(unread_mentions(world, u, c) for c in guild.channels),
+                "unread_mentions": sum(unread_mentions(world, u, c) for c in world.places(u)),
             }
             for u in members
         ],
         "names": {
             "users": {str(u.id): display_name(world, u) for u in world.emu.users.values()},
             "roles": {str(r.id): r.name for r in guild.roles.values()},
-            "channels": {str(c.id): c.name for c in guild.channels},
+            "channels": {str(c.id): channel_name(world, c) for c in places},
         },
     }
 

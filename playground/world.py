@@ -1,4 +1,7 @@
-"""The playground's Discord: one server with a few channels and members, kept in a file.
+"""The playground's Discord: a server with the bot, a few channels and members, kept in a
+file; and where the app reaches without the bot (issue 36): Alice installed the app to her
+account, every member has a DM with the bot, Alice, Bob and Carol share a group DM, and
+they meet in a second server that never added the bot.
 
 The first start builds it; every later start loads it from ``world.json`` in the data
 folder, so the ids the bot stored (server, channels, members, its messages) name the same
@@ -24,7 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from discord_emulator import Emulator, Guild, Permission, User, persist, trim
+from discord_emulator import (
+    Channel,
+    ChannelType,
+    Emulator,
+    Guild,
+    Permission,
+    User,
+    persist,
+    trim,
+)
 
 log = logging.getLogger("playground")
 
@@ -34,6 +46,11 @@ BOT_NAME = "Tic-Tac-Toe"
 CHANNELS = ("general", "games", "tournament")
 MEMBERS = (("Alice", "en-US"), ("Bob", "ja"), ("Carol", "fr"))
 """Alice owns the server (every permission); Carol is a moderator; Bob is a member."""
+OTHER_SERVER_NAME = "Friends"
+OTHER_CHANNELS = ("hangout",)
+"""A server that never added the bot: only Alice's user install reaches there."""
+USER_INSTALLER = "Alice"
+"""The member who added the app to her account ("Add to My Apps")."""
 MODERATOR = "Carol"
 MODERATOR_ROLE = "Moderator"
 MODERATOR_PERMISSIONS = int(Permission.MANAGE_MESSAGES | Permission.MANAGE_GUILD)
@@ -72,6 +89,29 @@ def build(emu: Emulator, members: tuple[tuple[str, str], ...] = MEMBERS) -> Guil
     return guild
 
 
+def reach_further(emu: Emulator, guild: Guild) -> None:
+    """What the app reaches without the bot, added where missing (a world saved before
+    user installs gets it on its next start): user installs offered and Alice's made, each
+    member's DM with the bot, a group DM of the members, the second server. The commands
+    an older world synced to its server only are dropped: the bot now syncs them globally,
+    so that they reach DMs too."""
+    emu.install_types |= {0, 1}
+    people = [m.user for m in guild.members.values() if not m.user.bot]
+    for person in people:
+        if person.name == USER_INSTALLER:
+            emu.add_user_install(person)
+        emu.dm_channel(person)
+    if not any(c.type is ChannelType.GROUP_DM for c in emu.channels.values()) and people:
+        emu.open_group_dm(people[0], people[1:])
+    if not any(g.name == OTHER_SERVER_NAME for g in emu.guilds.values()):
+        other = emu.add_guild(OTHER_SERVER_NAME, owner=people[0], bot_member=False)
+        for name in OTHER_CHANNELS:
+            emu.add_text_channel(other, name)
+        for person in people[1:]:
+            emu.add_member(other, person)
+    emu.commands.scopes.pop(guild.id, None)
+
+
 class World:
     """The emulator, its one server, the members' reads, and the file they are kept in."""
 
@@ -88,6 +128,7 @@ class World:
             persist.restore(emu, state["emulator"])
             self.reads = Reads.from_json(state["reads"])
             self._grant_moderators()
+        reach_further(emu, self.guild)
         self._trimming = False
         self._write_lock = threading.Lock()
         self._generation = 0
@@ -103,6 +144,28 @@ class World:
     @property
     def guild(self) -> Guild:
         return next(iter(self.emu.guilds.values()))
+
+    @property
+    def other(self) -> Guild:
+        """The server that never added the bot."""
+        return next(g for g in self.emu.guilds.values() if g.name == OTHER_SERVER_NAME)
+
+    def places(self, viewer: User | None) -> list[Channel]:
+        """The channels the page lists for ``viewer``: the server's, the second server's,
+        then their DM with the bot and the group DMs they are in (no viewer: the servers')."""
+        shown = [*self.guild.channels, *self.other.channels]
+        if viewer is None:
+            return shown
+        shown.append(self.emu.dm_channel(viewer))
+        return shown + [
+            c
+            for c in self.emu.channels.values()
+            if c.type is ChannelType.GROUP_DM and self.emu.can_view(viewer, c)
+        ]
+
+    def shows(self, channel: Channel, viewer: User) -> bool:
+        """Whether the page shows ``channel`` to ``viewer`` (else it is "unknown")."""
+        return channel in self.places(viewer)
 
     @property
     def members(self) -> list[User]:

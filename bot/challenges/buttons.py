@@ -14,7 +14,7 @@ from bot.errors import GameError
 from bot.games.boards import Boards
 from bot.models import Challenge, ChallengeStatus
 from bot.ui import ids
-from bot.ui.gate import answer_error, server_locale, thread_parent
+from bot.ui.gate import answer_error, home, server_locale, thread_parent
 from bot.ui.router import Router, clicked_message
 
 __all__ = ["ChallengeButtons"]
@@ -38,7 +38,7 @@ class ChallengeButtons:
             game = await self._service.challenges.accept(
                 challenge_id,
                 interaction.user.id,
-                interaction.guild_id,
+                home(interaction),
                 clicked_message(interaction),
             )
         except GameError as error:
@@ -69,7 +69,7 @@ class ChallengeButtons:
             challenge = await close(
                 challenge_id,
                 interaction.user.id,
-                interaction.guild_id,
+                home(interaction),
                 clicked_message(interaction),
             )
         except GameError as error:
@@ -85,7 +85,7 @@ class ChallengeButtons:
         that cannot be redrawn (``Boards.redrawable``), through this click's own answer."""
         try:
             challenge = await self._service.challenges.get(
-                challenge_id, interaction.guild_id, clicked_message(interaction)
+                challenge_id, home(interaction), clicked_message(interaction)
             )
         except GameError:
             await answer_error(interaction, error)
@@ -106,7 +106,7 @@ class ChallengeButtons:
         new = await self._service.rematch(
             click.game,
             interaction.user.id,
-            interaction.guild_id,
+            home(interaction),
             locale=server_locale(interaction),
             parent_id=thread_parent(interaction),
             on_slow=defer,

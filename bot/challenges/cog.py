@@ -16,7 +16,16 @@ from bot.i18n import N_
 from bot.models import First
 from bot.refs import Moment
 from bot.ui.commands_i18n import LABEL_SEPARATOR
-from bot.ui.gate import Pace, may_not_post, server_locale, slowmode_of, thread_parent
+from bot.ui.gate import (
+    Pace,
+    check_member,
+    home,
+    may_not_post,
+    server_locale,
+    slowmode_of,
+    thread_parent,
+)
+from bot.ui.places import anywhere
 from engine.levels import LEVELS, get_level
 
 SIZES = {"3x3": 3, "4x4": 4, "5x5": 5}
@@ -70,7 +79,7 @@ class Games(commands.Cog):
         self.threads = threads
         self._slowmode = Pace()  # (channel, member) -> when their slowmode lets them start
         # discord.py's context menus cannot be cog methods: the bot adds this one to its tree.
-        self.menu = app_commands.guild_only(
+        self.menu = anywhere(
             app_commands.ContextMenu(
                 # TRANSLATORS: a member menu's Apps entry: 1 to 32 characters, spaces allowed
                 name=locale_str("Challenge to tic-tac-toe"),
@@ -83,7 +92,7 @@ class Games(commands.Cog):
         name=locale_str("tictactoe"),
         description=locale_str("Play tic-tac-toe against me, or challenge a member."),
     )
-    @app_commands.guild_only()
+    @anywhere
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         opponent=locale_str("opponent"),
@@ -111,7 +120,7 @@ class Games(commands.Cog):
     async def tictactoe(
         self,
         interaction: discord.Interaction,
-        opponent: discord.Member | None = None,
+        opponent: discord.Member | discord.User | None = None,
         difficulty: str | None = None,
         size: str = "3x3",
         win_length: app_commands.Range[int, 3, 5] | None = None,
@@ -120,7 +129,7 @@ class Games(commands.Cog):
         await self._start(interaction, opponent, difficulty, size, win_length, first)
 
     async def challenge_member(
-        self, interaction: discord.Interaction, member: discord.Member
+        self, interaction: discord.Interaction, member: discord.Member | discord.User
     ) -> None:
         """The member menu's Apps > "Challenge to tic-tac-toe": ``/tictactoe`` naming them."""
         await self._start(interaction, member, None, "3x3", None, First.RANDOM.value)
@@ -128,7 +137,7 @@ class Games(commands.Cog):
     async def _start(
         self,
         interaction: discord.Interaction,
-        opponent: discord.Member | None,
+        opponent: discord.Member | discord.User | None,
         difficulty: str | None,
         size: str,
         win_length: int | None,
@@ -136,7 +145,8 @@ class Games(commands.Cog):
     ) -> None:
         """Start a game or challenge from ``/tictactoe`` or the member menu, where the
         member may post (a refusal otherwise, private as every refusal)."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
+        check_member(interaction, opponent)
         side = board_side(size)
         # The board is the member's message in the channel: it keeps the channel's rules.
         if may_not_post(interaction):
@@ -163,7 +173,7 @@ class Games(commands.Cog):
     async def _start_game(
         self,
         interaction: discord.Interaction,
-        opponent: discord.Member | None,
+        opponent: discord.Member | discord.User | None,
         difficulty: str | None,
         side: int,
         win_length: int | None,
@@ -172,10 +182,10 @@ class Games(commands.Cog):
         checked: bool = False,
     ) -> bool:
         """Whether a board or challenge was posted (not a private refusal). Refused
-        because of a live game, that game's board is checked first (``Boards.check``,
+        because of a live game, that game's board is checked first (``Reposts.check``,
         once: ``checked``): if it was deleted, whatever that settles is done and the
         command tries again."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
 
         async def defer() -> None:
             await interaction.response.defer(thinking=True)
@@ -185,7 +195,7 @@ class Games(commands.Cog):
         try:
             if against_bot:
                 game = await self.service.start_bot_game(
-                    interaction.guild_id,
+                    home(interaction),
                     interaction.channel_id,
                     interaction.user.id,
                     level=difficulty,
@@ -201,7 +211,7 @@ class Games(commands.Cog):
                 return True
             assert opponent is not None
             challenge = await self.service.challenges.create(
-                interaction.guild_id,
+                home(interaction),
                 interaction.channel_id,
                 interaction.user.id,
                 opponent.id,
@@ -215,7 +225,7 @@ class Games(commands.Cog):
                 parent_id=thread_parent(interaction),
             )
         except ChannelBusy as busy:
-            if not checked and busy.game is not None and await self.boards.check(busy.game):
+            if not checked and busy.game is not None and await self.boards.reposts.check(busy.game):
                 args = (interaction, opponent, difficulty, side, win_length, first)
                 return await self._start_game(*args, checked=True)
             rival = None if against_bot or opponent is None else opponent.id

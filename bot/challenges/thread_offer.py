@@ -35,9 +35,10 @@ from bot.games.boards import Boards
 from bot.games.endings import may_stop
 from bot.i18n import N_, Message, Translator
 from bot.models import Challenge, Game
+from bot.reach import by_channel
 from bot.refs import Place
 from bot.ui import ids
-from bot.ui.gate import server_locale, server_translator, user_translator
+from bot.ui.gate import home, server_locale, server_translator, user_translator
 from bot.ui.outbox import Blocked
 from bot.ui.refs import for_discord
 from bot.ui.router import Router
@@ -69,7 +70,10 @@ def may_open_thread(interaction: discord.Interaction) -> bool:
     """Whether a new public thread may be opened from ``interaction``'s channel: a text
     channel (not a thread, nor a channel that has none), where the bot sees the channel,
     may open public threads and post in them, and the member may open public threads
-    (the bot opens none a server denied them)."""
+    (the bot opens none a server denied them); never outside servers that added the bot
+    (``bot.reach``: no channel route there)."""
+    if not by_channel(home(interaction)):
+        return False
     channel = interaction.channel
     if not isinstance(channel, discord.TextChannel) or channel.type is not discord.ChannelType.text:
         return False
@@ -151,7 +155,6 @@ class Threads:
         """The refusal's button: open the thread and start the game there."""
         await interaction.response.defer()  # a second delivery of this click stops here
         source = interaction.message.id if interaction.message is not None else None
-        assert interaction.guild_id is not None  # the gate refuses DMs
 
         async def work() -> Message | None:
             if source is not None and source in self._opened:
@@ -163,7 +166,7 @@ class Threads:
                     self._opened.popitem(last=False)
             return text if not isinstance(text, Place) else _opened_text(click, text)
 
-        text = await self._turns.run((interaction.guild_id, interaction.user.id), work)
+        text = await self._turns.run((home(interaction), interaction.user.id), work)
         if text is None:
             return
         await interaction.edit_original_response(
@@ -205,9 +208,9 @@ class Threads:
         return Place(item.guild_id, thread.id, message_id)
 
     async def _vet(self, interaction: discord.Interaction, choice: Offer) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         await self._service.threads.vet(
-            interaction.guild_id,
+            home(interaction),
             interaction.channel_id,
             interaction.user.id,
             opponent_id=choice.user if isinstance(choice, ids.ThreadChallenge) else None,
@@ -221,7 +224,6 @@ class Threads:
     async def _start(
         self, interaction: discord.Interaction, click: Offer, thread_id: int, parent_id: int
     ) -> Game | Challenge:
-        assert interaction.guild_id is not None
         options: dict[str, Any] = {
             "width": click.side,
             "height": click.side,
@@ -233,10 +235,10 @@ class Threads:
         user_id = interaction.user.id
         if isinstance(click, ids.ThreadBot):
             return await self._service.start_bot_game(
-                interaction.guild_id, thread_id, user_id, level=click.level, **options
+                home(interaction), thread_id, user_id, level=click.level, **options
             )
         return await self._service.challenges.create(
-            interaction.guild_id, thread_id, user_id, click.user, **options
+            home(interaction), thread_id, user_id, click.user, **options
         )
 
 

@@ -30,8 +30,12 @@ Modules:
 - ``render``: Text the bot shows: pure functions of the service's data, no discord objects.
 - ``render_end``: Texts about how a game ends beyond who won: the question before a forfeit,
   an abort, and the rating changes a finished board shows.
+- ``reposts``: Deleted boards of live games: found by an edit before they matter, and a
+  rated game's board posted again.
 - ``replies``: The bot's replies: how each is made, decided once per owed move
   (``plan_reply``), and made (``BotReplies``).
+- ``road``: A game's or challenge's message outside servers that added the bot, reached
+  through its last interaction's token while it lives.
 - ``rules``: The rules of play as pure functions: checking options, moving, ending, settling
   results.
 - ``server_queries``: A server's settings, allowed channels, cooldowns and challenge
@@ -44,8 +48,12 @@ Modules:
 - ``settlement``: What a game's end changes besides its row: ratings, records, streaks (pure
   functions).
 - ``sql``: Every statement the games' queries (``Store``) run, as module-level constants.
+- ``token_queries``: The stored token of each game's or challenge's last interaction where
+  the bot reaches it through interactions alone.
 - ``views``: What the bot's messages look like: boards, challenges, the leaderboard, as
   discord.py views.
+- ``walkaways``: Members who leave games without moving: a short wait before their next
+  game.
 - ``writes``: A game read for a change, and the guarded write of its next state: shared by
   everything that changes a game (a move, a forfeit, a stop, the sweep).
 """

@@ -14,6 +14,12 @@ edit the channel's messages (a private thread it is not in); else through the ch
 Every path calls ``delete_stale_ping`` once it has answered or redrawn a game: a member
 game's turn notification whose turn is over is deleted (``bot.pings.notices``; the sweep
 sends them).
+A game or challenge outside servers that added the bot (``bot.reach``) is reached through
+interactions alone: each answer keeps the interaction's token (``keep``: its original
+message is the board), and a redraw nobody clicked for goes through that token's webhook
+while its age says Discord still takes it; with no live token nothing is sent, and the
+next click shows the board as it is. No channel route is ever tried there.
+
 Redraws and deletes are not interaction answers: they go through the outbox's checked
 path (``Outbox.call``, ``bot.ui.health``): nothing goes to a channel the bot cannot view
 or one backed off after a refusal, or while the invalid-request breaker is open. A board
@@ -25,7 +31,6 @@ supersedes one still waiting.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from typing import Protocol
@@ -34,11 +39,13 @@ import discord
 
 from bot.app import GameService
 from bot.errors import GameError
-from bot.games import rules
+from bot.games.reposts import Reposts
+from bot.games.road import TokenRoad
 from bot.games.service import Moved
 from bot.games.views import board_view, challenge_mentions, challenge_view, release
 from bot.models import Challenge, Game, GameStatus, Ping
-from bot.ui.gate import answer_error
+from bot.reach import by_channel
+from bot.ui.gate import answer_error, home
 from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Blocked, Outbox, reachable
 
 __all__ = ["Boards"]
@@ -48,13 +55,6 @@ log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 TOKEN_SECONDS = 14 * 60.0
 """How long a click's token is used to edit its board: Discord's last 15 minutes."""
-MAX_REPOSTS = 3
-"""Times a rated game's deleted board is posted again (in a process) before the game ends
-unrated: a board deleted again and again must not keep the bot posting."""
-CHECK_EVERY = 60.0
-"""Seconds between two checks of the same game's board for a busy channel's refusals."""
-CHECK_WAIT = 1.5
-"""Seconds a busy channel's refusal waits for its check of the board in the way."""
 
 
 def _view_and_mentions(
@@ -93,10 +93,9 @@ class Boards:
         self._refreshing: set[int] = set()  # games whose board a refresh is redrawing
         self._asked: dict[tuple[int, int], tuple[discord.Interaction, float]] = {}
         self._pings = pings
-        self._reposts: dict[int, int] = {}  # game id: times its board was posted again
-        self._checked: dict[int, float] = {}  # game id: when ``check`` last edited its board
-        self._timeouts_checked: set[tuple[int, float | None]] = set()  # (game, deadline)
-        self._checks: set[asyncio.Task[bool]] = set()  # ``check``s under way
+        self.reposts = Reposts(client, service, outbox, self.redraw)
+        self.road = TokenRoad(client, service.tokens)  # games outside servers
+        self.keep = self.road.keep
 
     async def answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Answer a click on the game's message with the game as it is now."""
@@ -105,6 +104,7 @@ class Boards:
             await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
         finally:
             release(view)
+        await self.keep(interaction, game)
 
     async def answer_challenge(
         self, interaction: discord.Interaction, challenge: Challenge
@@ -115,6 +115,7 @@ class Boards:
             await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
         finally:
             release(view)
+        await self.keep(interaction, challenge)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
@@ -123,6 +124,7 @@ class Boards:
             await interaction.edit_original_response(view=view, allowed_mentions=_QUIET)
         finally:
             release(view)
+        await self.keep(interaction, game)
 
     def asked(self, game: Game, user_id: int, click: discord.Interaction) -> None:
         """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
@@ -163,6 +165,7 @@ class Boards:
             await self._service.set_game_message(item.id, message_id)
         else:
             await self._service.challenges.set_message(item, message_id)
+        await self.keep(interaction, item)
 
     async def post_in(self, channel: discord.abc.Messageable, item: Game | Challenge) -> int | None:
         """Post a new board or challenge in ``channel`` as the bot's own message (not an
@@ -194,6 +197,9 @@ class Boards:
         (``gone``); in a deleted channel, the turn notifications of the games there are
         forgotten too, so that a ``delete_stale_ping`` after this sends nothing."""
         if item.message_id is None:
+            return True
+        if not by_channel(item.guild_id):
+            await self.road.redraw(item)
             return True
         view = board_view(item) if isinstance(item, Game) else challenge_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
@@ -245,7 +251,7 @@ class Boards:
             ended = (item.id,) if isinstance(item, Game) else ()
             await service.upkeep.channel_gone(item.guild_id, item.channel_id, ended)
             return
-        if isinstance(item, Game) and await self._repost(item):
+        if isinstance(item, Game) and await self.reposts.repost(item):
             return
         assert item.message_id is not None
         games, _ = await service.upkeep.message_gone(
@@ -254,74 +260,6 @@ class Boards:
         for game in games:
             log.info("The board of game %s was deleted: it ended unrated", game.id)
             await self.delete_stale_ping(game)
-
-    async def _repost(self, game: Game) -> bool:
-        """Post a rated game's deleted board again in its channel, as it stands (the bot's
-        own message, paced, pinging nobody), and record it; the player on move gets a
-        fresh turn clock. At most ``MAX_REPOSTS`` times a game in a process, then the
-        game ends unrated like any other whose board is gone. A post Discord refuses
-        ends the channel's games as if it were deleted. True if nothing more is to be
-        done (posted again, settled meanwhile, or the post refused); False: the game
-        must end unrated."""
-        try:
-            current = await self._service.get_game(game.id, game.guild_id)
-        except GameError:
-            return True  # erased meanwhile: nothing to end
-        if not current.is_live or current.message_id != game.message_id:
-            return True  # settled or reposted meanwhile
-        if not rules.loses_rating(current):
-            return False
-        done = self._reposts.get(game.id, 0)
-        if done >= MAX_REPOSTS:
-            log.info("The board of game %s was deleted again after %d reposts", game.id, done)
-            return False
-        self._reposts[game.id] = done + 1
-        channel = self._client.get_partial_messageable(game.channel_id)
-        view = board_view(current)
-        try:
-            message = await self._outbox.call(
-                game.channel_id,
-                lambda: channel.send(view=view, allowed_mentions=_QUIET),
-                guild_id=game.guild_id,
-            )
-        except (discord.HTTPException, Blocked) as exc:
-            log.warning("Could not post the board of game %s again: %s", game.id, exc)
-            await self._service.upkeep.channel_gone(game.guild_id, game.channel_id, (game.id,))
-            return True
-        if await self._service.reposted(current, message.id) is None:
-            return True  # it moved on elsewhere meanwhile: a click's refresh redraws it
-        log.info("The board of game %s was deleted: posted again (%d)", game.id, done + 1)
-        return True
-
-    async def check_before_timeout(self, games: list[Game]) -> None:
-        """Before the sweep settles these overdue games, edit each board once (per game
-        and deadline, however many sweeps it stays overdue): nobody loses on time on a
-        board that was deleted (``gone``: a rated game's is posted again, with a fresh
-        clock; any other game ends unrated)."""
-        checked = {(game.id, game.turn_deadline) for game in games}
-        for game in games:
-            if (game.id, game.turn_deadline) not in self._timeouts_checked:
-                await self.redraw(game)
-        self._timeouts_checked = checked
-
-    async def check(self, game: Game) -> bool:
-        """Whether ``game``'s board was found deleted (and settled: ``gone``) by one paced
-        edit; at most once per ``CHECK_EVERY`` seconds a game (else False, no request),
-        so that a busy channel's refusals cost no request each. A check that takes more
-        than ``CHECK_WAIT`` (a long queue for the pace) goes on alone, and this says
-        False: the command it serves must still be answered within Discord's 3 s."""
-        now = time.monotonic()
-        self._checked = {k: t for k, t in self._checked.items() if now - t < CHECK_EVERY}
-        if game.id in self._checked or game.message_id is None:
-            return False
-        self._checked[game.id] = now
-        task = asyncio.create_task(self.redraw(game))
-        self._checks.add(task)
-        task.add_done_callback(self._checks.discard)
-        try:
-            return not await asyncio.wait_for(asyncio.shield(task), CHECK_WAIT)
-        except TimeoutError:
-            return False
 
     async def refresh(self, game_id: int, interaction: discord.Interaction) -> None:
         """Redraw the clicked board from the database, after a click found it out of date.
@@ -353,13 +291,13 @@ class Boards:
             # The slot first, then the read: what is drawn is as fresh as the edit.
             try:
                 await self._outbox.admit(
-                    channel_id, message_id=message_id, guild_id=interaction.guild_id
+                    channel_id, message_id=message_id, guild_id=home(interaction)
                 )
             except Blocked:
                 self._outbox.health.unredrawn(message_id)
                 return
             try:
-                game = await self._service.get_game(game_id, interaction.guild_id)
+                game = await self._service.get_game(game_id, home(interaction))
             except GameError:
                 return
             state = (game.move_no, game.status)
@@ -378,10 +316,11 @@ class Boards:
         message, channel_id = interaction.message, interaction.channel_id
         if message is None or channel_id is None:
             return True
+        guild_id = home(interaction)
+        if not by_channel(guild_id):
+            return False  # outside servers (bot.reach) the click itself draws the board
         health = self._outbox.health
-        return health.gone(message.id) or health.redrawable(
-            channel_id, message.id, interaction.guild_id
-        )
+        return health.gone(message.id) or health.redrawable(channel_id, message.id, guild_id)
 
     async def stale_click(
         self, interaction: discord.Interaction, game_id: int, error: GameError
@@ -397,7 +336,7 @@ class Boards:
             await self.refresh(game_id, interaction)
             return
         try:
-            game = await self._service.get_game(game_id, interaction.guild_id)
+            game = await self._service.get_game(game_id, home(interaction))
         except GameError as gone:
             await answer_error(interaction, gone)
             return

@@ -16,6 +16,7 @@ from bot.i18n import N_
 from bot.ui import ids
 from bot.ui.gate import (
     answer_error,
+    home,
     user_translator,
 )
 from bot.ui.router import Router, clicked_message, on_a_question
@@ -63,7 +64,7 @@ class BoardButtons:
                 interaction.user.id,
                 click.cell,
                 click.move,
-                guild_id=interaction.guild_id,
+                guild_id=home(interaction),
                 message_id=clicked_message(interaction),
                 await_reply=False,
             )
@@ -92,14 +93,14 @@ class BoardButtons:
         ended meanwhile (the board is out of date), "already over", and the board is
         brought up to date as after any stale click."""
         game_id = click.game
-        game = await self._service.get_game(game_id, interaction.guild_id)
+        game = await self._service.get_game(game_id, home(interaction))
         if game.is_live:
             raise CellTaken()
         await self._boards.stale_click(interaction, game_id, GameOver())
 
     async def over(self, interaction: discord.Interaction, click: ids.Over) -> None:
         """A click on a finished board: "already over" (or gone, after an erasure)."""
-        await self._service.get_game(click.game, interaction.guild_id)
+        await self._service.get_game(click.game, home(interaction))
         raise GameOver()
 
     async def forfeit(self, interaction: discord.Interaction, click: ids.Forfeit) -> None:
@@ -108,7 +109,7 @@ class BoardButtons:
         game_id = click.game
         try:
             game, until = await self._service.endings.ask_forfeit(
-                game_id, interaction.user.id, interaction.guild_id, clicked_message(interaction)
+                game_id, interaction.user.id, home(interaction), clicked_message(interaction)
             )
         except GameOver as error:
             # Perhaps the clock ran out first (settled just now): show how it ended.
@@ -136,7 +137,7 @@ class BoardButtons:
             game = await self._service.endings.forfeit(
                 click.game,
                 interaction.user.id,
-                interaction.guild_id,
+                home(interaction),
                 move_no=click.move,
                 until=click.until,
             )
@@ -155,7 +156,7 @@ class BoardButtons:
         """An older version's question, which carries no expiry: as if expired, so only a
         fresh question ends a game."""
         user = interaction.user.id
-        await self._service.endings.forfeit(click.game, user, interaction.guild_id, until=0.0)
+        await self._service.endings.forfeit(click.game, user, home(interaction), until=0.0)
 
     async def keep_playing(self, interaction: discord.Interaction, click: ids.KeepPlaying) -> None:
         """Cancel: said in place of the question; nothing changes."""

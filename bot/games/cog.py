@@ -15,7 +15,8 @@ from bot.games.boards import Boards
 from bot.games.render_end import lapses_text
 from bot.games.views import forfeit_view
 from bot.i18n import translator
-from bot.ui.gate import answer_error, user_translator
+from bot.ui.gate import answer_error, home, user_translator
+from bot.ui.places import anywhere
 from bot.ui.refs import for_discord
 
 __all__ = ["Stop"]
@@ -34,12 +35,12 @@ class Stop(commands.Cog):
         name=locale_str("tictactoe-stop"),
         description=locale_str("Stop the game in this channel (players or moderators)."),
     )
-    @app_commands.guild_only()
+    @anywhere
     async def tictactoe_stop(self, interaction: discord.Interaction) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         try:
             game = await self.service.endings.stop(
-                interaction.guild_id,
+                home(interaction),
                 interaction.channel_id,
                 interaction.user.id,
                 is_moderator=interaction.permissions.manage_messages,

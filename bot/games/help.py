@@ -19,6 +19,7 @@ from bot.games.render import level_name
 from bot.i18n import N_, Translator
 from bot.ui.commands_i18n import CommandTranslator
 from bot.ui.gate import send_ephemeral, user_translator
+from bot.ui.places import anywhere
 
 PLAY = N_("tictactoe")
 MENU = N_("Challenge to tic-tac-toe")
@@ -99,7 +100,7 @@ class Help(commands.Cog):
         name=locale_str("tictactoe-help"),
         description=locale_str("How to play, and what each command does."),
     )
-    @app_commands.guild_only()
+    @anywhere
     async def tictactoe_help(self, interaction: discord.Interaction) -> None:
         tree = interaction.client.tree  # type: ignore[attr-defined]
         commands = tree.get_commands(type=discord.AppCommandType.chat_input)

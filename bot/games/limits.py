@@ -15,6 +15,7 @@ from __future__ import annotations
 from bot.db.backend import Database, Statement
 from bot.db.rows import G_GAME_COLUMNS, IS_LIVE
 from bot.models import Game
+from bot.reach import by_channel
 
 __all__ = [
     "FREE_SEATS",
@@ -71,14 +72,16 @@ async def claim_places(
 
 async def check_places(
     db: Database, guild_id: int, members: tuple[int, ...], per_member: int, per_server: int
-) -> tuple[int, list[tuple[int, int]]]:
+) -> tuple[int | None, list[tuple[int, int]]]:
     """The places a new live game of ``members`` would take (claimed by the caller's
     transaction, if any); LimitReached if there is none."""
     reads: list[Statement] = [(GUILD_SLOTS, (guild_id,))]
     reads += [(MEMBER_SEATS, (guild_id, member)) for member in members]
     slots, *taken = await db.batch(reads)  # one round trip: the transaction holds the lock
     slot = _lowest_free({row[0] for row in slots if row[0] is not None}, per_server)
-    if slot is None:
+    if not by_channel(guild_id):
+        slot = None  # the players' own space is no server: no server cap (bot.reach)
+    elif slot is None:
         raise LimitReached(None, tuple(row[1] for row in slots))
     seats: list[tuple[int, int]] = []
     for member, rows in zip(members, taken, strict=True):

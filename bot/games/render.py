@@ -30,6 +30,7 @@ from bot.models import (
     Record,
     Result,
 )
+from bot.reach import by_channel
 from engine import Mark
 from engine.levels import UnknownLevelError, get_level
 
@@ -220,7 +221,14 @@ def challenge_text(challenge: Challenge, t: Translator) -> str:
                     body.append(N_("{player} moves first.", player=names["opponent"]))
                 case _:
                     body.append(N_("Who moves first is drawn at random."))
-            if rated_variant(challenge.width, challenge.height, challenge.k):
+            if not by_channel(challenge.guild_id):
+                body.append(
+                    N_(
+                        "Unrated: games outside servers that added me count only in each"
+                        " player's own record."
+                    )
+                )
+            elif rated_variant(challenge.width, challenge.height, challenge.k):
                 body.append(N_("Rated: the result changes both players' ratings."))
             else:
                 body.append(

@@ -27,6 +27,7 @@ from bot.errors import (
 )
 from bot.i18n import N_, Nn_
 from bot.models import Challenge, First, Game, GameStatus, GuildSettings, Result
+from bot.reach import by_channel
 from bot.refs import Channel, Command, Member, Place, Places
 from bot.tunables import GAMES_PER_MEMBER, SERVER_GAMES
 from engine import MAX_SIDE, MIN_K, MIN_SIDE, Mark
@@ -307,8 +308,13 @@ def rated_variant(width: int, height: int, k: int) -> bool:
 
 
 def is_rated(game: Game) -> bool:
-    """Whether ``game``'s result changes ratings: between members, on a rated variant."""
-    return not game.is_bot_game and rated_variant(game.width, game.height, game.k)
+    """Whether ``game``'s result changes ratings: between members, on a rated variant,
+    in a server that added the bot (``bot.reach``: not in the players' own space)."""
+    return (
+        not game.is_bot_game
+        and by_channel(game.guild_id)
+        and rated_variant(game.width, game.height, game.k)
+    )
 
 
 ABORT_MOVES = 2

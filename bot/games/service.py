@@ -109,7 +109,7 @@ class Games:
     async def overdue_at_stake(self) -> list[Game]:
         """The overdue games whose time-out would count (a rating, or a member's record
         against the bot; not an abort): the sweep checks that their board still exists
-        before settling them (``Boards.check_before_timeout``). With ``config.shards``,
+        before settling them (``Reposts.check_before_timeout``). With ``config.shards``,
         in this process's servers."""
         games = await self._store.overdue_games(self._clock(), self.config.shards)
         return [game for game in games if not rules.is_abort(game)]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from bot.games import ratings
 from bot.games.rules import is_rated
 from bot.models import Game, GameStatus, PlayerRow, RatingChange, Record, Settlement
+from bot.reach import by_channel
 
 __all__ = ["settle"]
 
@@ -55,17 +56,40 @@ def _after(row: PlayerRow, score: float, rating: ratings.Rating | None) -> Playe
     )
 
 
+def _own_record(game: Game, rows: Mapping[int, PlayerRow]) -> Settlement:
+    """A game between members outside servers that added the bot (``bot.reach``): in
+    both players' own records and streaks, never in a rating. The players table keeps
+    ``rated_games`` equal to the record, so there it counts the record's games while the
+    rating stays where it started (no ranking there, and stats show none)."""
+    assert game.x_id is not None and game.o_id is not None
+    players = []
+    for member in (game.x_id, game.o_id):
+        row, score = rows[member], _score(game, member)
+        won = _record(score)
+        record = Record(
+            row.record.wins + won.wins, row.record.losses + won.losses, row.record.draws + won.draws
+        )
+        after = dataclasses.replace(
+            _after(row, score, None), record=record, rated_games=row.rated_games + 1
+        )
+        players.append((member, after))
+    return Settlement(rated=False, players=tuple(players))
+
+
 def settle(game: Game, rows: Mapping[int, PlayerRow]) -> Settlement:
     """What ``game``'s ending changes besides its row, given its members' current rows.
 
     Between members a finished game on a rated variant (``is_rated``) is rated (Elo, see
     ``ratings``) and counted in both records and streaks; on an unrated variant it
-    changes nothing. Against the bot it counts in the member's record for that level and
-    in their streak, not in their rating. A stopped, called-off or aborted game
-    (abandoned: ``rules.end``) changes nothing.
+    changes nothing. Outside servers that added the bot it counts in both records
+    and streaks, unrated (``_own_record``). Against the bot it counts in the member's
+    record for that level and in their streak, not in their rating. A stopped,
+    called-off or aborted game (abandoned: ``rules.end``) changes nothing.
     """
     if game.status is not GameStatus.FINISHED:
         return Settlement()
+    if not game.is_bot_game and not by_channel(game.guild_id):
+        return _own_record(game, rows)
     if not game.is_bot_game and not is_rated(game):
         return Settlement()
     if game.is_bot_game:

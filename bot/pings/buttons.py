@@ -13,7 +13,7 @@ from bot.pings.notices import Notices
 from bot.pings.render import calloff_answer_text, calloff_text
 from bot.pings.views import calloff_view
 from bot.ui import ids
-from bot.ui.gate import user_translator
+from bot.ui.gate import home, user_translator
 from bot.ui.router import Router
 
 __all__ = ["CallOffButtons"]
@@ -35,7 +35,7 @@ class CallOffButtons:
         """Ask the other player, by a new message that pings only them, to call it off."""
         service = self._service
         user = interaction.user.id
-        game, lapsed = await service.calloffs.propose(click.game, user, interaction.guild_id)
+        game, lapsed = await service.calloffs.propose(click.game, user, home(interaction))
         if lapsed is not None:  # made at an earlier move: its message goes
             self._notices.lapsed(lapsed, game.channel_id)
         other = game.o_id if user == game.x_id else game.x_id
@@ -56,7 +56,7 @@ class CallOffButtons:
     ) -> None:
         agree = click.agree
         game = await self._service.calloffs.answer(
-            click.game, interaction.user.id, agree, interaction.guild_id
+            click.game, interaction.user.id, agree, home(interaction)
         )
         text = calloff_answer_text(agree, interaction.user.id, translator(game.locale))
         await interaction.response.edit_message(content=text, view=None, allowed_mentions=_QUIET)

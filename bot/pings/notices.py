@@ -19,20 +19,29 @@ tried again. Channel sends and deletes go through the outbox's checked path
 (``Outbox.call``): the channel-health record (``bot.ui.health``) backs a refusing channel
 off and keeps them from a channel the bot cannot view or while the breaker is open, as
 for every other call of the bot's own. Work for a server the bot has left is dropped.
+
+A game outside servers that added the bot (``bot.reach``) is pinged only through the
+webhook of its stored token (``Boards.keep``) while that token's age says it lives, and
+while it has room for one more follow-up (Discord takes 5 where only a user install
+applies: counted in the database). Its pings are deleted through the webhook that sent
+them while it lives; after that they are forgotten. No channel route is tried there.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 import discord
 
 from bot.app import GameService
+from bot.errors import GameError
 from bot.i18n import translator
 from bot.models import CallOff, Game, Ping
 from bot.pings.render import turn_ping_text
 from bot.pings.service import Due
+from bot.reach import by_channel, followup_room, token_live
 from bot.ui.health import UNVIEWABLE
 from bot.ui.outbox import UNKNOWN_CHANNEL, Blocked, Outbox, reachable
 
@@ -73,6 +82,8 @@ class Notices:
         # whose follow-up each ping is (message: click): their tokens send and delete.
         self._clicks: dict[int, tuple[int, discord.Interaction]] = {}
         self._senders: dict[int, discord.Interaction] = {}
+        # Pings of games outside servers: the webhook that sent each, and its token's issue.
+        self._hooks: dict[int, tuple[discord.Webhook, float]] = {}
 
     # -- what the bot asks for ------------------------------------------------------------
 
@@ -149,11 +160,19 @@ class Notices:
         for message_id, click in list(self._senders.items()):
             if self._usable(click) is None:
                 del self._senders[message_id]
+        now = time.time()
+        for message_id, (_hook, issued_at) in list(self._hooks.items()):
+            if not token_live(issued_at, now):
+                del self._hooks[message_id]
 
     # -- the queue --------------------------------------------------------------------------
 
     def _reachable(self, guild_id: int | None) -> bool:
-        return reachable(self._client, guild_id)
+        """Whether work for ``guild_id`` may go out: a server the bot is in, or the
+        players' own space (reached through tokens alone)."""
+        return (guild_id is not None and not by_channel(guild_id)) or reachable(
+            self._client, guild_id
+        )
 
     def _queue_delete(self, game_id: int, channel_id: int, message_id: int, guild_id: int) -> None:
         if not self._reachable(guild_id):
@@ -163,7 +182,7 @@ class Notices:
             return
 
         async def work() -> None:
-            await self._delete(game_id, channel_id, message_id)
+            await self._delete(game_id, channel_id, message_id, outside=not by_channel(guild_id))
 
         self._outbox.submit(key, work)
 
@@ -176,7 +195,12 @@ class Notices:
         message_id = proposal.message_id
 
         async def work() -> None:
-            if await self._delete_message(channel_id, message_id, "call-off proposal"):
+            try:
+                game = await self._service.get_game(proposal.game_id)
+            except GameError:
+                return  # erased with its server: nothing of it left to tidy
+            outside = not by_channel(game.guild_id)
+            if await self._delete_message(channel_id, message_id, "call-off proposal", outside):
                 await self._service.calloffs.forget(proposal)
 
         self._outbox.submit(key, work)
@@ -202,11 +226,15 @@ class Notices:
         player = game.current_player_id
         assert player is not None
         standing = item.standing
+        outside = not by_channel(game.guild_id)
         if standing is not None and not await self._delete(
-            standing.game_id, standing.channel_id, standing.message_id
+            standing.game_id, standing.channel_id, standing.message_id, outside=outside
         ):
             return  # delete first: never two at once; the next sweep tries again
         text = turn_ping_text(game, translator(game.locale), reminder=item.reminder)
+        if outside:
+            await self._ping_by_token(item, text)
+            return
         move, click = self._clicks.get(game.id, (-1, None))
         click = self._usable(click) if move == game.move_no else None
         try:
@@ -245,9 +273,43 @@ class Notices:
             replaced: Ping = claim.replaced
             await self._delete(replaced.game_id, replaced.channel_id, replaced.message_id)
 
-    async def _delete(self, game_id: int, channel_id: int, message_id: int) -> bool:
-        """Delete a ping and forget it, once Discord deleted it (or did not know it)."""
-        if await self._delete_message(channel_id, message_id, "turn notification"):
+    async def _ping_by_token(self, item: Due, text: str) -> None:
+        """Ping a game outside servers as a follow-up of its stored live token, if that
+        token has room for one more; else not at all (the next sweep asks again)."""
+        game = item.game
+        player = game.current_player_id
+        assert player is not None
+        tokens = self._service.tokens
+        token = await tokens.get("game", game.id)
+        if token is None or not token_live(token.issued_at, time.time()):
+            return
+        if not followup_room(token.followups, token.user_only):
+            return
+        application_id = self._client.application_id
+        assert application_id is not None
+        hook = discord.Webhook.partial(application_id, token.token, client=self._client)
+        await tokens.count_followup("game", game.id, token.token)  # counted even if refused
+        try:
+            sent = await hook.send(text, allowed_mentions=_pinging_only(player), wait=True)
+        except discord.HTTPException as exc:
+            log.warning("The turn notification of game %s failed: %s", game.id, exc)
+            return
+        self._hooks[sent.id] = (hook, token.issued_at)
+        claim = await self._service.pings.record(item, sent.id)
+        if not claim.won:
+            await self._delete_message(game.channel_id, sent.id, "turn notification", True)
+        elif claim.replaced is not None and claim.replaced != item.standing:
+            replaced: Ping = claim.replaced
+            await self._delete(
+                replaced.game_id, replaced.channel_id, replaced.message_id, outside=True
+            )
+
+    async def _delete(
+        self, game_id: int, channel_id: int, message_id: int, *, outside: bool = False
+    ) -> bool:
+        """Delete a ping and forget it, once Discord deleted it (or did not know it);
+        ``outside``: of a game outside servers, deleted only through its webhook."""
+        if await self._delete_message(channel_id, message_id, "turn notification", outside):
             await self._service.pings.forget(game_id, message_id)
             self._redrawn.discard(game_id)
             if self._deleted is not None:
@@ -255,9 +317,15 @@ class Notices:
             return True
         return False
 
-    async def _delete_message(self, channel_id: int, message_id: int, what: str) -> bool:
+    async def _delete_message(
+        self, channel_id: int, message_id: int, what: str, outside: bool = False
+    ) -> bool:
         """Whether the message is gone now: through the webhook of the click it follows
-        up while its token lives, else through the channel (the outbox's checked path)."""
+        up while its token lives, else through the channel (the outbox's checked path).
+        ``outside`` (a game outside servers): only through the webhook that sent it while
+        its token lives; after that it is left standing and forgotten."""
+        if outside:
+            return await self._delete_by_hook(message_id, what)
         click = self._usable(self._senders.get(message_id))
         try:
             if click is not None:
@@ -279,4 +347,17 @@ class Notices:
         except discord.HTTPException as exc:
             log.warning("Deleting the %s %s failed; retrying later: %s", what, message_id, exc)
             return False
+        return True
+
+    async def _delete_by_hook(self, message_id: int, what: str) -> bool:
+        held = self._hooks.pop(message_id, None)
+        if held is None or not token_live(held[1], time.time()):
+            return True  # no way left that could work: it stays, forgotten
+        try:
+            await held[0].delete_message(message_id)
+        except discord.NotFound:
+            return True
+        except discord.HTTPException as exc:
+            log.warning("Deleting the %s %s failed: %s", what, message_id, exc)
+            return True  # not retried: a route that failed is not tried twice
         return True

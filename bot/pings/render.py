@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.games.render import mention
 from bot.i18n import N_, Translator
 from bot.models import Game
+from bot.reach import by_channel
 from bot.ui.refs import game_link
 
 __all__ = ["calloff_answer_text", "calloff_text", "turn_ping_text"]
@@ -47,9 +48,8 @@ def turn_ping_text(game: Game, t: Translator, *, reminder: bool = False) -> str:
         head = N_("{player}, it's your turn against {opponent} (you play {mark}).", **fields)
     parts = [t(head)]
     if game.message_id is not None:
-        parts.append(
-            f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.message_id}"
-        )
+        scope = game.guild_id if by_channel(game.guild_id) else "@me"  # bot.reach
+        parts.append(f"https://discord.com/channels/{scope}/{game.channel_id}/{game.message_id}")
     if game.turn_deadline is not None:
         parts.append(t(N_("time runs out {when}", when=f"<t:{int(game.turn_deadline)}:R>")))
     return " · ".join(parts)

@@ -19,7 +19,7 @@ from bot.i18n import N_
 from bot.models import GuildData, MemberData
 from bot.privacy.render import guild_done, member_done
 from bot.ui import ids
-from bot.ui.gate import user_translator
+from bot.ui.gate import home, user_translator
 from bot.ui.router import Router
 
 __all__ = ["ForgetButtons"]
@@ -52,18 +52,17 @@ class ForgetButtons:
 
     async def confirm(self, interaction: discord.Interaction, click: ids.Forget) -> None:
         """Erase, then say so in place of the question and redraw withdrawn challenges."""
-        assert interaction.guild_id is not None  # the gate refuses DMs
         self._check(interaction, click.user)
         privacy = self._service.privacy
         t = user_translator(interaction)
         erased: MemberData | GuildData
         if click.scope == ids.ME:
-            erased = await privacy.erase_member(interaction.guild_id, interaction.user.id)
+            erased = await privacy.erase_member(home(interaction), interaction.user.id)
             done = member_done(erased, t)
         else:
             permissions = interaction.permissions
             erased = await privacy.erase_guild(
-                interaction.guild_id,
+                home(interaction),
                 may_manage=permissions.manage_guild,
                 user_id=interaction.user.id,
                 is_moderator=permissions.manage_messages,

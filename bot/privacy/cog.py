@@ -20,8 +20,9 @@ from discord.ext import commands
 from bot.app import GameService
 from bot.privacy.render import guild_question, member_question
 from bot.privacy.views import confirm_view
-from bot.ui.gate import user_translator
+from bot.ui.gate import home, server_home, user_translator
 from bot.ui.ids import ME, SERVER
+from bot.ui.places import anywhere, server_only
 
 __all__ = ["Privacy"]
 
@@ -39,11 +40,10 @@ class Privacy(commands.Cog):
         name=locale_str("tictactoe-forget-me"),
         description=locale_str("Erase your tic-tac-toe stats, ratings and history in this server."),
     )
-    @app_commands.guild_only()
+    @anywhere
     async def forget_me(self, interaction: discord.Interaction) -> None:
-        assert interaction.guild_id is not None
         user_id = interaction.user.id
-        data = await self.service.privacy.member_data(interaction.guild_id, user_id)
+        data = await self.service.privacy.member_data(home(interaction), user_id)
         t = user_translator(interaction)
         await interaction.response.send_message(
             view=confirm_view(member_question(data, t), ME, user_id, t),
@@ -56,13 +56,12 @@ class Privacy(commands.Cog):
         name=locale_str("tictactoe-forget-server"),
         description=locale_str("Erase everything I hold about this server (Manage Server)."),
     )
-    @app_commands.guild_only()
+    @server_only
     @app_commands.default_permissions(manage_guild=True)
     async def forget_server(self, interaction: discord.Interaction) -> None:
-        assert interaction.guild_id is not None
         permissions = interaction.permissions
         data = await self.service.privacy.guild_data(
-            interaction.guild_id,
+            server_home(interaction),
             may_manage=permissions.manage_guild,
             user_id=interaction.user.id,
             is_moderator=permissions.manage_messages,

@@ -33,7 +33,8 @@ from bot.tunables import (
     TURN_TIMEOUT,
     Tunable,
 )
-from bot.ui.gate import send_ephemeral, user_translator
+from bot.ui.gate import home, send_ephemeral, server_home, user_translator
+from bot.ui.places import anywhere, server_only
 
 SETTINGS = N_("tictactoe-settings")
 """This command, by its name in the reader's language (a catalog entry like every name)."""
@@ -161,7 +162,7 @@ class ServerSettings(commands.Cog):
             "Show or change how tic-tac-toe works on this server (Manage Server)."
         ),
     )
-    @app_commands.guild_only()
+    @server_only
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
@@ -259,7 +260,6 @@ class ServerSettings(commands.Cog):
         abandon_cooldown: Time | None = None,
         reset: bool = False,
     ) -> None:
-        assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise PermissionDenied(N_("Only members with Manage Server can change these settings."))
         given = dict(
@@ -285,13 +285,13 @@ class ServerSettings(commands.Cog):
         }
         channels_changed = add_channel or remove_channel or all_channels
         if not (changes or channels_changed or reset):
-            settings = await self.service.guilds.get(interaction.guild_id)
+            settings = await self.service.guilds.get(server_home(interaction))
             title = N_("Tic-tac-toe on this server")
             t = user_translator(interaction)
             await send_ephemeral(interaction, settings_text(settings, title, t))
             return
         change = await self.service.guilds.change(
-            interaction.guild_id,
+            server_home(interaction),
             changes,
             allow_channel=add_channel.id if add_channel else None,
             remove_channel=remove_channel.id if remove_channel else None,
@@ -312,7 +312,7 @@ class ServerSettings(commands.Cog):
             "Turn your turn notifications, and challenges to you, on or off on this server."
         ),
     )
-    @app_commands.guild_only()
+    @anywhere
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
         turn_notifications=locale_str("turn_notifications"),
@@ -331,8 +331,7 @@ class ServerSettings(commands.Cog):
     ) -> None:
         """Show the member's choices here, after changing those given, each with a button
         that switches it (``bot.servers.preferences``)."""
-        guild, user = interaction.guild_id, interaction.user.id
-        assert guild is not None
+        guild, user = home(interaction), interaction.user.id
         change = await self.service.guilds.choices(
             guild, user, turn_pings=turn_notifications, challenges=challenges
         )

@@ -23,7 +23,7 @@ from bot.games.views import sections_view
 from bot.i18n import N_, Message, Translator
 from bot.models import Change
 from bot.ui import ids
-from bot.ui.gate import user_translator
+from bot.ui.gate import home, user_translator
 from bot.ui.router import Router
 
 __all__ = [
@@ -104,14 +104,13 @@ class PreferenceButtons:
         that message with the change marked."""
         if click.user != interaction.user.id:
             raise GameError(N_("These are another member's choices; nothing was changed."))
-        assert interaction.guild_id is not None  # the gate refuses DMs
         if click.choice == ids.PINGS:
             change = await self._service.guilds.choices(
-                interaction.guild_id, click.user, turn_pings=click.on
+                home(interaction), click.user, turn_pings=click.on
             )
         else:
             change = await self._service.guilds.choices(
-                interaction.guild_id, click.user, challenges=click.on
+                home(interaction), click.user, challenges=click.on
             )
         view = preferences_view(
             change, click.user, choices_title(change, True), user_translator(interaction)

@@ -9,7 +9,7 @@ from bot.app import GameService
 from bot.stats.render_review import review_text
 from bot.stats.views import leaderboard_view
 from bot.ui import ids
-from bot.ui.gate import send_ephemeral, server_translator, user_translator
+from bot.ui.gate import home, send_ephemeral, server_translator, user_translator
 from bot.ui.router import Router
 
 __all__ = ["StatsButtons"]
@@ -31,9 +31,8 @@ class StatsButtons:
         async def defer() -> None:
             await interaction.response.defer(ephemeral=True, thinking=True)
 
-        assert interaction.guild_id is not None  # the gate refuses DMs
         game, review = await self._service.reviews.review(
-            click.game, interaction.user.id, interaction.guild_id, on_search=defer
+            click.game, interaction.user.id, home(interaction), on_search=defer
         )
         text = review_text(game, review, user_translator(interaction))
         if interaction.response.is_done():
@@ -45,8 +44,7 @@ class StatsButtons:
     async def leaderboard_page(
         self, interaction: discord.Interaction, click: ids.LeaderboardPage
     ) -> None:
-        assert interaction.guild_id is not None  # the gate refuses DMs
-        page = await self._service.stats.leaderboard(interaction.guild_id, click.page)
+        page = await self._service.stats.leaderboard(home(interaction), click.page)
         await interaction.response.edit_message(
             view=leaderboard_view(page, server_translator(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),

@@ -20,12 +20,16 @@ from bot.stats.views import leaderboard_view
 from bot.tunables import PUBLIC_ANSWER_COOLDOWN
 from bot.ui.gate import (
     Pace,
+    check_member,
+    home,
     may_not_post,
+    server_home,
     server_translator,
     slowmode_of,
     thread_parent,
     user_translator,
 )
+from bot.ui.places import anywhere, server_only
 from bot.ui.refs import for_discord
 
 _QUIET = discord.AllowedMentions.none()
@@ -47,19 +51,19 @@ class Stats(commands.Cog):
         public): they may not post here, slowmode holds them, the server plays elsewhere
         (its game-channel list), or their last public answer was too recent. Only a
         public answer starts the member's cooldown."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         if may_not_post(interaction):
             return CANNOT_POST
         if slowmode_of(interaction):
             return SLOWMODE
-        settings = await self.service.guilds.get(interaction.guild_id)
+        settings = await self.service.guilds.get(home(interaction))
         try:
             rules.check_allowed_channel(
                 settings, interaction.channel_id, thread_parent(interaction)
             )
         except ChannelNotAllowed as elsewhere:
             return elsewhere.message
-        key = (interaction.guild_id, interaction.user.id)
+        key = (home(interaction), interaction.user.id)
         until = self._pace.take(key, self.service.config[PUBLIC_ANSWER_COOLDOWN])
         if until is None:
             return None
@@ -75,16 +79,15 @@ class Stats(commands.Cog):
         name=locale_str("tictactoe-leaderboard"),
         description=locale_str("This server's tic-tac-toe ranking."),
     )
-    @app_commands.guild_only()
+    @server_only
     # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(page=locale_str("page"))
     @app_commands.describe(page=locale_str("Page to show (ten players a page)"))
     async def leaderboard(
         self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 100_000] = 1
     ) -> None:
-        assert interaction.guild_id is not None
         why = await self._why_private(interaction)
-        result = await self.service.stats.leaderboard(interaction.guild_id, page)
+        result = await self.service.stats.leaderboard(server_home(interaction), page)
         if why is None:
             view = leaderboard_view(result, server_translator(interaction))
         else:
@@ -99,7 +102,7 @@ class Stats(commands.Cog):
         name=locale_str("tictactoe-stats"),
         description=locale_str("A player's rating, record and recent games."),
     )
-    @app_commands.guild_only()
+    @anywhere
     # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
     @app_commands.rename(
         # TRANSLATORS: option name: lower case, no spaces, at most 32 characters
@@ -114,16 +117,16 @@ class Stats(commands.Cog):
     async def stats(
         self,
         interaction: discord.Interaction,
-        member: discord.Member | None = None,
+        member: discord.Member | discord.User | None = None,
         public: bool = False,
     ) -> None:
-        assert interaction.guild_id is not None
+        check_member(interaction, member)
         target = member or interaction.user
         if target.bot:
             raise GameError(N_("Bots don't keep tic-tac-toe stats; pick a member."))
         why = await self._why_private(interaction) if public else None
         public = public and why is None
-        stats = await self.service.stats.player_stats(interaction.guild_id, target.id)
+        stats = await self.service.stats.player_stats(home(interaction), target.id)
         # What the channel sees is in the server's language; a private answer in the asker's.
         t = server_translator(interaction) if public else user_translator(interaction)
         text = stats_text(stats, t)

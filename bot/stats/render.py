@@ -7,6 +7,7 @@ from bot.games.render import board_size_text, level_name, mention, player_text, 
 from bot.games.rules import is_abort
 from bot.i18n import N_, Nn_, Translator
 from bot.models import Game, GameStatus, LeaderboardPage, PlayerStats, Result
+from bot.reach import by_channel
 from engine import Mark
 
 __all__ = ["leaderboard_text", "stats_text"]
@@ -39,6 +40,8 @@ def stats_text(stats: PlayerStats, t: Translator) -> str:
         t(N_("Rating **{rating}** · {rank}", rating=rating, rank=rank)),
         t(N_("Versus members: {record}", record=record_text(stats.versus_members, t))),
     ]
+    if not by_channel(stats.guild_id):
+        del lines[1]  # the players' own record (bot.reach): unrated, ranked nowhere
     for level in stats.versus_bot:
         record = record_text(level.record, t)
         lines.append(

@@ -320,8 +320,8 @@ class TicTacToeBot(commands.AutoShardedBot):
         self._sweeping += 1
         try:
             # A game is lost on time only on a board that still exists: one paced edit
-            # per time-out that counts (``Boards.check_before_timeout``).
-            await self.boards.check_before_timeout(await self.service.overdue_at_stake())
+            # per time-out that counts (``Reposts.check_before_timeout``).
+            await self.boards.reposts.check_before_timeout(await self.service.overdue_at_stake())
             games, challenges = await self.service.sweep()
             for game in games:
                 # One line per game: with several processes, which one settled what.

@@ -23,19 +23,24 @@ import discord
 
 from bot.errors import GameError
 from bot.i18n import N_, Message, Translator, translator
+from bot.reach import by_channel, home_of
 from bot.ui.refs import for_discord
 
 __all__ = [
     "CUT_SHORT_MESSAGE",
     "DM_MESSAGE",
     "GENERIC_ERROR",
+    "NO_EXTERNAL_APPS_MESSAGE",
     "SHUTDOWN_MESSAGE",
     "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "Pace",
     "answer_error",
+    "check_member",
+    "home",
     "may_not_post",
     "send_ephemeral",
+    "server_home",
     "server_locale",
     "server_translator",
     "slowmode_of",
@@ -45,10 +50,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 GENERIC_ERROR = N_("Something went wrong on my side; it has been logged. Please try again.")
-DM_MESSAGE = N_("Tic-tac-toe is played in servers: invite me to one and use /tictactoe there.")
+DM_MESSAGE = N_("This command is for a server that added me; invite me to one and use it there.")
 UNKNOWN_SERVER_MESSAGE = N_(
     "I'm not a member of this server, so I can't keep its games. A server admin can"
     " invite me (with my bot user, not only my commands) to play here."
+)
+NO_EXTERNAL_APPS_MESSAGE = N_(
+    "This server doesn't let its members use apps they added themselves in public, so"
+    " nobody else would see a board here. Play in a DM or a group DM, or ask an admin to"
+    " add me to the server."
 )
 SHUTDOWN_MESSAGE = N_("I'm restarting; try again in a few seconds.")
 CUT_SHORT_MESSAGE = N_(
@@ -70,6 +80,53 @@ def user_translator(interaction: discord.Interaction) -> Translator:
     return translator(interaction.locale.value)
 
 
+def home(interaction: discord.Interaction) -> int:
+    """The guild id the games and records of ``interaction``'s place are kept under
+    (``bot.reach.home_of``): the server's if the server's install authorizes it and the
+    bot is a member there (as far as it knows its servers yet), else the players' own
+    space (a DM, a group DM, a server that never added the bot)."""
+    guild_id = interaction.guild_id
+    client = interaction.client
+    member = interaction.is_guild_integration() and (
+        not client.is_ready() or client.get_guild(guild_id or 0) is not None
+    )
+    return home_of(guild_id, member)
+
+
+def server_home(interaction: discord.Interaction) -> int:
+    """``home`` for a command of a server that added the bot (settings, server erasure,
+    the leaderboard); GameError if ``interaction`` is not from one (a commands-only
+    install): the players' own space has no such things."""
+    guild_id = home(interaction)
+    if not by_channel(guild_id):
+        raise GameError(DM_MESSAGE)
+    return guild_id
+
+
+def check_member(interaction: discord.Interaction, user: discord.abc.User | None) -> None:
+    """GameError unless ``user`` (an option's value) may be named here: anyone outside
+    servers (a DM has no members), only a member in a server that added the bot."""
+    if user is None or isinstance(user, discord.Member) or not by_channel(home(interaction)):
+        return
+    raise GameError(
+        N_(
+            "{value} isn't a member of this server; pick a member from the list.",
+            value=repr(user.name[:40]),
+        )
+    )
+
+
+def hidden_answers(interaction: discord.Interaction) -> bool:
+    """Whether Discord makes every answer to ``interaction`` private: a server whose
+    install does not authorize it (only the member's), where the member may not use
+    external apps in public."""
+    return (
+        interaction.guild_id is not None
+        and not interaction.is_guild_integration()
+        and not interaction.permissions.use_external_apps
+    )
+
+
 def server_locale(interaction: discord.Interaction) -> str | None:
     """The Discord locale of the server ``interaction`` comes from (its shared messages'
     language); None in a DM."""
@@ -88,6 +145,8 @@ def may_not_post(interaction: discord.Interaction) -> bool:
     """Whether the member lacks the permission to send messages where ``interaction``
     comes from (in a thread: Send Messages in Threads). An answer the bot posts for
     them there would bypass it, so it is private or refused instead."""
+    if interaction.guild_id is None:
+        return False  # a DM or a group DM: its members may always write there
     perms = interaction.permissions
     if isinstance(interaction.channel, discord.Thread):
         return not perms.send_messages_in_threads
@@ -207,16 +266,11 @@ class Gate:
 
     async def admit(self, interaction: discord.Interaction) -> bool:
         """True if ``interaction`` may go ahead (its task is then tracked); else it has
-        been answered with the reason: a DM, a server the bot is not a member of (once
-        it knows its servers), a shutdown."""
-        if interaction.guild_id is None:
-            await _tell(interaction, DM_MESSAGE)
-            return False
-        client = interaction.client
-        if client.is_ready() and client.get_guild(interaction.guild_id) is None:
-            # Installed with its commands only: it could answer, but not update its
-            # messages later (timeouts, restarts) nor be sure of the server's members.
-            await _tell(interaction, UNKNOWN_SERVER_MESSAGE)
+        been answered with the reason: a server where Discord would hide every answer
+        (``hidden_answers``), a shutdown. DMs, group DMs and servers without the bot are
+        played in through interactions alone (``bot.reach``)."""
+        if hidden_answers(interaction):
+            await _tell(interaction, NO_EXTERNAL_APPS_MESSAGE)
             return False
         if self.closing:
             await _tell(interaction, SHUTDOWN_MESSAGE)

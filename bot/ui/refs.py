@@ -8,6 +8,7 @@ import math
 from typing import Protocol
 
 from bot.i18n import Message
+from bot.reach import by_channel
 from bot.refs import Channel, Command, Member, Moment, Place, Places
 
 __all__ = ["for_discord", "game_link", "message_link"]
@@ -17,7 +18,10 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
     """A link to a message (to the channel until the message exists)."""
     if message_id is None:
         return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+    # Outside servers that added the bot (bot.reach) the server is not known: "@me",
+    # Discord's scope of DMs and group DMs, where most such games are.
+    scope = guild_id if by_channel(guild_id) else "@me"
+    return f"https://discord.com/channels/{scope}/{channel_id}/{message_id}"
 
 
 class Located(Protocol):

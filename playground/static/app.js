@@ -143,20 +143,12 @@ function drawChrome() {
   document.documentElement.lang = me.locale;
   const channel = state.channels.find((c) => c.id === ui.channel);
   $("channel-name").textContent = channel.name;
-  $("command-input").placeholder = tr("placeholder", { channel: channel.name });
+  $("channel-header").querySelector(".hash").textContent = symbol(channel);
+  $("channel-header").title = reachHint(channel);
+  const called = (channel.kind === "group_dm" ? "" : symbol(channel)) + channel.name;
+  $("command-input").placeholder = tr("placeholder", { channel: called });
   $("command-input").setAttribute("aria-label", $("command-input").placeholder);
-  $("channels").replaceChildren(
-    ...state.channels.map((c) => {
-      const item = el("li", c.id === ui.channel ? "channel active" : "channel");
-      item.dataset.id = c.id;
-      item.append(el("span", "hash", "#"), el("span", "name", c.name), badge(c.unread_mentions));
-      item.addEventListener("click", () => {
-        closeDrawers();
-        switchTo(ui.me, c.id);
-      });
-      return item;
-    }),
-  );
+  $("channels").replaceChildren(...channelItems(state));
   $("member-list").replaceChildren(
     ...state.members.map((m) => {
       const item = el("li", m.id === ui.me ? "member active" : "member");
@@ -189,6 +181,42 @@ function drawChrome() {
   onPress(item, (event) => openMemberMenu(event, bot), (event) => openMemberMenu(event, bot));
   $("bot-list").replaceChildren(item);
   if (ui.picked && !findCommand(ui.picked.name)) closeCommand();
+}
+
+// The sidebar: the server's channels (under the "Text channels" heading of the page), then
+// the server without the bot's, then the direct messages: the bot's DM and the group DMs.
+function channelItems(state) {
+  const items = [];
+  let group = state.server.name;
+  for (const c of state.channels) {
+    const place = c.place || "";
+    if (place !== group) {
+      group = place;
+      const title = place ? tr("withoutBot", { server: place }) : tr("directMessages");
+      items.push(el("li", "section-title channel-heading", title));
+    }
+    const item = el("li", c.id === ui.channel ? "channel active" : "channel");
+    item.dataset.id = c.id;
+    item.dataset.kind = c.kind;
+    item.title = reachHint(c);
+    item.append(el("span", "hash", symbol(c)), el("span", "name", c.name), badge(c.unread_mentions));
+    item.addEventListener("click", () => {
+      closeDrawers();
+      switchTo(ui.me, c.id);
+    });
+    items.push(item);
+  }
+  return items;
+}
+
+function symbol(channel) {
+  return { dm: "@", group_dm: "👥" }[channel.kind] || "#";
+}
+
+// Where the bot is not a member, say whose commands reach there.
+function reachHint(channel) {
+  if (channel.bot) return "";
+  return tr(channel.kind === "text" ? "withoutBotHelp" : "privateHelp");
 }
 
 // A click (a tap) does `tap`; a right-click, or a touch held for half a second, does `menu`,

@@ -236,6 +236,7 @@ BASE = (
     "bot.i18n",
     "bot.durations",
     "bot.refs",
+    "bot.reach",
 )
 """The core's plain modules, which every part of the bot may use: its data types, errors,
 configuration and texts. They import only each other and the engine."""
@@ -282,6 +283,8 @@ DISCORD_SIDE = {
     "help",
     "notices",
     "preferences",
+    "reposts",
+    "road",
     "thread_offer",
     "views",
 }

@@ -25,6 +25,7 @@ from bot.db.copy import CopyRefused, copy_database, copy_order
 from bot.db.migrate import DEFAULT_MIGRATIONS_DIR, find_migrations
 from bot.errors import StorageError
 from bot.games.queries import Store
+from bot.games.token_queries import Token
 from bot.models import Challenge, ChallengeStatus, First, Game, GameStatus
 from bot.pings.queries import PingStore
 from bot.pings.service import Due, Kind
@@ -108,6 +109,9 @@ async def fill(service: GameService, store: Store) -> Played:
     other = await service.challenges.create(OTHER_GUILD, CHANNEL, BOB, ALICE, first=First.ME)
     other_guild = await play_out(service, await service.challenges.accept(other.id, ALICE), X_WINS)
     await store.set_meta("commands", "fingerprint-1")
+    # A game outside servers' last token (bot/reach.py); issued "later" than any sweep
+    # of the scenario's clock looks, so none forgets it.
+    await service.tokens.put("game", active.id, Token("token-1", 4e9, user_only=True, followups=2))
     await service.upkeep.guild_left(OTHER_GUILD + 1)  # a server the bot was removed from
     assert rematch.status is GameStatus.FINISHED and rematch.rematch_of == won.id
     return Played(won, rematch, bot_game, bot_rematch, active, pending, other_guild)

@@ -17,7 +17,7 @@ from pathlib import Path
 import discord
 import pytest
 
-from bot.games.boards import MAX_REPOSTS
+from bot.games.reposts import MAX_REPOSTS
 from discord_emulator import Channel, Message, Permission, User
 from tests.overdue import elapse, run_out
 from tests.pgtools import read_rows

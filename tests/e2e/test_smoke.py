@@ -205,7 +205,7 @@ async def test_challenge_accept_refusals_stop_and_expiry(tmp_path: Path) -> None
             data = {"id": str(command["id"]), "name": "tictactoe-leaderboard", "type": 1}
             dm = await emu.send_raw_interaction(alice, emu.dm_channel(alice), type=2, data=data)
             answer = await dm.response()
-            assert answer.ephemeral and "played in servers" in answer.message.text
+            assert answer.ephemeral and "server that added me" in answer.message.text
 
             assert not emu.failed_interactions and not emu.unrouted
             assert await bot.stop() == 0

@@ -91,11 +91,14 @@ async def test_forged_and_invalid_input_changes_nothing(arena: Arena) -> None:
         await expect_refusal(
             await emu.run_command(alice, channel, "tictactoe", opponent=mallory), "already"
         )
-        # A DM, and a server the bot is not in.
-        (command,) = [c for c in emu.commands.list(arena.guild.id) if c["name"] == "tictactoe"]
-        data = {"id": str(command["id"]), "name": "tictactoe", "type": 1}
+        # A server's command in a DM (Discord offers it only in servers), and a server the
+        # bot is not in.
+        (command,) = [
+            c for c in emu.commands.list(arena.guild.id) if c["name"] == "tictactoe-leaderboard"
+        ]
+        data = {"id": str(command["id"]), "name": "tictactoe-leaderboard", "type": 1}
         dm = await emu.send_raw_interaction(alice, emu.dm_channel(alice), type=2, data=data)
-        await expect_refusal(dm, "played in servers")
+        await expect_refusal(dm, "server that added me")
         strange = emu.add_text_channel(stranger_guild, "void")
         emu.add_member(stranger_guild, mallory)
         ghost = await emu.send_raw_interaction(

@@ -1,6 +1,7 @@
 """The page refuses other sites, in process against the real app on 127.0.0.1: a foreign
 ``Host`` (DNS rebinding), a cross-site ``text/plain`` POST (the reproduction ran
-``/tictactoe``), a cross-site JSON POST; the page's own requests and a tool's still work."""
+``/tictactoe``), a cross-site JSON POST; the page's own requests and a tool's still work.
+And no member reads another's DM with the bot."""
 
 from __future__ import annotations
 
@@ -103,3 +104,22 @@ async def test_the_pages_own_requests_and_a_tools_work(
     answer = await client.post("/api/locale", json={"as": str(bob.id), "locale": "fr"})
     assert answer.status == 200
     assert world.emu.locale_of(bob) == "fr"
+
+
+async def test_a_member_reads_only_the_dms_they_are_in(
+    page: tuple[TestClient[TestServer], World, str],
+) -> None:
+    client, world, _served = page
+    alice, bob, _carol = world.members
+    dm = world.emu.dm_channel(alice)
+    mine = await client.get(f"/api/channels/{dm.id}/messages", params={"as": str(alice.id)})
+    assert mine.status == 200
+    for path, params in (
+        (f"/api/channels/{dm.id}/messages", {"as": str(bob.id)}),
+        ("/api/commands", {"as": str(bob.id), "channel": str(dm.id)}),
+    ):
+        answer = await client.get(path, params=params)
+        assert answer.status == 404, await answer.text()
+    listed = (await (await client.get("/api/state", params={"as": str(bob.id)})).json())["channels"]
+    assert str(dm.id) not in {c["id"] for c in listed}
+    assert str(world.emu.dm_channel(bob).id) in {c["id"] for c in listed}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.errors import NotYourTurn
+from bot.errors import NotAPlayer, NotYourTurn
 from bot.i18n import N_, translator
 from playground.pilot import CELLS, CHROMIUM, Client, Running, chromium, playground
 
@@ -368,3 +368,56 @@ def test_components_are_drawn_from_the_payload_and_unknown_ones_said(client: Cli
     assert drawn["separators"] == 1 and drawn["headers"] == 1
     assert "Unknown component (type 99)" in drawn["text"]
     assert "1970" in drawn["text"] or "1969" in drawn["text"]  # <t:0:D>, as a date
+
+
+GROUP_DM = "Alice, Bob, Carol"
+
+
+def test_a_challenge_in_the_group_dm_to_its_end(client: Client) -> None:
+    """Alice installed the app to her account; Bob and Carol never did. In their group DM
+    the bot is no member: Alice challenges Bob, Bob accepts and they play to the end, all
+    through interactions; Carol's click is refused to her alone."""
+    page = client.page
+    client.act_as("Bob")
+    client.channel(GROUP_DM)
+    assert "/tictactoe" not in client.offered_commands()  # Bob has no install of his own
+    client.act_as("Alice")
+    client.channel(GROUP_DM)
+    header = page.locator("#channel-header").get_attribute("title") or ""
+    assert header == page_text(page, "privateHelp", "en-US"), header
+    assert "/tictactoe" in client.offered_commands()
+    client.run("tictactoe", opponent="@Bob", first="me")
+    challenge = client.last_message(with_button="ttt:accept:")
+    assert "@Bob" in challenge.inner_text()
+    challenge_id = str(challenge.get_attribute("data-id"))
+
+    client.act_as("Bob")
+    client.channel(GROUP_DM)
+    client.click(client.message(challenge_id), custom_id_prefix="ttt:accept:")
+    client.board().locator('button[data-custom-id^="ttt:cell:"]').first.wait_for()
+
+    client.act_as("Carol")  # not a player: refused, and only she sees it
+    client.channel(GROUP_DM)
+    client.board().locator('button[data-custom-id^="ttt:cell:"]').nth(4).click()
+    refusal = client.last_message(FR(NotAPlayer.default_message))
+    assert "ephemeral" in (refusal.get_attribute("class") or "")
+
+    for player, cell in (("Alice", 0), ("Bob", 3), ("Alice", 1), ("Bob", 4), ("Alice", 2)):
+        client.act_as(player)
+        client.channel(GROUP_DM)
+        client.play_cell(cell)
+    page.wait_for_function(
+        """() => {
+            const boards = [...document.querySelectorAll("#messages article.message")]
+                .filter((b) => b.querySelector('button[data-custom-id^="ttt:review:"]'));
+            return boards.length > 0;
+        }"""
+    )
+    board = client.board()
+    assert client.cells(board) == ["X", "X", "X", "O", "O", "", "", "", ""]
+    assert board.locator('button[data-custom-id^="ttt:cell:"]:enabled').count() == 0
+    assert "@Alice" in board.inner_text()
+    client.act_as("Carol")  # the whole group sees the end
+    client.channel(GROUP_DM)
+    assert client.cells(client.board()) == ["X", "X", "X", "O", "O", "", "", "", ""]
+    assert client.messages().filter(has_text=FR(NotAPlayer.default_message)).count() == 1

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from discord_emulator import Emulator, Permission
+from discord_emulator import ChannelType, Emulator, Permission, persist
+from playground.view import state_view
 from playground.world import (
     BOT_NAME,
     MESSAGES_KEPT,
     MODERATOR,
     MODERATOR_ROLE,
+    OTHER_SERVER_NAME,
     WORLD_FILE,
     World,
 )
@@ -89,3 +91,39 @@ async def test_the_world_is_written_in_a_thread_whole(
     again = World(Emulator(bot_name=BOT_NAME), tmp_path)
     assert [m.content for m in again.guild.channels[0].messages][-1] == "hello 49"
     assert files(tmp_path) == [WORLD_FILE]  # no temporary file left behind
+
+
+def test_the_app_reaches_dms_a_group_dm_and_a_server_without_the_bot(tmp_path: Path) -> None:
+    """Alice installed the app to her account; each member has a DM with the bot; the three
+    share a group DM; the second server never added the bot. A world saved before all this
+    gets it on its next start, and drops the commands it had synced to its server only."""
+    first = World(Emulator(bot_name=BOT_NAME), tmp_path)
+    state = persist.snapshot(first.emu)
+    for key in ("private_channels", "install_types", "user_installs"):
+        del state[key]  # what an older playground saved
+    state["guilds"] = state["guilds"][:1]
+    state["commands"] = [{"guild": first.guild.id, "commands": []}]
+    (tmp_path / WORLD_FILE).write_text(json.dumps({"emulator": state, "reads": []}))
+
+    again = World(Emulator(bot_name=BOT_NAME), tmp_path)
+    emu = again.emu
+    alice, bob, carol = again.members
+    assert emu.install_types == {0, 1} and emu.user_installs == {alice.id}
+    assert again.other.name == OTHER_SERVER_NAME and emu.bot.id not in again.other.members
+    assert {m.user.name for m in again.other.members.values()} == {"Alice", "Bob", "Carol"}
+    assert again.guild.id not in emu.commands.scopes
+    (group,) = [c for c in again.places(bob) if c.type is ChannelType.GROUP_DM]
+    assert group.recipients == [alice, bob, carol]
+    dms = [c for c in again.places(bob) if c.is_bot_dm]
+    assert dms == [emu.dm_channel(bob)]
+    assert not again.shows(emu.dm_channel(alice), bob)
+    view = state_view(again, bob)
+    kinds = [(c["kind"], c["place"], c["bot"]) for c in view["channels"]]
+    assert kinds == [
+        *[("text", "Playground", True)] * 3,
+        ("text", OTHER_SERVER_NAME, False),
+        ("dm", None, True),
+        ("group_dm", None, False),
+    ]
+    assert view["channels"][-1]["name"] == "Alice, Bob, Carol"
+    assert view["channels"][-2]["name"] == BOT_NAME
