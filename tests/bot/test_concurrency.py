@@ -265,7 +265,20 @@ async def test_two_instances_bot_game(two_services: tuple[GameService, GameServi
         assert_consistent(game)
 
 
-async def test_a_hundred_games_at_once(service: GameService, clock: FakeClock) -> None:
+async def test_a_hundred_games_at_once(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    """Fifty member games and fifty bot games of one server, every move at once: one
+    server may fill the whole search pool here (its share is test_pool.py's)."""
+    service = make_service(store, clock, executor, server_pool_percent=100)
+    await service.start()
+    try:
+        await _hundred_games(service)
+    finally:
+        await service.close()
+
+
+async def _hundred_games(service: GameService) -> None:
     games = [await member_game(service, 1000 + i, 2000 + i, channel=i) for i in range(50)] + [
         await service.start_bot_game(GUILD, 100 + i, 3000 + i, level="easy") for i in range(50)
     ]
