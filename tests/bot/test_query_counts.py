@@ -58,7 +58,7 @@ async def test_each_use_case_keeps_its_query_count(
         assert n <= 10
         clock.advance(100)
         _, n = await counter(service.sweep())
-        assert n <= 6
+        assert n <= 7  # one of them drops dead interaction tokens (bot/reach.py)
         _, n = await counter(service.pings.due())
         assert n == 1
     finally:

@@ -28,6 +28,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 POSTGRESQL = True
 ANYWHERE = True
+# Games here end on their first move's clock on purpose; that sets no wait on the next.
+BOT_ENV = {"ABANDON_COOLDOWN_SECONDS": "0"}
 
 
 _NAMES = itertools.count()

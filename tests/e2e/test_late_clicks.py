@@ -32,6 +32,8 @@ BOT_ENV = {
     "TURN_TIMEOUT_SECONDS": "30",
     "CHALLENGE_TIMEOUT_SECONDS": "15",
     "SWEEP_INTERVAL_SECONDS": "300",
+    # Boards here time out before anyone moved, one after another for the same member.
+    "ABANDON_COOLDOWN_SECONDS": "0",
 }
 SETTLE = 3.0  # how long the message may take to show the result after the click
 
@@ -146,9 +148,9 @@ class OwnCalls:
 async def timed_out_boards(
     arena: Arena, alice: User, places: list[tuple[Channel, User]]
 ) -> list[tuple[str, Answer]]:
-    """In each channel a game of Alice's against the bot, run out and swept (she lost on
-    time), and a challenge to her from the member there, run out and swept; then Alice's
-    clicks on a stale copy of each message (the board's centre, the challenge's Accept, as
+    """In each channel a game of Alice's against the bot, run out and swept (aborted: she
+    never made her first move), and a challenge to her from the member there, run out and
+    swept; then Alice's clicks on a stale copy of each message (the board's centre, the challenge's Accept, as
     they were before the clock ran out)."""
     cells = []
     for channel, bob in places:
@@ -197,7 +199,7 @@ async def test_stale_boards_in_private_threads_the_bot_is_not_in_call_nothing(
     for _cell, answer in answers:
         assert answer.type is CallbackType.UPDATE_MESSAGE, answer
         text = answer.message.text
-        assert "ran out of time" in text or "expired" in text, text
+        assert "first move in time" in text or "expired" in text, text
         assert all(button.disabled for button in answer.message.buttons()) or not (
             arena.board(answer.message).live
         )
@@ -223,4 +225,5 @@ async def test_a_channel_that_refuses_is_called_once_then_left_alone(arena: Aren
     assert len(watch.calls) == len(channels) and watch.invalid == len(channels), watch.calls
     for _cell, answer in answers:
         assert answer.type is CallbackType.UPDATE_MESSAGE, answer
-        assert "ran out of time" in answer.message.text or "expired" in answer.message.text
+        shown = answer.message.text
+        assert "first move in time" in shown or "expired" in shown, shown

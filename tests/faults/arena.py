@@ -46,6 +46,8 @@ FAST_ENV = {
     # leave games unfinished on purpose: the limits are off here (they are tested in
     # tests/bot/test_fair_play.py, test_limits_race.py and tests/e2e/test_fair_play.py).
     "CHALLENGE_COOLDOWN_SECONDS": "0",
+    "DECLINE_COOLDOWN_SECONDS": "0",
+    "ABANDON_COOLDOWN_SECONDS": "0",
     "GAMES_PER_MEMBER": "5",
     "SERVER_GAMES": "100",
 }
