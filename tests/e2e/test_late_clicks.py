@@ -150,8 +150,8 @@ async def timed_out_boards(
 ) -> list[tuple[str, Answer]]:
     """In each channel a game of Alice's against the bot, run out and swept (aborted: she
     never made her first move), and a challenge to her from the member there, run out and
-    swept; then Alice's clicks on a stale copy of each message (the board's centre, the challenge's Accept, as
-    they were before the clock ran out)."""
+    swept; then Alice's clicks on a stale copy of each message (the board's centre, the
+    challenge's Accept, as they were before the clock ran out)."""
     cells = []
     for channel, bob in places:
         board = await arena.start_bot_game(alice, channel, first="me")
