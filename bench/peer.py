@@ -5,6 +5,7 @@
     python -m bench.peer --bot-path /tmp/base  # our bot from another checkout (its PYTHONPATH)
     python -m bench.peer --quick --profile /tmp/ours.prof  # and where a click's CPU goes
     python -m bench.peer --utarwyn             # utarwyn/discord-tictactoe in the turns too
+    python -m bench.peer --group-dm            # ours again, every game in a group DM
 
 Run from the repository's root. The peer is ``bench/peer_bot.py``: discord.py's
 ``examples/views/tic_tac_toe.py`` behind a slash command, in memory. Our bot is
@@ -47,6 +48,11 @@ start each game, whose first mover it draws; it announces on stdout each collect
 and each game's end, and the driver waits for those before a click or a new game. Its
 CPU is node's whole process, from /proc like the others'.
 
+``--group-dm`` adds our bot once more, each game in a group DM of its two players (the
+first has the app installed to their account): the bot is a member of nothing there and
+reaches the board through interactions alone. Its ratio to ours in server channels is
+printed too.
+
 Runs alternate ours, peer, ours, peer... (``--runs`` of each), as the machine is shared and
 noisy. The ratio ours/peer is the median CPU per click of ours over that of the peer: at most
 1.00 means our bot costs no more CPU per click than the in-memory example does; 1.30 would
@@ -73,7 +79,16 @@ from bench.harness import BotExited, RunError, all_of, guarded, tolerated
 from bench.peer_bot import PEER_COMMAND
 from bench.peer_profile import print_breakdown
 from bench.peer_report import HEADER, Result, describe_checkout, row, summarise
-from bench.peer_tables import ACK_DEADLINE, OURS, PEER, UTARWYN, Answers, Boards, Table
+from bench.peer_tables import (
+    ACK_DEADLINE,
+    GROUP_DM,
+    OURS,
+    PEER,
+    UTARWYN,
+    Answers,
+    Boards,
+    Table,
+)
 from bench.procs import cpu_seconds, thread_cpu_seconds
 from bot.launcher import BotProcess, bot_env, full_collections_held_back
 from discord_emulator import Emulator
@@ -91,7 +106,7 @@ def bench_env(emu: Emulator, workdir: Path, kind: str, options: Options) -> dict
     env = bot_env(emu, workdir / "bench.db")
     env.pop("SWEEP_INTERVAL_SECONDS", None)  # the tools' 1 s: use the bot's own default
     env.pop("SHUTDOWN_GRACE_SECONDS", None)
-    if kind == OURS:
+    if kind in (OURS, GROUP_DM):
         # This repository after the bot's: bench.peer_profile, for a profiled run.
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(options.bot_path), str(REPO)]))
         env.update(options.bot_env)
@@ -112,6 +127,7 @@ class Options:
     time_limit: float
     profile: Path | None = None
     utarwyn: bool = False
+    group_dm: bool = False
 
 
 @dataclass
@@ -121,7 +137,8 @@ class Peer:
     options: Options
 
     def kinds(self) -> tuple[str, ...]:
-        return (OURS, PEER, UTARWYN) if self.options.utarwyn else (OURS, PEER)
+        extra = (UTARWYN,) if self.options.utarwyn else ()
+        return (OURS, PEER, *extra, *((GROUP_DM,) if self.options.group_dm else ()))
 
     async def run_once(self, kind: str, number: int) -> Result:
         result = await run_once(kind, self.options)
@@ -145,6 +162,8 @@ async def run_once(kind: str, options: Options, profile: Path | None = None) -> 
     with tempfile.TemporaryDirectory(prefix=f"ttt-peer-{kind}-") as tmp:
         workdir = Path(tmp)
         async with Emulator(ack_deadline=ACK_DEADLINE, wait_timeout=harness.READY_TIMEOUT) as emu:
+            if kind == GROUP_DM:
+                emu.install_types = {0, 1}  # the app may be installed to users' accounts
             servers = -(-options.games // TABLES_PER_SERVER)
             guilds = [emu.add_guild(f"Bench {n}") for n in range(servers)]
             tables = [
@@ -315,6 +334,12 @@ def main() -> None:
         " discord.js 14; bench/utarwyn, installed by npm ci on first use)",
     )
     parser.add_argument(
+        "--group-dm",
+        action="store_true",
+        help="our bot once more in the turns, each game in a group DM of its players, where"
+        " the bot is a member of nothing and answers through interactions alone",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -339,6 +364,7 @@ def main() -> None:
         time_limit=args.time_limit,
         profile=args.profile.resolve() if args.profile else None,
         utarwyn=args.utarwyn,
+        group_dm=args.group_dm,
     )
     if min(options.games, options.clicks, options.runs) < 1:
         parser.error("--games, --clicks and --runs must be at least 1")

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     pass
 
 from bench.harness import percentile
-from bench.peer_tables import OURS, PEER, UTARWYN
+from bench.peer_tables import GROUP_DM, OURS, PEER, UTARWYN
 
 
 @dataclass
@@ -108,6 +108,14 @@ def summarise(results: list[Result]) -> None:
         + (f"; median {statistics.median(pairs):.2f}" if len(pairs) > 1 else "")
     )
     print("(<= 1.00: our bot costs no more CPU per click than the in-memory example)")
+    in_dms = [r.us_per_click for r in results if r.kind == GROUP_DM]
+    if in_dms:
+        mid = statistics.median(in_dms)
+        turns = [d / o for d, o in zip(in_dms, ours, strict=False)]
+        print(
+            f"ours in group DMs {mid:.0f} µs ({len(in_dms)} runs); ratio group DM / server"
+            f" channel {mid / mid_ours:.2f} (per round: {' '.join(f'{t:.2f}' for t in turns)})"
+        )
     utarwyn = [r.us_per_click for r in results if r.kind == UTARWYN]
     if utarwyn:
         mid = statistics.median(utarwyn)

@@ -21,6 +21,9 @@ from bench.harness import RunError
 from bench.peer_bot import PEER_COMMAND
 
 OURS, PEER, UTARWYN = "ours", "peer", "utarwyn"
+GROUP_DM = "ours-dm"
+"""Our bot, each game in a group DM of its two players (the app installed to the first's
+account, the bot a member of nothing there: interactions alone)."""
 UTARWYN_LABELS = ("-", "X", "O")
 """utarwyn's cell labels: empty, X (the challenger), O."""
 ACK_DEADLINE = 30.0
@@ -142,10 +145,14 @@ class Table:
     def __init__(self, emu: Emulator, guild: Guild, index: int, seed: int, kind: str) -> None:
         self.emu = emu
         self.kind = kind
-        self.channel = emu.add_text_channel(guild, f"table-{index}")
         self.players = (emu.add_user(f"t{index}a"), emu.add_user(f"t{index}b"))
-        for user in self.players:
-            emu.add_member(guild, user)
+        if kind == GROUP_DM:
+            emu.add_user_install(self.players[0])
+            self.channel = emu.open_group_dm(self.players[0], [self.players[1]])
+        else:
+            self.channel = emu.add_text_channel(guild, f"table-{index}")
+            for user in self.players:
+                emu.add_member(guild, user)
         self.rng = random.Random(f"{seed}:{index}")
         self.cells = [0] * 9
         self.message_id = 0

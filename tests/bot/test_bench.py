@@ -174,3 +174,23 @@ def test_the_chatter_bench_runs_and_the_bot_gets_no_message() -> None:
     assert done.returncode == 0, done.stderr
     ratios = done.stdout.split("ratios to before (medians):")[1].splitlines()
     assert [line.split()[0] for line in ratios if line.strip()][1:] == ["µs", "µs"], done.stdout
+
+
+SHORT_PEER_RUN = ("--games", "2", "--clicks", "30", "--runs", "1")
+
+
+def test_the_peer_bench_runs_with_games_in_group_dms() -> None:
+    """A short run of bench/peer.py: ours, discord.py's example and ours in group DMs,
+    every click answered and nothing sent outside the answers."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.peer", "--group-dm", *SHORT_PEER_RUN],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("  ")]
+    assert [(row[1], row[2]) for row in rows] == [("ours", "30"), ("peer", "30"), ("ours-dm", "30")]
+    assert "REST outside answers" not in done.stdout and "ERROR" not in done.stdout
+    assert "ratio group DM / server channel" in done.stdout
