@@ -103,6 +103,7 @@ class Upkeep:
         self._locks = locks
         self._last: tuple[float, float] | None = None  # (wall, monotonic) at the last beat
         self._pruned_at: float | None = None
+        self._erased_at: float | None = None
         shards = config.shards
         self.keys: tuple[str, ...] = (
             ("*",) if shards is None else tuple(f"{shards.count}:{i}" for i in shards.ids)
@@ -315,7 +316,7 @@ class Upkeep:
         servers erased."""
         now = self._clock()
         if self._pruned_at is not None and 0 <= now - self._pruned_at < PRUNE_EVERY:
-            return Pruned(), []
+            return Pruned(), await self.erase_left(still_member)
         self._pruned_at = now
         pruned = Pruned()
         if self.prunes:
@@ -330,9 +331,19 @@ class Upkeep:
             )
             if pruned.total:
                 log.info("Pruned %s", pruned)
+        return pruned, await self.erase_left(still_member)
+
+    async def erase_left(self, still_member: Callable[[int], bool] | None) -> list[int]:
+        """Once per PRUNE_EVERY from the first call with a ``still_member`` (None: the bot
+        does not know yet which servers it is in, and nothing happens): erase the servers
+        left more than ``left_server_days`` ago, but those it is in again."""
+        now = self._clock()
         if still_member is None:
-            return pruned, []
-        return pruned, await self._erase_left(now, still_member)
+            return []
+        if self._erased_at is not None and 0 <= now - self._erased_at < PRUNE_EVERY:
+            return []
+        self._erased_at = now
+        return await self._erase_left(now, still_member)
 
     async def _erase_left(self, now: float, still_member: Callable[[int], bool]) -> list[int]:
         when = now - self._config[LEFT_SERVER_DAYS] * DAY
