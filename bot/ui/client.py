@@ -186,6 +186,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self._service_started = False
         self._wound_down = asyncio.Lock()
         self._sweeping = 0  # sweeps running now
+        self._unreconciled: set[int] = set()  # shards ready since the last sweep
         self._lag_monitor: asyncio.Task[None] | None = None
 
     # -- start-up -----------------------------------------------------------------------
@@ -306,20 +307,17 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def on_shard_ready(self, shard_id: int, /) -> None:
         """The shard's server list is complete (discord.py waited for its GUILD_CREATEs):
-        a server the bot holds data of there but is no longer in removed the bot while it
-        could not hear, and goes as ``on_guild_remove`` does."""
+        the next sweep reconciles its servers (``_reconcile``)."""
+        self._unreconciled.add(shard_id)
+
+    async def _reconcile(self) -> None:
+        """A server the bot holds data of on a shard now ready, but is no longer in,
+        removed the bot while it could not hear: it goes as in ``on_guild_remove``."""
         count = self.shard_count or 1
-        shards = Shards(count, (shard_id,))
-        present = [g.id for g in self.guilds if (g.id >> 22) % count == shard_id]
-        for guild_id, games, challenges in await self.service.upkeep.reconcile(shards, present):
-            log.info(
-                "Server %s removed the bot while it could not hear: %d live game(s) ended"
-                " unrated, %d challenge(s) withdrawn; its data is erased in %g days",
-                guild_id,
-                len(games),
-                len(challenges),
-                self.settings[LEFT_SERVER_DAYS],
-            )
+        while self._unreconciled:
+            shard_id = self._unreconciled.pop()
+            guilds = [g.id for g in self.guilds if (g.id >> 22) % count == shard_id]
+            await self.service.upkeep.reconcile(Shards(count, (shard_id,)), guilds)
 
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
         """Added to a server: if it is one the bot had left, its data stays."""
@@ -383,6 +381,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         send the turn notifications due, and delete those whose turn is over; prune."""
         self._sweeping += 1
         try:
+            await self._reconcile()
             games, challenges = await self.service.sweep()
             for game in games:
                 # One line per game: with several processes, which one settled what.
@@ -397,7 +396,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             # waits until every shard is ready and none is down: until then the bot
             # does not know which servers it is in.
             member = None
-            if self.is_ready() and not self.service.upkeep.down:
+            if self.is_ready() and not (self.service.upkeep.down or self._unreconciled):
                 member = self._still_member
             await self.service.upkeep.prune(member)
         except Exception:

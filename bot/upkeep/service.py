@@ -228,6 +228,14 @@ class Upkeep:
         for guild_id in sorted(await self._upkeep_store.known(shards) - set(present)):
             games, challenges = await self.guild_left(guild_id)
             removed.append((guild_id, games, challenges))
+            log.info(
+                "Server %s removed the bot while it could not hear: %d live game(s) ended"
+                " unrated, %d challenge(s) withdrawn; its data is erased in %g days",
+                guild_id,
+                len(games),
+                len(challenges),
+                self._config[LEFT_SERVER_DAYS],
+            )
         return removed
 
     # -- ending what can no longer be played ----------------------------------------------

@@ -10,12 +10,13 @@ so it runs last here.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
 from discord_emulator import Channel, Permission, User
-from tests.overdue import elapse
+from tests.overdue import elapse, outage, run_out
 from tests.pgtools import read_rows
 
 from .helpers import WAIT, Arena, eventually, refusal, snapshot
@@ -166,6 +167,58 @@ async def test_old_buttons_after_forget_server_act_on_nothing_new(arena: Arena) 
     await arena.move(alice, challenge, 4)  # and it plays on
     assert arena.board(challenge).marks[4] == "X"
     await arena.forfeit(bob, challenge)
+
+
+async def seconds_left(arena: Arena, message_id: int) -> float:
+    """What is left of the turn of the game shown by ``message_id``, as stored."""
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT turn_deadline FROM games WHERE message_id = {mark}"
+    ((deadline,),) = await read_rows(arena.database, query, message_id)
+    return float(deadline) - time.time()
+
+
+async def test_a_gateway_outage_costs_nobody_their_turn(arena: Arena) -> None:
+    """Issue 37's case: 30 s left on Bob's clock and the gateway down for 41 s. Before,
+    the sweep in the middle of it ended the game as his rated time-out."""
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    assert arena.database is not None
+    async with arena.emu.disconnected(resumable=True):
+        await logged(arena, "Outage of *: its turn clocks and challenges stop")
+        # 41 s pass (in the database): his turn ran out 11 s ago, the shard was last
+        # alive 41 s ago.
+        await run_out(arena.database, board.id, ago=11)
+        await outage(arena.database, 41)
+        await arena.sweep()
+        assert 29 < await seconds_left(arena, board.id) <= 31
+    await logged(arena, "Outage of * over")
+    await arena.sweep()
+    assert arena.board(board).live
+    assert 29 < await seconds_left(arena, board.id) <= 31  # the time he had left
+    await arena.move(bob, board, 0)
+    await arena.forfeit(bob, board)
+
+
+async def test_an_unavailable_server_costs_nobody_their_turn(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    assert arena.database is not None
+    key = f"guild:{arena.guild.id}"
+    async with arena.emu.guild_unavailable(arena.guild):
+        await logged(arena, f"Outage of {key}: its turn clocks and challenges stop")
+        await run_out(arena.database, board.id, ago=11)
+        await outage(arena.database, 41)
+        await arena.sweep()
+        assert 29 < await seconds_left(arena, board.id) <= 31
+    await logged(arena, f"Outage of {key} over")
+    assert await read_rows(arena.database, "SELECT key FROM alive WHERE key LIKE 'guild:%'") == []
+    await arena.sweep()
+    assert arena.board(board).live
+    await arena.move(bob, board, 0)
+    await arena.forfeit(bob, board)
 
 
 async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> None:
