@@ -10,12 +10,15 @@ so it runs last here.
 from __future__ import annotations
 
 import asyncio
+import functools
+import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
-from discord_emulator import Channel, Permission, User
+from discord_emulator import Channel, Emulator, Permission, User
+from tests.e2e.inprocess import BotInProcess
 from tests.overdue import elapse, outage, run_out
 from tests.pgtools import read_rows
 
@@ -219,6 +222,57 @@ async def test_an_unavailable_server_costs_nobody_their_turn(arena: Arena) -> No
     assert arena.board(board).live
     await arena.move(bob, board, 0)
     await arena.forfeit(bob, board)
+
+
+async def test_removals_while_the_bot_was_stopped_are_found_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """Issue 37, item 4, on a bot of its own (SQLite): "Gone" removes the bot while it is
+    stopped; "Back", which it had left 31 days before, adds it back meanwhile. Before,
+    the start-up sweep (before READY) erased "Back" and "Gone" kept its game for ever."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        gone, back = emu.add_guild("Gone"), emu.add_guild("Back")
+        database = tmp_path / "data" / "tictactoe.db"
+        boards = {}
+        launch = functools.partial(BotInProcess.launch, emu, tmp_path, database=database)
+        async with launch(dev_guild=gone, force_sync=True) as bot:
+            for guild in (gone, back):
+                arena = Arena(emu, guild, bot, tmp_path)
+                alice, bob = arena.member("alice"), arena.member("bob")
+                boards[guild.id] = await arena.member_game(alice, bob, arena.channel())
+                await arena.move(alice, boards[guild.id], 4)
+            emu.remove_bot(back)
+            await eventually(emu, lambda: f"Removed from server {back.id}" in bot.log(), "left")
+        with sqlite3.connect(database) as conn:
+            conn.execute("UPDATE left_guilds SET left_at = left_at - ?", (31 * 86_400,))
+        conn.close()
+        emu.remove_bot(gone)
+        emu.add_bot(back)
+
+        async with launch() as bot:
+            await bot.sweep()
+            await eventually(emu, bot.client.is_ready, "every shard ready")
+            await bot.sweep()
+            log = bot.log()
+            assert (
+                f"Server {gone.id} removed the bot while it could not hear: 1 live game(s)" in log
+            )
+            assert f"Back in server {back.id}: its data is kept" in log
+            assert f"Erased the data of server {back.id}" not in log
+            query = "SELECT guild_id, status FROM games ORDER BY id"
+            assert await read_rows(database, query) == [
+                (gone.id, "abandoned"),
+                (back.id, "abandoned"),
+            ]
+        # LEFT_SERVER_DAYS later (a round of erasure a minute: a start), "Gone" is erased.
+        with sqlite3.connect(database) as conn:
+            conn.execute("UPDATE left_guilds SET left_at = left_at - ?", (31 * 86_400,))
+        conn.close()
+        async with launch() as bot:
+            await eventually(emu, bot.client.is_ready, "every shard ready")
+            await bot.sweep()
+            assert f"Erased the data of server {gone.id}" in bot.log()
+            assert await read_rows(database, query) == [(back.id, "abandoned")]
 
 
 async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> None:
