@@ -15,6 +15,7 @@ from .dispatch import Dispatcher
 from .entities import Guild, User
 from .errors import UserActionError
 from .gateway import Gateway
+from .protocol import Intent
 from .server import ApiServer, Fault
 from .waiting import Changes
 
@@ -119,3 +120,22 @@ class Faults:
         finally:
             self.gateway.release()
         await self.changes.wait_for(lambda: bool(self.gateway.live_sessions(shard)))
+
+    @asynccontextmanager
+    async def guild_unavailable(self, guild: Guild) -> AsyncIterator[None]:
+        """Discord's outage of one server: its sessions get a GUILD_DELETE with
+        ``unavailable: true`` (not a removal: the bot stays a member), and on exit, when
+        the server is back, its GUILD_CREATE (``unavailable: false``), as at a READY.
+        Events and clicks of the server inside the block are not held back."""
+        if self.bot.id not in guild.members:
+            raise UserActionError(f"the bot is not in {guild.name}")
+        gone = {"id": str(guild.id), "unavailable": True}
+        self.gateway.dispatch("GUILD_DELETE", gone, intent=Intent.GUILDS, guild_id=guild.id)
+        self.changes.notify()
+        try:
+            yield
+        finally:
+            for session in self.gateway.targets(guild.id, Intent.GUILDS):
+                data = self.dispatcher.guild_create(guild, session.intents)
+                self.gateway.emit(session, "GUILD_CREATE", data)
+            self.changes.notify()

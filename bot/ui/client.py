@@ -45,7 +45,7 @@ from bot.games.cog import Stop
 from bot.games.help import Help
 from bot.games.queries import Store
 from bot.i18n import N_, Message
-from bot.models import Game
+from bot.models import Game, Shards
 from bot.pings.buttons import CallOffButtons
 from bot.pings.notices import Notices
 from bot.privacy.buttons import ForgetButtons
@@ -186,6 +186,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         self._service_started = False
         self._wound_down = asyncio.Lock()
         self._sweeping = 0  # sweeps running now
+        self._unreconciled: set[int] = set()  # shards ready since the last sweep
         self._lag_monitor: asyncio.Task[None] | None = None
 
     # -- start-up -----------------------------------------------------------------------
@@ -282,6 +283,43 @@ class TicTacToeBot(commands.AutoShardedBot):
             self.settings[LEFT_SERVER_DAYS],
         )
 
+    async def on_guild_unavailable(self, guild: discord.Guild, /) -> None:
+        """A GUILD_DELETE saying ``unavailable``: an outage of that server, not a removal.
+        Its turn clocks and challenges stop until it is available again."""
+        await self.service.upkeep.outage_begins(self.service.upkeep.server(guild.id))
+
+    async def on_shard_disconnect(self, shard_id: int, /) -> None:
+        """The shard lost its gateway connection: nobody in its servers can click, so
+        their turn clocks and challenges stop until it is connected again."""
+        if self._service_started and not self.gate.closing:
+            await self.service.upkeep.outage_begins(self.service.upkeep.shard(shard_id))
+
+    async def on_shard_resumed(self, shard_id: int, /) -> None:
+        """The shard resumed its session: its clocks go on, with the time lost given back."""
+        await self._shard_back(shard_id)
+
+    async def on_shard_connect(self, shard_id: int, /) -> None:
+        """The shard has a new session (its READY): as ``on_shard_resumed``."""
+        await self._shard_back(shard_id)
+
+    async def _shard_back(self, shard_id: int) -> None:
+        if self._service_started:
+            await self.service.upkeep.outage_ends(self.service.upkeep.shard(shard_id))
+
+    async def on_shard_ready(self, shard_id: int, /) -> None:
+        """The shard's server list is complete (discord.py waited for its GUILD_CREATEs):
+        the next sweep reconciles its servers (``_reconcile``)."""
+        self._unreconciled.add(shard_id)
+
+    async def _reconcile(self) -> None:
+        """A server the bot holds data of on a shard now ready, but is no longer in,
+        removed the bot while it could not hear: it goes as in ``on_guild_remove``."""
+        count = self.shard_count or 1
+        while self._unreconciled:
+            shard_id = self._unreconciled.pop()
+            guilds = [g.id for g in self.guilds if (g.id >> 22) % count == shard_id]
+            await self.service.upkeep.reconcile(Shards(count, (shard_id,)), guilds)
+
     async def on_guild_join(self, guild: discord.Guild, /) -> None:
         """Added to a server: if it is one the bot had left, its data stays."""
         if await self.service.upkeep.guild_back(guild.id):
@@ -289,7 +327,9 @@ class TicTacToeBot(commands.AutoShardedBot):
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
         """A server's GUILD_CREATE saying ``unavailable: false`` (at every connection, and
-        on joining one, as Discord may send it): the same as ``on_guild_join``."""
+        on joining one, as Discord may send it, and at the end of its outage): the same as
+        ``on_guild_join``; its clocks go on, with the time lost given back."""
+        await self.service.upkeep.outage_ends(self.service.upkeep.server(guild.id))
         await self.on_guild_join(guild)
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel, /) -> None:
@@ -319,6 +359,7 @@ class TicTacToeBot(commands.AutoShardedBot):
         delete those whose turn is over; prune."""
         self._sweeping += 1
         try:
+            await self._reconcile()
             # A game is lost on time only on a board that still exists: one paced edit
             # per time-out that counts (``Reposts.check_before_timeout``).
             await self.boards.reposts.check_before_timeout(await self.service.overdue_at_stake())
@@ -332,12 +373,20 @@ class TicTacToeBot(commands.AutoShardedBot):
             for challenge in challenges:
                 self.boards.queue_redraw(challenge)
             await self.notices.sweep()
-            # Pruning and erasing servers left long ago: no request to Discord.
-            await self.service.upkeep.prune(lambda guild_id: self.get_guild(guild_id) is not None)
+            # Pruning and erasing servers left long ago: no request to Discord. Erasing
+            # waits until every shard is ready and none is down: until then the bot
+            # does not know which servers it is in.
+            member = None
+            if self.is_ready() and not (self.service.upkeep.down or self._unreconciled):
+                member = self._still_member
+            await self.service.upkeep.prune(member)
         except Exception:
             log.exception("Sweeping timed-out games failed; trying again later")
         finally:
             self._sweeping -= 1
+
+    def _still_member(self, guild_id: int) -> bool:
+        return self.get_guild(guild_id) is not None
 
     # -- shutdown -------------------------------------------------------------------------
 

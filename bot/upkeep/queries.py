@@ -45,17 +45,39 @@ BEAT = (
 )
 
 
-def shift_deadlines(shards: Shards | None) -> str:
-    """Live games' turn deadlines on by a number of seconds (then ``owned_values``)."""
+FORGET_ALIVE = "DELETE FROM alive WHERE key = ?"
+"""The key of a server's outage, once it is over."""
+
+
+def _one_server(guild_id: int | None) -> str:
+    return "" if guild_id is None else " AND guild_id = ?"
+
+
+def shift_deadlines(shards: Shards | None, guild_id: int | None = None) -> str:
+    """Live games' turn deadlines on by a number of seconds (then ``owned_values``, then
+    the server's id if one is given)."""
     return (
         "UPDATE games SET turn_deadline = turn_deadline + ?"
-        f" WHERE {IS_ACTIVE} AND turn_deadline IS NOT NULL{owned(shards)}"
+        f" WHERE {IS_ACTIVE} AND turn_deadline IS NOT NULL{owned(shards)}{_one_server(guild_id)}"
     )
 
 
-def shift_expiries(shards: Shards | None) -> str:
-    """Pending challenges' expiries on by a number of seconds (then ``owned_values``)."""
-    return f"UPDATE challenges SET expires_at = expires_at + ? WHERE {IS_PENDING}{owned(shards)}"
+def shift_expiries(shards: Shards | None, guild_id: int | None = None) -> str:
+    """Pending challenges' expiries on by a number of seconds (as ``shift_deadlines``)."""
+    return (
+        "UPDATE challenges SET expires_at = expires_at + ?"
+        f" WHERE {IS_PENDING}{owned(shards)}{_one_server(guild_id)}"
+    )
+
+
+def known_guilds(shards: Shards | None) -> str:
+    """The servers with games, challenges, players or settings, in ``shards``' servers,
+    but those already noted as left (then ``owned_values`` four times)."""
+    parts = " UNION ".join(
+        f"SELECT guild_id FROM {table} WHERE 1 = 1{owned(shards)}"
+        for table in ("games", "challenges", "players", "guild_settings")
+    )
+    return f"SELECT guild_id FROM ({parts}) AS known EXCEPT SELECT guild_id FROM left_guilds"
 
 
 # -- what a server, or a channel, or a message leaves behind ------------------------------
@@ -167,12 +189,14 @@ class UpkeepStore:
         now: float,
         decide: Callable[[float | None], float],
         shards: Shards | None,
+        guild_id: int | None = None,
     ) -> float:
         """Record ``keys`` alive at ``now`` and move the live deadlines and pending expiries
         of ``shards``' servers on by ``decide(last)`` seconds, if more than 0, in one
         transaction; returns that shift. ``last``: when ``keys`` were last alive (the
         oldest of them), else the newest any process was (the shards were laid out
-        otherwise), else None (never). ``decide`` must not await or touch the store."""
+        otherwise), else None (never). ``decide`` must not await or touch the store.
+        With ``guild_id``, only that server's are moved (an outage of one server)."""
         first = [(_alive_of(len(keys)) + self._db.row_lock, tuple(keys)), (LATEST_ALIVE, ())]
 
         async def body(opened: list[list[Row]]) -> float:
@@ -184,15 +208,24 @@ class UpkeepStore:
             shift = decide(last)
             writes: list[Statement] = [(BEAT, (key, now)) for key in keys]
             if shift > 0:
-                owned_ = owned_values(shards)
-                writes.append((shift_deadlines(shards), (shift, *owned_)))
-                writes.append((shift_expiries(shards), (shift, *owned_)))
+                owned_ = (*owned_values(shards), *(() if guild_id is None else (guild_id,)))
+                writes.append((shift_deadlines(shards, guild_id), (shift, *owned_)))
+                writes.append((shift_expiries(shards, guild_id), (shift, *owned_)))
             await self._db.batch(writes)
             return shift
 
         return await self._db.transaction(body, first=first)
 
+    async def forget_alive(self, key: str) -> None:
+        """Forget the key of an outage that is over."""
+        await self._db.run_alone(FORGET_ALIVE, (key,))
+
     # -- servers left ---------------------------------------------------------------------
+
+    async def known(self, shards: Shards | None) -> set[int]:
+        """The servers the bot holds data of in ``shards``' servers, and has not left."""
+        rows = await self._db.run_alone(known_guilds(shards), owned_values(shards) * 4)
+        return {int(row[0]) for row in rows}
 
     async def leave(self, guild_id: int, now: float) -> None:
         """Note that the bot was removed from the server at ``now`` (kept if noted before)."""

@@ -9,6 +9,17 @@ their turn. While running, a wall clock that moved more than the monotonic clock
 ``ALLOWANCE``, moves them on by the difference. With ``config.shards``, each process does
 this for its own servers under its own shards' keys.
 
+An outage of one shard (its gateway connection lost) or of one server (Discord says it
+is unavailable) is the same for its servers: nobody there can click. While it lasts
+(``outage_begins`` to ``outage_ends``), its key in ``alive`` is left out of the beat
+and every sweep moves its servers' deadlines on by the time since that key was last
+alive, so nothing there runs out; at its end they move on by the rest. Kept in the
+database, it survives a crash (the restart's ``resume`` moves them on by the rest).
+
+A removal the bot did not hear (it was stopped, or the shard down, when it came) is
+found when a shard is ready: ``reconcile`` treats every server it holds data of there,
+but is no longer in, as removed (``guild_left``).
+
 Ending a game because it can no longer be played (the bot was removed from its server,
 its board or channel was deleted) is never anyone's loss either: it ends unrated
 (abandoned), which frees its slot and its players' seats.
@@ -23,17 +34,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
 
 from bot.config import ServiceConfig
 from bot.games import rules, writes
 from bot.games.locks import KeyedLocks
 from bot.games.queries import Store
-from bot.models import Challenge, Game, Result
+from bot.models import Challenge, Game, Result, Shards
 from bot.tunables import HISTORY_DAYS, LEFT_SERVER_DAYS
 from bot.upkeep.queries import Pruned, UpkeepStore
 
-__all__ = ["ALLOWANCE", "Upkeep"]
+__all__ = ["ALLOWANCE", "Outage", "Upkeep"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +66,16 @@ PRUNE_BATCH = 500
 """Rows of each kind deleted per round at most."""
 LEFT_PER_ROUND = 5
 """Servers left long ago erased per round at most (each erasure is one transaction)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """What an outage covers: the servers of ``shards`` (None: all of the process's), or
+    the one server ``guild_id``; ``key`` is its row in ``alive``."""
+
+    key: str
+    shards: Shards | None
+    guild_id: int | None = None
 
 
 class Upkeep:
@@ -81,11 +103,13 @@ class Upkeep:
         self._locks = locks
         self._last: tuple[float, float] | None = None  # (wall, monotonic) at the last beat
         self._pruned_at: float | None = None
+        self._erased_at: float | None = None
         shards = config.shards
         self.keys: tuple[str, ...] = (
             ("*",) if shards is None else tuple(f"{shards.count}:{i}" for i in shards.ids)
         )
         """This process's keys in the ``alive`` table: one per shard it runs."""
+        self._down: set[Outage] = set()
 
     # -- alive ----------------------------------------------------------------------------
 
@@ -110,13 +134,109 @@ class Upkeep:
             jump = (now - self._last[0]) - (ticks - self._last[1])
         self._last = (now, ticks)
         shift = jump if jump > ALLOWANCE else 0.0
-        return await self._resume(now, lambda _last: shift, "the clock jumped")
+        for outage in list(self._down):  # nothing runs out where nobody can click
+            await self._catch_up(outage, now)
+        down = {outage.key for outage in self._down}
+        keys = tuple(key for key in self.keys if key not in down)
+        if not keys:
+            return 0.0
+        shards = self._config.shards
+        if shards is not None and len(keys) < len(self.keys):
+            shards = Shards(shards.count, tuple(i for i in shards.ids if self._key(i) not in down))
+        return await self._resume(now, lambda _last: shift, "the clock jumped", keys, shards)
 
-    async def _resume(self, now: float, decide: Callable[[float | None], float], why: str) -> float:
-        shift = await self._upkeep_store.resume(self.keys, now, decide, self._config.shards)
+    async def _resume(
+        self,
+        now: float,
+        decide: Callable[[float | None], float],
+        why: str,
+        keys: tuple[str, ...] | None = None,
+        shards: Shards | None = None,
+    ) -> float:
+        if keys is None:
+            keys, shards = self.keys, self._config.shards
+        shift = await self._upkeep_store.resume(keys, now, decide, shards)
         if shift > 0:
             log.info("Turn clocks and challenges moved on by %.0f s: %s", shift, why)
         return shift
+
+    # -- outages of a shard or a server ---------------------------------------------------
+
+    def _key(self, shard_id: int) -> str:
+        shards = self._config.shards
+        return "*" if shards is None else f"{shards.count}:{shard_id}"
+
+    def shard(self, shard_id: int) -> Outage:
+        """The outage of one of this process's shards. A process that runs every shard
+        has one key: an outage of any of its shards counts for all its servers (their
+        players get the time back too, which costs nobody a game)."""
+        shards = self._config.shards
+        if shards is None:
+            return Outage("*", None)
+        return Outage(self._key(shard_id), Shards(shards.count, (shard_id,)))
+
+    @staticmethod
+    def server(guild_id: int) -> Outage:
+        """The outage of one server (Discord says it is unavailable)."""
+        return Outage(f"guild:{guild_id}", None, guild_id)
+
+    @property
+    def down(self) -> bool:
+        """Whether an outage of a shard or a server lasts now."""
+        return bool(self._down)
+
+    async def outage_begins(self, outage: Outage) -> None:
+        """Nobody can click in ``outage``'s servers from now on: their clocks stop."""
+        if outage in self._down:
+            return
+        self._down.add(outage)
+        now = self._clock()
+        await self._upkeep_store.resume((outage.key,), now, lambda _last: 0.0, None)
+        log.info("Outage of %s: its turn clocks and challenges stop", outage.key)
+
+    async def outage_ends(self, outage: Outage) -> float:
+        """``outage``'s servers can be reached again: their deadlines move on by the time
+        since their last catch-up. The seconds moved (0 if there was no such outage)."""
+        if outage not in self._down:
+            return 0.0
+        self._down.discard(outage)
+        shift = await self._catch_up(outage, self._clock())
+        if outage.guild_id is not None:
+            await self._upkeep_store.forget_alive(outage.key)
+        log.info(
+            "Outage of %s over: turn clocks and challenges moved on by %.1f s", outage.key, shift
+        )
+        return shift
+
+    async def _catch_up(self, outage: Outage, now: float) -> float:
+        def decide(last: float | None) -> float:
+            return 0.0 if last is None else max(0.0, now - last)
+
+        return await self._upkeep_store.resume(
+            (outage.key,), now, decide, outage.shards, outage.guild_id
+        )
+
+    # -- removals the bot did not hear ----------------------------------------------------
+
+    async def reconcile(
+        self, shards: Shards | None, present: Collection[int]
+    ) -> list[tuple[int, list[Game], list[Challenge]]]:
+        """A shard is ready and ``present`` are the servers the bot is in there: every
+        other server of ``shards`` it holds data of was removed while the bot could not
+        hear it, and goes the way of ``guild_left``. Returns what each ended."""
+        removed = []
+        for guild_id in sorted(await self._upkeep_store.known(shards) - set(present)):
+            games, challenges = await self.guild_left(guild_id)
+            removed.append((guild_id, games, challenges))
+            log.info(
+                "Server %s removed the bot while it could not hear: %d live game(s) ended"
+                " unrated, %d challenge(s) withdrawn; its data is erased in %g days",
+                guild_id,
+                len(games),
+                len(challenges),
+                self._config[LEFT_SERVER_DAYS],
+            )
+        return removed
 
     # -- ending what can no longer be played ----------------------------------------------
 
@@ -142,6 +262,7 @@ class Upkeep:
         unless the bot comes back. Returns what ended (nothing to redraw: the bot can no
         longer reach the server)."""
         await self._upkeep_store.leave(guild_id, self._clock())
+        self._down.discard(self.server(guild_id))
         games, challenges = await self._close_down(guild_id)
         for game in games:  # their messages are out of reach: nothing is sent to delete them
             await self._drop_ping(game.id)
@@ -196,14 +317,15 @@ class Upkeep:
         shards = self._config.shards
         return shards is None or 0 in shards.ids
 
-    async def prune(self, still_member: Callable[[int], bool]) -> tuple[Pruned, list[int]]:
+    async def prune(self, still_member: Callable[[int], bool] | None) -> tuple[Pruned, list[int]]:
         """Once per PRUNE_EVERY: prune a batch of each kind (see ``UpkeepStore.prune``),
         and erase the servers left more than ``left_server_days`` ago, unless
-        ``still_member`` says the bot is in one again. Returns what was pruned and the
+        ``still_member`` says the bot is in one again; None: the bot does not know yet
+        (a shard is not ready), and nothing is erased. Returns what was pruned and the
         servers erased."""
         now = self._clock()
         if self._pruned_at is not None and 0 <= now - self._pruned_at < PRUNE_EVERY:
-            return Pruned(), []
+            return Pruned(), await self.erase_left(still_member)
         self._pruned_at = now
         pruned = Pruned()
         if self.prunes:
@@ -218,7 +340,19 @@ class Upkeep:
             )
             if pruned.total:
                 log.info("Pruned %s", pruned)
-        return pruned, await self._erase_left(now, still_member)
+        return pruned, await self.erase_left(still_member)
+
+    async def erase_left(self, still_member: Callable[[int], bool] | None) -> list[int]:
+        """Once per PRUNE_EVERY from the first call with a ``still_member`` (None: the bot
+        does not know yet which servers it is in, and nothing happens): erase the servers
+        left more than ``left_server_days`` ago, but those it is in again."""
+        now = self._clock()
+        if still_member is None:
+            return []
+        if self._erased_at is not None and 0 <= now - self._erased_at < PRUNE_EVERY:
+            return []
+        self._erased_at = now
+        return await self._erase_left(now, still_member)
 
     async def _erase_left(self, now: float, still_member: Callable[[int], bool]) -> list[int]:
         when = now - self._config[LEFT_SERVER_DAYS] * DAY

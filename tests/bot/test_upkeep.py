@@ -145,6 +145,93 @@ async def test_each_process_moves_only_its_own_shards_servers(
     assert second is not None and second.turn_deadline == games[1].turn_deadline + 3600
 
 
+async def test_an_outage_of_a_shard_stops_its_clocks_and_gives_the_time_back(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    """Issue 37's case: a 30 s clock and the gateway down for 41 s. Two shards in one
+    process: only the one that was down has its clocks stopped."""
+    service = make_service(store, clock, executor, shards=Shards(2, (0, 1)), turn_timeout=30.0)
+    await service.start()
+    try:
+        down, up = [await member_game(service, guild=g << 22) for g in (11, 10)]  # 1, 0
+        pending = await service.challenges.create(11 << 22, CHANNEL + 1, CAROL, DAVE)
+        await service.challenges.set_message(pending, 600)
+        left = down.turn_deadline - clock.now
+        outage = service.upkeep.shard(1)
+        await service.upkeep.outage_begins(outage)
+        clock.advance(20)
+        games, _challenges = await service.sweep()  # a sweep in the middle of it
+        assert games == []
+        clock.advance(21)
+        games, _challenges = await service.sweep()
+        assert [g.id for g in games] == [up.id]  # ran out: no outage on shard 0
+        assert await service.upkeep.outage_ends(outage) == 0  # the sweeps caught up
+        stored = await store.get_game(down.id)
+        assert stored is not None and stored.is_live
+        assert stored.turn_deadline == clock.now + left  # the time they had left
+        challenge = await ChallengeQueries(store.db).get_challenge(pending.id)
+        assert challenge is not None and challenge.expires_at == pending.expires_at + 41
+        # Ended between two sweeps: the rest of the time comes back at its end.
+        await service.upkeep.outage_begins(outage)
+        clock.advance(5)
+        assert await service.upkeep.outage_ends(outage) == 5
+        assert await service.upkeep.outage_ends(outage) == 0  # ended once
+        clock.advance(left - 1)
+        assert (await service.sweep())[0] == []
+        clock.advance(2)
+        assert [g.id for g in (await service.sweep())[0]] == [down.id]
+    finally:
+        await service.close()
+
+
+async def test_an_unavailable_server_keeps_its_clocks_others_do_not(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor, db_target: str | Path
+) -> None:
+    service = make_service(store, clock, executor, turn_timeout=30.0)
+    await service.start()
+    try:
+        out, other = [await member_game(service, guild=g) for g in (GUILD, GUILD + 1)]
+        outage = service.upkeep.server(GUILD)
+        await service.upkeep.outage_begins(outage)
+        clock.advance(41)
+        games, _challenges = await service.sweep()
+        assert [g.id for g in games] == [other.id]
+        clock.advance(3)
+        assert await service.upkeep.outage_ends(outage) == 3
+        stored = await store.get_game(out.id)
+        assert stored is not None and stored.turn_deadline == out.turn_deadline + 44
+        assert await count(db_target, "alive") == 1  # the server's key is gone
+    finally:
+        await service.close()
+
+
+async def test_a_removal_missed_while_down_is_found_when_the_shard_is_ready(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> None:
+    """READY lists GUILD + 1 but not GUILD: GUILD removed the bot while it was stopped."""
+    service = make_service(store, clock, executor)
+    await service.start()
+    try:
+        gone = await member_game(service)
+        kept = await member_game(service, CAROL, DAVE, guild=GUILD + 1)
+        assert (await service.upkeep.prune(None))[1] == []
+        removed = await service.upkeep.reconcile(Shards(1, (0,)), [GUILD + 1])
+        assert [(guild, [g.id for g in games]) for guild, games, _c in removed] == [
+            (GUILD, [gone.id])
+        ]
+        ended = await store.get_game(gone.id)
+        assert ended is not None and ended.result is Result.ABANDONED
+        assert await service.upkeep.reconcile(Shards(1, (0,)), [GUILD + 1]) == []  # noted once
+        clock.advance(31 * DAY)
+        assert (await service.upkeep.prune(None))[1] == []  # not ready: nothing erased
+        clock.advance(PRUNE_EVERY)
+        assert (await service.upkeep.prune(lambda guild: guild == GUILD + 1))[1] == [GUILD]
+        assert await store.get_game(gone.id) is None
+        assert await store.get_game(kept.id) is not None
+    finally:
+        await service.close()
+
+
 async def test_removed_from_a_server_its_games_end_unrated_and_its_data_goes_later(
     store: Store, clock: FakeClock, executor: concurrent.futures.Executor, db_target: str | Path
 ) -> None:

@@ -12,14 +12,18 @@ so it runs last here.
 from __future__ import annotations
 
 import asyncio
+import functools
+import sqlite3
+import time
 from pathlib import Path
 
 import discord
 import pytest
 
 from bot.games.reposts import MAX_REPOSTS
-from discord_emulator import Channel, Message, Permission, User
-from tests.overdue import elapse, run_out
+from discord_emulator import Channel, Emulator, Message, Permission, User
+from tests.e2e.inprocess import BotInProcess
+from tests.overdue import elapse, outage, run_out
 from tests.pgtools import read_rows
 
 from .helpers import WAIT, Arena, check_final, eventually, refusal, snapshot
@@ -265,6 +269,109 @@ async def test_old_buttons_after_forget_server_act_on_nothing_new(arena: Arena) 
     await arena.move(alice, challenge, 4)  # and it plays on
     assert arena.board(challenge).marks[4] == "X"
     await arena.forfeit(bob, challenge)
+
+
+async def seconds_left(arena: Arena, message_id: int) -> float:
+    """What is left of the turn of the game shown by ``message_id``, as stored."""
+    assert arena.database is not None
+    mark = "?" if isinstance(arena.database, Path) else "$1"
+    query = f"SELECT turn_deadline FROM games WHERE message_id = {mark}"
+    ((deadline,),) = await read_rows(arena.database, query, message_id)
+    return float(deadline) - time.time()
+
+
+async def test_a_gateway_outage_costs_nobody_their_turn(arena: Arena) -> None:
+    """Issue 37's case: 30 s left on Bob's clock and the gateway down for 41 s. Before,
+    the sweep in the middle of it ended the game as his rated time-out."""
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    assert arena.database is not None
+    async with arena.emu.disconnected(resumable=True):
+        await logged(arena, "Outage of *: its turn clocks and challenges stop")
+        # 41 s pass (in the database): his turn ran out 11 s ago, the shard was last
+        # alive 41 s ago.
+        await run_out(arena.database, board.id, ago=11)
+        await outage(arena.database, 41)
+        await arena.sweep()
+        assert 29 < await seconds_left(arena, board.id) <= 31
+    await logged(arena, "Outage of * over")
+    await arena.sweep()
+    assert arena.board(board).live
+    assert 29 < await seconds_left(arena, board.id) <= 31  # the time he had left
+    await arena.move(bob, board, 0)
+    await arena.forfeit(bob, board)
+
+
+async def test_an_unavailable_server_costs_nobody_their_turn(arena: Arena) -> None:
+    alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
+    board = await arena.member_game(alice, bob, channel)
+    await arena.move(alice, board, 4)
+    assert arena.database is not None
+    key = f"guild:{arena.guild.id}"
+    async with arena.emu.guild_unavailable(arena.guild):
+        await logged(arena, f"Outage of {key}: its turn clocks and challenges stop")
+        await run_out(arena.database, board.id, ago=11)
+        await outage(arena.database, 41)
+        await arena.sweep()
+        assert 29 < await seconds_left(arena, board.id) <= 31
+    await logged(arena, f"Outage of {key} over")
+    assert await read_rows(arena.database, "SELECT key FROM alive WHERE key LIKE 'guild:%'") == []
+    await arena.sweep()
+    assert arena.board(board).live
+    await arena.move(bob, board, 0)
+    await arena.forfeit(bob, board)
+
+
+async def test_removals_while_the_bot_was_stopped_are_found_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """Issue 37, item 4, on a bot of its own (SQLite): "Gone" removes the bot while it is
+    stopped; "Back", which it had left 31 days before, adds it back meanwhile. Before,
+    the start-up sweep (before READY) erased "Back" and "Gone" kept its game for ever."""
+    async with Emulator(wait_timeout=WAIT) as emu:
+        gone, back = emu.add_guild("Gone"), emu.add_guild("Back")
+        database = tmp_path / "data" / "tictactoe.db"
+        boards = {}
+        launch = functools.partial(BotInProcess.launch, emu, tmp_path, database=database)
+        async with launch(dev_guild=gone, force_sync=True) as bot:
+            for guild in (gone, back):
+                arena = Arena(emu, guild, bot, tmp_path)
+                alice, bob = arena.member("alice"), arena.member("bob")
+                boards[guild.id] = await arena.member_game(alice, bob, arena.channel())
+                await arena.move(alice, boards[guild.id], 4)
+            emu.remove_bot(back)
+            await eventually(emu, lambda: f"Removed from server {back.id}" in bot.log(), "left")
+        with sqlite3.connect(database) as conn:
+            conn.execute("UPDATE left_guilds SET left_at = left_at - ?", (31 * 86_400,))
+        conn.close()
+        emu.remove_bot(gone)
+        emu.add_bot(back)
+
+        async with launch() as bot:
+            await bot.sweep()
+            await eventually(emu, bot.client.is_ready, "every shard ready")
+            await bot.sweep()
+            log = bot.log()
+            assert (
+                f"Server {gone.id} removed the bot while it could not hear: 1 live game(s)" in log
+            )
+            assert f"Back in server {back.id}: its data is kept" in log
+            assert f"Erased the data of server {back.id}" not in log
+            query = "SELECT guild_id, status FROM games ORDER BY id"
+            assert await read_rows(database, query) == [
+                (gone.id, "abandoned"),
+                (back.id, "abandoned"),
+            ]
+        # LEFT_SERVER_DAYS later (a round of erasure a minute: a start), "Gone" is erased.
+        with sqlite3.connect(database) as conn:
+            conn.execute("UPDATE left_guilds SET left_at = left_at - ?", (31 * 86_400,))
+        conn.close()
+        async with launch() as bot:
+            await eventually(emu, bot.client.is_ready, "every shard ready")
+            await bot.sweep()
+            assert f"Erased the data of server {gone.id}" in bot.log()
+            assert await read_rows(database, query) == [(back.id, "abandoned")]
 
 
 async def test_removed_from_the_server_ends_its_games_unrated(arena: Arena) -> None:
