@@ -32,7 +32,6 @@ __all__ = [
     "GENERIC_ERROR",
     "NO_EXTERNAL_APPS_MESSAGE",
     "SHUTDOWN_MESSAGE",
-    "UNKNOWN_SERVER_MESSAGE",
     "Gate",
     "Pace",
     "answer_error",
@@ -51,10 +50,6 @@ log = logging.getLogger(__name__)
 
 GENERIC_ERROR = N_("Something went wrong on my side; it has been logged. Please try again.")
 DM_MESSAGE = N_("This command is for a server that added me; invite me to one and use it there.")
-UNKNOWN_SERVER_MESSAGE = N_(
-    "I'm not a member of this server, so I can't keep its games. A server admin can"
-    " invite me (with my bot user, not only my commands) to play here."
-)
 NO_EXTERNAL_APPS_MESSAGE = N_(
     "This server doesn't let its members use apps they added themselves in public, so"
     " nobody else would see a board here. Play in a DM or a group DM, or ask an admin to"
