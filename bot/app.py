@@ -169,16 +169,22 @@ class GameService(Games):
         except (ChannelBusy, AlreadyPlaying) as error:  # each links what is in the way
             raise RematchUnavailable(error.message) from error
 
-    async def sweep(self) -> tuple[list[Game], list[Challenge]]:
+    async def sweep(
+        self, check: Callable[[list[Game]], Awaitable[None]] | None = None
+    ) -> tuple[list[Game], list[Challenge]]:
         """Record the bot alive (``Upkeep.beat``), settle overdue turns and bot moves left
         owed (``Games.settle_overdue``), expire challenges. Returns what changed, so the
-        Discord layer can redraw those messages.
+        Discord layer can redraw those messages. ``check`` is handed the overdue games
+        whose time-out would count, before they are settled (``overdue_at_stake``): after
+        the beat, so that games an outage holds back are not among them.
 
         With ``config.shards``, only in this process's servers: each process sweeps its
         own, so each game is swept by one (see ``bot.models.Shards`` for why not a
         leader).
         """
         await self.upkeep.beat()  # first: a clock that jumped ahead moves deadlines on
+        if check is not None:
+            await check(await self.overdue_at_stake())
         changed = await self.settle_overdue()
         # Tokens Discord no longer takes are of no use: forgotten (bot/reach.py).
         await self.tokens.drop_older_than(self._clock() - TOKEN_LIFETIME)

@@ -362,8 +362,7 @@ class TicTacToeBot(commands.AutoShardedBot):
             await self._reconcile()
             # A game is lost on time only on a board that still exists: one paced edit
             # per time-out that counts (``Reposts.check_before_timeout``).
-            await self.boards.reposts.check_before_timeout(await self.service.overdue_at_stake())
-            games, challenges = await self.service.sweep()
+            games, challenges = await self.service.sweep(self.boards.reposts.check_before_timeout)
             for game in games:
                 # One line per game: with several processes, which one settled what.
                 state = game.result or game.status

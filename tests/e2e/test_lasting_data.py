@@ -281,25 +281,30 @@ async def seconds_left(arena: Arena, message_id: int) -> float:
 
 
 async def test_a_gateway_outage_costs_nobody_their_turn(arena: Arena) -> None:
-    """Issue 37's case: 30 s left on Bob's clock and the gateway down for 41 s. Before,
-    the sweep in the middle of it ended the game as his rated time-out."""
+    """Issue 37's case: 30 s left on Alice's clock and the gateway down for 41 s. Before,
+    the sweep in the middle of it ended the game as her rated time-out."""
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await arena.move(bob, board, 0)  # both have moved: a time-out would count
     assert arena.database is not None
     async with arena.emu.disconnected(resumable=True):
         await logged(arena, "Outage of *: its turn clocks and challenges stop")
-        # 41 s pass (in the database): his turn ran out 11 s ago, the shard was last
+        # 41 s pass (in the database): her turn ran out 11 s ago, the shard was last
         # alive 41 s ago.
         await run_out(arena.database, board.id, ago=11)
         await outage(arena.database, 41)
+        since = len(arena.emu.requests)
         await arena.sweep()
         assert 29 < await seconds_left(arena, board.id) <= 31
+        # Nor is its board checked (the check before a time-out): nothing runs out.
+        edits = [r.path for r in arena.emu.requests[since:] if r.method == "PATCH"]
+        assert not [path for path in edits if path.endswith(f"/{board.id}")], edits
     await logged(arena, "Outage of * over")
     await arena.sweep()
     assert arena.board(board).live
-    assert 29 < await seconds_left(arena, board.id) <= 31  # the time he had left
-    await arena.move(bob, board, 0)
+    assert 29 < await seconds_left(arena, board.id) <= 31  # the time she had left
+    await arena.move(alice, board, 8)
     await arena.forfeit(bob, board)
 
 
