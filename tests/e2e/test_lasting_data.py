@@ -312,6 +312,7 @@ async def test_an_unavailable_server_costs_nobody_their_turn(arena: Arena) -> No
     alice, bob, channel = arena.member("alice"), arena.member("bob"), arena.channel()
     board = await arena.member_game(alice, bob, channel)
     await arena.move(alice, board, 4)
+    await arena.move(bob, board, 0)  # both have moved: a time-out would count
     assert arena.database is not None
     key = f"guild:{arena.guild.id}"
     async with arena.emu.guild_unavailable(arena.guild):
@@ -324,7 +325,7 @@ async def test_an_unavailable_server_costs_nobody_their_turn(arena: Arena) -> No
     assert await read_rows(arena.database, "SELECT key FROM alive WHERE key LIKE 'guild:%'") == []
     await arena.sweep()
     assert arena.board(board).live
-    await arena.move(bob, board, 0)
+    await arena.move(alice, board, 8)
     await arena.forfeit(bob, board)
 
 
