@@ -194,3 +194,17 @@ def test_the_peer_bench_runs_with_games_in_group_dms() -> None:
     assert [(row[1], row[2]) for row in rows] == [("ours", "30"), ("peer", "30"), ("ours-dm", "30")]
     assert "REST outside answers" not in done.stdout and "ERROR" not in done.stdout
     assert "ratio group DM / server channel" in done.stdout
+
+
+def test_the_pool_fairness_bench_runs_and_never_refuses_the_other_server() -> None:
+    """bench/pool_fairness.py as it is run: server B is never refused while A floods."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.pool_fairness"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "per-server shares: yes" in done.stdout
+    assert "server B refused on 0 of 10 clicks" in done.stdout, done.stdout
