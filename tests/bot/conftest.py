@@ -13,6 +13,7 @@ import pytest
 from bot.app import GameService
 from bot.games.queries import Store
 from tests.bot.helpers import (
+    DEFAULT_LIMITS,
     FakeClock,
     make_service,
     sqlite_file,
@@ -60,3 +61,14 @@ async def service(
     await svc.start()
     yield svc
     await svc.close()
+
+
+@pytest.fixture
+async def fair(
+    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
+) -> AsyncIterator[GameService]:
+    """A service with the bot's own limits and cooldowns (``service`` is roomy)."""
+    service = make_service(store, clock, executor, **DEFAULT_LIMITS)
+    await service.start()
+    yield service
+    await service.close()

@@ -4,9 +4,7 @@ and no escape from a rated loss by stopping the game."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import re
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
@@ -27,7 +25,6 @@ from bot.errors import (
     TooManyGames,
 )
 from bot.games import render, rules
-from bot.games.queries import Store
 from bot.games.servers import Choices
 from bot.i18n import translator
 from bot.models import First, GameStatus, Result
@@ -38,10 +35,8 @@ from .helpers import (
     BOB,
     CAROL,
     CHANNEL,
-    DEFAULT_LIMITS,
     GUILD,
     FakeClock,
-    make_service,
     member_game,
     play_out,
 )
@@ -50,17 +45,6 @@ from .test_service import X_WINS
 
 DAVE = 44
 EN = translator(None)
-
-
-@pytest.fixture
-async def fair(
-    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
-) -> AsyncIterator[GameService]:
-    """A service with the bot's own limits and cooldowns."""
-    service = make_service(store, clock, executor, **DEFAULT_LIMITS)
-    await service.start()
-    yield service
-    await service.close()
 
 
 # -- limits ------------------------------------------------------------------------------

@@ -4,9 +4,6 @@ cooldowns wherever they move, with no server cap; the stored tokens (both engine
 
 from __future__ import annotations
 
-import concurrent.futures
-from collections.abc import AsyncIterator
-
 import pytest
 
 from bot.app import GameService
@@ -26,19 +23,8 @@ from bot.reach import (
 )
 from bot.stats.render import stats_text
 
-from .helpers import ALICE, BOB, CAROL, DEFAULT_LIMITS, GUILD, FakeClock, make_service, play_out
+from .helpers import ALICE, BOB, CAROL, GUILD, FakeClock, play_out
 from .test_service import X_WINS
-
-
-@pytest.fixture
-async def fair(
-    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
-) -> AsyncIterator[GameService]:
-    """A service with the bot's own limits and cooldowns."""
-    service = make_service(store, clock, executor, **DEFAULT_LIMITS)
-    await service.start()
-    yield service
-    await service.close()
 
 
 def test_where_a_game_is_kept_and_reached() -> None:

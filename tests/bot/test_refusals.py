@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -38,17 +37,6 @@ DAVE = 44
 
 def link(guild: int, channel: int, message: int) -> str:
     return f"https://discord.com/channels/{guild}/{channel}/{message}"
-
-
-@pytest.fixture
-async def fair(
-    store: Store, clock: FakeClock, executor: concurrent.futures.Executor
-) -> AsyncIterator[GameService]:
-    """A service with the bot's own limits and cooldowns."""
-    service = make_service(store, clock, executor, **DEFAULT_LIMITS)
-    await service.start()
-    yield service
-    await service.close()
 
 
 async def test_a_busy_channel_links_its_game_and_names_stop_to_who_may(
