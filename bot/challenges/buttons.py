@@ -75,7 +75,7 @@ class ChallengeButtons:
         except GameError as error:
             await self._answer_closed(interaction, challenge_id, error)
             return
-        await self._boards.answer_challenge(interaction, challenge)
+        await self._boards.answer(interaction, challenge)
 
     async def _answer_closed(
         self, interaction: discord.Interaction, challenge_id: int, error: GameError
@@ -92,7 +92,7 @@ class ChallengeButtons:
             return
         closed = challenge.status is not ChallengeStatus.PENDING
         if closed and not self._boards.redrawable(interaction):
-            await self._boards.answer_challenge(interaction, challenge)
+            await self._boards.answer(interaction, challenge)
             await answer_error(interaction, error)  # a follow-up now: privately
             return
         await answer_error(interaction, error)

@@ -42,9 +42,9 @@ from bot.errors import GameError
 from bot.games.reposts import Reposts
 from bot.games.road import TokenRoad
 from bot.games.service import Moved
-from bot.games.views import board_view, challenge_mentions, challenge_view, release
+from bot.games.views import board_view, challenge_mentions, message_view, release
 from bot.models import Challenge, Game, GameStatus, Ping
-from bot.reach import by_channel
+from bot.reach import by_channel, token_live
 from bot.ui.gate import answer_error, home
 from bot.ui.outbox import UNKNOWN_CHANNEL, UNKNOWN_MESSAGE, Blocked, Outbox, reachable
 
@@ -53,17 +53,13 @@ __all__ = ["Boards"]
 log = logging.getLogger(__name__)
 
 _QUIET = discord.AllowedMentions.none()
-TOKEN_SECONDS = 14 * 60.0
-"""How long a click's token is used to edit its board: Discord's last 15 minutes."""
 
 
 def _view_and_mentions(
     item: Game | Challenge,
 ) -> tuple[discord.ui.LayoutView, discord.AllowedMentions]:
     """A new board or challenge message: its view, and whom it may notify."""
-    if isinstance(item, Game):
-        return board_view(item), _QUIET
-    return challenge_view(item), challenge_mentions(item)
+    return message_view(item), _QUIET if isinstance(item, Game) else challenge_mentions(item)
 
 
 class StalePings(Protocol):
@@ -97,25 +93,14 @@ class Boards:
         self.road = TokenRoad(client, service.tokens)  # games outside servers
         self.keep = self.road.keep
 
-    async def answer(self, interaction: discord.Interaction, game: Game) -> None:
-        """Answer a click on the game's message with the game as it is now."""
-        view = board_view(game)
+    async def answer(self, interaction: discord.Interaction, item: Game | Challenge) -> None:
+        """Answer a click on the game's or challenge's message with it as it is now."""
+        view = message_view(item)
         try:
             await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
         finally:
             release(view)
-        await self.keep(interaction, game)
-
-    async def answer_challenge(
-        self, interaction: discord.Interaction, challenge: Challenge
-    ) -> None:
-        """Answer a click on the challenge's message with the challenge as it is now."""
-        view = challenge_view(challenge)
-        try:
-            await interaction.response.edit_message(view=view, allowed_mentions=_QUIET)
-        finally:
-            release(view)
-        await self.keep(interaction, challenge)
+        await self.keep(interaction, item)
 
     async def edit_answer(self, interaction: discord.Interaction, game: Game) -> None:
         """Replace an earlier answer (the player's move with "My move…") with ``game``."""
@@ -130,14 +115,14 @@ class Boards:
         """Hold ``user_id``'s click on ``game``'s board, answered with a deferred update
         (its token edits the board), for ``redraw_for``; drop the ones too old to use."""
         now = time.monotonic()
-        self._asked = {k: v for k, v in self._asked.items() if now - v[1] < TOKEN_SECONDS}
+        self._asked = {k: v for k, v in self._asked.items() if token_live(v[1], now)}
         self._asked[(game.id, user_id)] = (click, now)
 
     async def redraw_for(self, game: Game, user_id: int) -> None:
         """Redraw ``game``'s board after ``user_id`` answered the question their click on
         it asked: through that click if held (``asked``), else through the channel."""
         held = self._asked.pop((game.id, user_id), None)
-        if held is not None and time.monotonic() - held[1] < TOKEN_SECONDS:
+        if held is not None and token_live(held[1], time.monotonic()):
             try:
                 await held[0].edit_original_response(view=board_view(game), allowed_mentions=_QUIET)
                 return
@@ -201,7 +186,7 @@ class Boards:
         if not by_channel(item.guild_id):
             await self.road.redraw(item)
             return True
-        view = board_view(item) if isinstance(item, Game) else challenge_view(item)
+        view = message_view(item)
         channel = self._client.get_partial_messageable(item.channel_id)
         kind = type(item).__name__.lower()
         message = channel.get_partial_message(item.message_id)

@@ -12,7 +12,7 @@ import time
 import discord
 
 from bot.games.token_queries import Token, Tokens
-from bot.games.views import board_view, challenge_view, release
+from bot.games.views import message_view, release
 from bot.models import Challenge, Game
 from bot.reach import by_channel, token_live
 
@@ -67,7 +67,7 @@ class TokenRoad:
         token = await self.live_token(item)
         if token is None:
             return  # the next click on it shows it as it is
-        view = board_view(item) if isinstance(item, Game) else challenge_view(item)
+        view = message_view(item)
         try:
             await self.webhook(token).edit_message(
                 item.message_id, view=view, allowed_mentions=_QUIET

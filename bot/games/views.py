@@ -39,6 +39,7 @@ __all__ = [
     "challenge_view",
     "drawing",
     "forfeit_view",
+    "message_view",
     "release",
     "sections_view",
     "text_view",
@@ -146,6 +147,11 @@ def _cell_button(
     if mark is None:
         return ui.Button(emoji=_EMOJI[None], style=style, disabled=locked, custom_id=custom_id)
     return ui.Button(emoji=_EMOJI[mark], style=style, custom_id=custom_id)
+
+
+def message_view(item: Game | Challenge) -> ui.LayoutView:
+    """The view of a game's message (``board_view``) or a challenge's (``challenge_view``)."""
+    return board_view(item) if isinstance(item, Game) else challenge_view(item)
 
 
 def challenge_view(challenge: Challenge) -> ui.LayoutView:
